@@ -1,0 +1,45 @@
+"""checkout: an embeddable hosted checkout for buying and selling stablecoins, as a Flask extension.
+
+::
+
+    app.config.update(CHECKOUT_CLIENT_ID=..., CHECKOUT_WEBHOOK_SECRET=..., CHECKOUT_LAUNCH_SECRET=...)
+    checkout = Checkout(app)        # or Checkout().init_app(app)
+
+Per-app state lives in ``app.extensions["checkout"]`` (a :class:`checkout.state.CheckoutState`);
+the extension object keeps no app.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, current_app
+
+__all__ = ["Checkout"]
+__version__ = "0.1.0"
+
+
+class Checkout:
+    """The Flask extension. See the README for configuration keys."""
+
+    def __init__(self, app: Flask | None = None) -> None:
+        if app is not None:
+            self.init_app(app)
+
+    def init_app(self, app: Flask) -> None:
+        from . import config
+        from .cli import checkout_cli
+        from .state import CheckoutState
+        from .views import create_blueprint
+
+        config.apply_defaults(app)
+        config.validate(app)
+        app.extensions["checkout"] = CheckoutState.create(app)
+        app.register_blueprint(create_blueprint(), url_prefix=app.config["CHECKOUT_URL_PREFIX"])
+        app.cli.add_command(checkout_cli)
+
+    @staticmethod
+    def launch_url(flow: str, **claims: Any) -> str:
+        """A URL of ``/launch`` with a freshly signed launch token (call in an app context)."""
+        from .launch import launch_url
+
+        return launch_url(current_app, flow, **claims)

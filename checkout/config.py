@@ -1,0 +1,82 @@
+"""Configuration: defaults and the one place that fails at start-up when a required key is missing.
+
+Everything is read from ``app.config``. With no ``CHECKOUT_API_BASE_URL`` the checkout talks to the
+embedded sandbox upstream, and the sandbox's documented credentials become the defaults; outside the
+sandbox the merchant's credentials and launch secret are required.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from .errors import ConfigurationError
+
+# The sandbox's published credentials. They protect nothing (the sandbox moves no money) and are
+# documented in the README so merchants can point their own code at a standalone sandbox.
+SANDBOX_CLIENT_ID = "sandbox-client-7f3c2a"
+SANDBOX_CLIENT_SECRET = "c2FuZGJveC1jbGllbnQtc2VjcmV0LWZvci10ZXN0cy0wMQ"  # base64, unpadded
+SANDBOX_WEBHOOK_SECRET = "sandbox-webhook-secret-4be1"
+SANDBOX_LAUNCH_SECRET = "sandbox-launch-secret-do-not-use-in-production-0001"
+
+# The in-process sandbox answers at this address; nothing listens there on the network.
+EMBEDDED_SANDBOX_URL = "http://sandbox.checkout.invalid"
+
+DEFAULTS: dict[str, Any] = {
+    "CHECKOUT_API_BASE_URL": None,
+    "CHECKOUT_CLIENT_SECRET": None,
+    "CHECKOUT_FRAME_ANCESTORS": ["'self'"],
+    "CHECKOUT_URL_PREFIX": "/checkout",
+    # (connect, read) seconds for upstream calls
+    "CHECKOUT_HTTP_TIMEOUT": (3.05, 20.0),
+    # How long reference data (countries, channels, assets, limits) is trusted before re-fetching.
+    "CHECKOUT_REFERENCE_TTL": 300,
+    # A stored order status older than this is refreshed from the upstream when a page asks for it.
+    "CHECKOUT_STATUS_MAX_AGE": 30,
+    # Extra settings for the embedded sandbox (see checkout.sandbox.create_app).
+    "CHECKOUT_SANDBOX": {},
+}
+
+MIN_LAUNCH_SECRET_BYTES = 32
+
+
+def uses_sandbox(app: Flask) -> bool:
+    return not app.config.get("CHECKOUT_API_BASE_URL")
+
+
+def apply_defaults(app: Flask) -> None:
+    for key, value in DEFAULTS.items():
+        app.config.setdefault(key, value)
+    if uses_sandbox(app):
+        app.config.setdefault("CHECKOUT_CLIENT_ID", SANDBOX_CLIENT_ID)
+        app.config.setdefault("CHECKOUT_WEBHOOK_SECRET", SANDBOX_WEBHOOK_SECRET)
+        app.config.setdefault("CHECKOUT_LAUNCH_SECRET", SANDBOX_LAUNCH_SECRET)
+    app.config.setdefault(
+        "CHECKOUT_DATABASE_URL", f"sqlite:///{app.instance_path}/checkout.sqlite3"
+    )
+
+
+def require(app: Flask, key: str) -> Any:
+    """Return a required setting or fail now, naming the key, rather than mid-checkout."""
+    value = app.config.get(key)
+    if value is None or value == "" or value == []:
+        raise ConfigurationError(f"{key} is required: set it in app.config before Checkout(app)")
+    return value
+
+
+def validate(app: Flask) -> None:
+    for key in ("CHECKOUT_CLIENT_ID", "CHECKOUT_WEBHOOK_SECRET", "CHECKOUT_LAUNCH_SECRET",
+                "CHECKOUT_DATABASE_URL", "CHECKOUT_URL_PREFIX"):
+        require(app, key)
+    secret = app.config["CHECKOUT_LAUNCH_SECRET"]
+    raw = secret.encode() if isinstance(secret, str) else bytes(secret)
+    if len(raw) < MIN_LAUNCH_SECRET_BYTES:
+        raise ConfigurationError(
+            f"CHECKOUT_LAUNCH_SECRET must be at least {MIN_LAUNCH_SECRET_BYTES} bytes (HS256 key)"
+        )
+    prefix = app.config["CHECKOUT_URL_PREFIX"]
+    if not prefix.startswith("/") or prefix.endswith("/"):
+        raise ConfigurationError("CHECKOUT_URL_PREFIX must start with '/' and not end with '/'")
+    ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
+    if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
+        raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")

@@ -1,0 +1,128 @@
+"""The checkout's one exception tree.
+
+::
+
+    CheckoutError
+    ├── ConfigurationError            a setting is missing or wrong; raised at start-up
+    ├── UpstreamError                 anything the upstream service did or did not answer
+    │   ├── UpstreamUnavailable       no usable answer: connection refused, 502/503/504, other 5xx
+    │   │   └── UpstreamTimeout       connect or read timeout
+    │   ├── UpstreamBadResponse       an answer we cannot read (not JSON, wrong shape)
+    │   └── UpstreamRejected          a 4xx: the upstream understood and said no
+    │       ├── UpstreamBadRequest        400 {message}
+    │       │   └── QuoteExpired          400 for an expired quote or order
+    │       ├── UpstreamAuthError         401 bad client id or signature
+    │       ├── FeatureNotAvailable       403 feature not enabled for this merchant
+    │       ├── OrderNotAvailable         404 {code: ORDER_NOT_AVAILABLE}
+    │       ├── UpstreamNotFound          other 404
+    │       └── UpstreamRateLimited       429
+    ├── LaunchTokenError              a launch token is unsigned, tampered, expired, over-long, reused
+    └── WebhookError                  an incoming webhook we must not act on
+        ├── WebhookSignatureError     missing, malformed or wrong signature (401)
+        └── WebhookPayloadError       signed, but not the payload of spec 6.2 (400)
+
+No message, ``str()`` or ``repr()`` of these ever contains a credential: they carry the HTTP method,
+the path (never the headers) and the upstream's own message.
+"""
+from __future__ import annotations
+
+
+class CheckoutError(Exception):
+    """Base of every error the checkout raises on purpose."""
+
+
+class ConfigurationError(CheckoutError):
+    """A required setting is missing or malformed. Raised by ``Checkout.init_app``."""
+
+
+class UpstreamError(CheckoutError):
+    """The upstream call did not give the answer we needed."""
+
+    status: int | None = None
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
+                 method: str | None = None, path: str | None = None,
+                 body: object | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        self.code = code
+        self.method = method
+        self.path = path
+        self.body = body
+
+    @property
+    def retryable(self) -> bool:
+        """Whether trying the same thing again later may succeed."""
+        return False
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, "
+                f"method={self.method!r}, path={self.path!r}, message={self.message!r})")
+
+
+class UpstreamUnavailable(UpstreamError):
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class UpstreamTimeout(UpstreamUnavailable):
+    pass
+
+
+class UpstreamBadResponse(UpstreamError):
+    pass
+
+
+class UpstreamRejected(UpstreamError):
+    pass
+
+
+class UpstreamBadRequest(UpstreamRejected):
+    status = 400
+
+
+class QuoteExpired(UpstreamBadRequest):
+    pass
+
+
+class UpstreamAuthError(UpstreamRejected):
+    status = 401
+
+
+class FeatureNotAvailable(UpstreamRejected):
+    status = 403
+
+
+class OrderNotAvailable(UpstreamRejected):
+    status = 404
+
+
+class UpstreamNotFound(UpstreamRejected):
+    status = 404
+
+
+class UpstreamRateLimited(UpstreamRejected):
+    status = 429
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class LaunchTokenError(CheckoutError):
+    """A launch token that must not open a session. The message is safe to show to the user."""
+
+
+class WebhookError(CheckoutError):
+    """An incoming webhook that must not be acted upon."""
+
+
+class WebhookSignatureError(WebhookError):
+    pass
+
+
+class WebhookPayloadError(WebhookError):
+    pass

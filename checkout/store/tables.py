@@ -1,0 +1,2 @@
+"""Imports every table module so that ``metadata.create_all`` sees them all."""
+from .. import sessions  # noqa: F401

@@ -1,0 +1,21 @@
+"""The ``checkout`` blueprint: one module per flow registers its routes here."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+from ..paths import STATIC, TEMPLATES
+
+
+def create_blueprint() -> Blueprint:
+    bp = Blueprint(
+        "checkout", __name__,
+        template_folder=str(TEMPLATES),
+        static_folder=str(STATIC / "checkout"),
+        static_url_path="/static",
+    )
+    # Each view module adds its routes; keep this list in flow order.
+    from . import health
+
+    for module in (health,):
+        module.init(bp)
+    return bp

@@ -1,0 +1,46 @@
+"""Shared fixtures: an app built from a config mapping, its client, and a real PostgreSQL."""
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+
+from checkout import Checkout
+
+from . import postgres
+
+
+def make_app(config: dict) -> Flask:
+    app = Flask("host_site", instance_path=config.pop("_instance_path", None))
+    app.config.update(config)
+    Checkout(app)
+    return app
+
+
+@pytest.fixture
+def config(tmp_path) -> dict:
+    """Settings of a host site on the embedded sandbox; tests override keys before ``app``."""
+    return {
+        "TESTING": True,
+        "SERVER_NAME": "shop.test",
+        "CHECKOUT_DATABASE_URL": f"sqlite:///{tmp_path}/checkout.sqlite3",
+        "CHECKOUT_FRAME_ANCESTORS": ["https://shop.test"],
+        "CHECKOUT_SANDBOX": {"SANDBOX_TIME_SCALE": 0.001},
+        "_instance_path": str(tmp_path / "instance"),
+    }
+
+
+@pytest.fixture
+def app(config) -> Flask:
+    return make_app(dict(config))
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    with postgres.cluster() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster) -> str:
+    """URL of a new empty database on the run's PostgreSQL cluster."""
+    return postgres.fresh_database(postgres_cluster)
