@@ -1,0 +1,117 @@
+"""Request signing for the upstream (upstream-notes section 1).
+
+``x-signature = Base64(HMAC-SHA256(key=Base64-decode(client_secret), msg=f"{timestamp}:{endpoint}"))``
+where ``endpoint`` is the path plus the query string exactly as sent (no scheme, no host) and
+``timestamp`` is Unix time in milliseconds, fresh for every request. The body is not signed.
+
+Secrets are accepted in standard or URL-safe Base64, with or without padding. The two alphabets
+differ only in ``+/`` versus ``-_``, so a secret can never be valid in both with a different
+meaning: a dashboard that shows the URL-safe form therefore still yields the same key bytes.
+A secret mixing both alphabets, or holding anything else, is refused at start-up.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import time
+
+from ..errors import ConfigurationError
+
+CLIENT_ID_HEADER = "x-client-id"
+TIMESTAMP_HEADER = "x-timestamp"
+SIGNATURE_HEADER = "x-signature"
+
+_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
+
+
+def decode_secret(client_secret_b64: str) -> bytes:
+    """Return the HMAC key bytes of a Base64 client secret.
+
+    The message never quotes the secret: it ends up in start-up logs.
+    """
+    text = "".join(client_secret_b64.split())      # copy-pasted secrets often carry a newline
+    if not text:
+        raise ConfigurationError("the upstream client secret is empty")
+    has_standard = "+" in text or "/" in text
+    has_urlsafe = "-" in text or "_" in text
+    if has_standard and has_urlsafe:
+        raise ConfigurationError("the upstream client secret mixes standard and URL-safe Base64")
+    text = text.rstrip("=").translate(_URLSAFE_TO_STANDARD)
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        key = base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        raise ConfigurationError("the upstream client secret is not valid Base64") from None
+    if not key:
+        raise ConfigurationError("the upstream client secret decodes to no bytes")
+    return key
+
+
+def signature(key: bytes, timestamp_ms: int, endpoint: str) -> str:
+    """Base64 HMAC-SHA256 of ``"{timestamp_ms}:{endpoint}"`` under already-decoded key bytes."""
+    message = f"{timestamp_ms}:{endpoint}".encode("utf-8")
+    digest = hmac.new(key, message, hashlib.sha256).digest()
+    return base64.b64encode(digest).decode("ascii")
+
+
+def sign(client_secret_b64: str, timestamp_ms: int, endpoint: str) -> str:
+    """The ``x-signature`` value for one request; ``endpoint`` is the path and query as sent."""
+    return signature(decode_secret(client_secret_b64), timestamp_ms, endpoint)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Credentials:
+    """The merchant's client id and (optional) signing key, kept out of every repr and message.
+
+    The key is decoded once, so a malformed secret fails when the client is built, not mid-checkout.
+    """
+
+    __slots__ = ("_client_id", "_key", "_secret_text")
+
+    def __init__(self, client_id: str, client_secret: str | None = None) -> None:
+        if not client_id:
+            raise ConfigurationError("the upstream client id is empty")
+        self._client_id = client_id
+        self._key = decode_secret(client_secret) if client_secret is not None else None
+        # Kept only to scrub it from text the upstream sends back (see ``redact``).
+        self._secret_text = client_secret.strip() if client_secret else None
+
+    @property
+    def signs(self) -> bool:
+        return self._key is not None
+
+    def headers(self, endpoint: str, timestamp_ms: int | None = None) -> dict[str, str]:
+        """Authentication headers for one request to ``endpoint`` (path and query exactly as sent).
+
+        Call once per attempt: a retry must carry a fresh timestamp (upstream-notes section 1).
+        """
+        headers = {CLIENT_ID_HEADER: self._client_id}
+        if self._key is not None:
+            timestamp = now_ms() if timestamp_ms is None else timestamp_ms
+            headers[TIMESTAMP_HEADER] = str(timestamp)
+            headers[SIGNATURE_HEADER] = signature(self._key, timestamp, endpoint)
+        return headers
+
+    def redact(self, text: str) -> str:
+        """``text`` with the client id and secret blanked out.
+
+        Applied to whatever the upstream sends back before it reaches an exception or a log: an
+        error body that echoes the caller's client id must not carry it any further.
+        """
+        for secret in (self._client_id, self._secret_text):
+            if secret:
+                text = text.replace(secret, "<redacted>")
+        return text
+
+    def __repr__(self) -> str:
+        return f"Credentials(client_id=<redacted>, signs={self.signs})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):                       # pickling would copy the key out of the process
+        raise TypeError("Credentials cannot be pickled")

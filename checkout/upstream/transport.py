@@ -1,0 +1,304 @@
+"""The one place where HTTP happens: signed requests, timeouts, safe retries, one error mapping.
+
+Shape borrowed from stripe-python's HTTP layer: a single ``requests.Session`` (connection pooling),
+explicit ``(connect, read)`` timeouts, ``requests`` exceptions wrapped exactly once, and one function
+(``error_for``) that turns a status and body into the checkout's exception tree.
+
+Retries are limited to what is safe to repeat: GET requests, after a connection error, a timeout or a
+502/503/504. Every attempt is prepared and signed again, because the signature covers a timestamp that
+the upstream accepts for about a minute only. A POST is never repeated: one that may have reached the
+upstream surfaces as ``UpstreamUnavailable``/``UpstreamTimeout`` and the caller reconciles by reading
+the order back (creating a second order would charge the user twice).
+
+Logging: one line per attempt with method, path, status and duration. Never the query string (it may
+carry e-mail addresses, phone numbers and wallet addresses), never a header.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import requests
+
+from ..errors import (
+    FeatureNotAvailable,
+    OrderNotAvailable,
+    QuoteExpired,
+    UpstreamAuthError,
+    UpstreamBadRequest,
+    UpstreamBadResponse,
+    UpstreamError,
+    UpstreamNotFound,
+    UpstreamRateLimited,
+    UpstreamRejected,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
+from .signing import Credentials
+
+log = logging.getLogger("checkout.upstream")
+
+Timeout = tuple[float, float]
+
+RETRYABLE_STATUSES = frozenset({502, 503, 504})
+RETRYABLE_METHODS = frozenset({"GET"})
+ORDER_NOT_AVAILABLE = "ORDER_NOT_AVAILABLE"
+# Codes that mean the same as the observed message "The order is expired" (upstream-notes 2).
+EXPIRED_CODES = frozenset({"QUOTE_EXPIRED", "ORDER_EXPIRED", "OFFER_EXPIRED"})
+_ERROR_BODY_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff with jitter: ``base * 2**(n-1)`` capped at ``cap``, then between half and
+    all of it, so that many checkouts retrying at once do not hit the upstream in lockstep."""
+
+    base: float = 0.5
+    cap: float = 4.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        ceiling = min(self.cap, self.base * 2 ** (attempt - 1))
+        delay = ceiling / 2 + random.uniform(0, ceiling / 2)
+        if retry_after is not None:
+            # Honour the upstream's own hint, but never wait longer than the cap: a page is waiting.
+            delay = max(delay, min(retry_after, self.cap))
+        return delay
+
+
+def query_value(value: object) -> str:
+    """How a parameter value is written in the query string."""
+    if isinstance(value, bool):                  # before int: bool is an int
+        return "true" if value else "false"
+    if isinstance(value, float):
+        value = Decimal(repr(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"cannot send {value} as an amount")
+        return format(value, "f")                # never exponent notation: 1E+3 is not a number to the upstream
+    if isinstance(value, (int, str)):
+        return str(value)
+    raise TypeError(f"cannot send a {type(value).__name__} as a query parameter")
+
+
+def encode_query(params: Mapping[str, object] | None) -> str:
+    """Encode once, in the caller's order, leaving out ``None``.
+
+    RFC 3986 quoting (``%20``, ``%2B``, ``%40``) survives requests' own re-quoting untouched, so the
+    query that is signed is byte for byte the query that is sent.
+    """
+    if not params:
+        return ""
+    items = [(name, query_value(value)) for name, value in params.items() if value is not None]
+    return urlencode(items, quote_via=quote)
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"cannot send {value} as an amount")
+        # JSON numbers: the upstream expects numbers, not strings. A float keeps 17 significant
+        # digits, more than any amount the checkout handles.
+        return int(value) if value == value.to_integral_value() else float(value)
+    raise TypeError(f"cannot send a {type(value).__name__} in a JSON body")
+
+
+def encode_body(body: Mapping[str, object]) -> bytes:
+    """JSON for a request body, leaving out ``None``: the upstream rejects keys it does not know,
+    and an explicit ``null`` for an optional field is not something it documents."""
+    present = {name: value for name, value in body.items() if value is not None}
+    return json.dumps(present, default=_json_default, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def upstream_message(body: object) -> str | None:
+    if isinstance(body, Mapping):
+        message = body.get("message")
+        if isinstance(message, list):            # some frameworks send a list of validation messages
+            message = "; ".join(str(m) for m in message)
+        if isinstance(message, str) and message.strip():
+            return message.strip()
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:_ERROR_BODY_CHARS]
+    return None
+
+
+def _says_expired(message: str) -> bool:
+    text = message.lower()
+    return "expired" in text and any(word in text for word in ("quote", "order", "offer"))
+
+
+def error_for(status: int, body: object, method: str, path: str) -> UpstreamError:
+    """The exception for an upstream answer that is not a success (upstream-notes section 2)."""
+    code = body.get("code") if isinstance(body, Mapping) else None
+    code = code if isinstance(code, str) else None
+    message = upstream_message(body) or code or f"the upstream answered HTTP {status}"
+    cls: type[UpstreamError]
+    if status == 400:
+        expired = (code in EXPIRED_CODES) or _says_expired(message)
+        cls = QuoteExpired if expired else UpstreamBadRequest
+    elif status == 401:
+        cls = UpstreamAuthError
+    elif status == 403:
+        cls = FeatureNotAvailable
+    elif status == 404:
+        cls = OrderNotAvailable if code == ORDER_NOT_AVAILABLE else UpstreamNotFound
+    elif status == 429:
+        cls = UpstreamRateLimited
+    elif 400 <= status < 500:
+        cls = UpstreamRejected
+    elif 500 <= status < 600:
+        cls = UpstreamUnavailable
+    else:                                        # 1xx, 3xx: redirects are never followed (they would
+        cls = UpstreamBadResponse                # carry the credentials to another address)
+    return cls(message, status=status, code=code, method=method, path=path, body=body)
+
+
+def _read_body(response: requests.Response) -> object:
+    """Parsed JSON when the body is JSON, else its text (for error messages), else None."""
+    if not response.content:
+        return None
+    try:
+        return json.loads(response.content)
+    except ValueError:
+        return response.text[:_ERROR_BODY_CHARS]
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    value = response.headers.get("Retry-After", "")
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None                              # the HTTP-date form is not worth parsing here
+    return seconds if seconds >= 0 else None
+
+
+class Transport:
+    """Sends one logical request to the upstream and returns its parsed JSON body."""
+
+    def __init__(self, base_url: str, credentials: Credentials, *, timeout: Timeout,
+                 retries: int, session: requests.Session | None = None,
+                 backoff: Backoff | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        if retries < 0:
+            raise ValueError("retries must be 0 or more")
+        connect, read = timeout                  # a single number would hide a missing read timeout
+        self.base_url = base_url.rstrip("/")
+        self.credentials = credentials
+        self.timeout: Timeout = (float(connect), float(read))
+        self.retries = retries
+        self.session = session if session is not None else requests.Session()
+        self.backoff = backoff or Backoff()
+        self.sleep = sleep
+
+    def request(self, method: str, path: str, *, params: Mapping[str, object] | None = None,
+                body: Mapping[str, object] | None = None, expect_json: bool = True) -> Any:
+        """Parsed JSON of a 2xx answer, or raise from ``checkout.errors``.
+
+        ``path`` is the endpoint path without query; it is what logs and errors show.
+        With ``expect_json=False`` a 2xx body that is not JSON is accepted and ``None`` returned
+        (the confirm endpoint answers with the text ``order confirmed``).
+        """
+        method = method.upper()
+        attempts = 1 + self.retries if method in RETRYABLE_METHODS else 1
+        for attempt in range(1, attempts + 1):
+            # Prepared afresh every time: a retry needs a new timestamp and signature.
+            prepared = self._prepare(method, path, params, body)
+            try:
+                response = self._send(prepared, method, path, attempt)
+            except UpstreamUnavailable:
+                if attempt == attempts:
+                    raise
+                self._pause(method, path, attempt, None)
+                continue
+            if response.status_code in RETRYABLE_STATUSES and attempt < attempts:
+                self._pause(method, path, attempt, _retry_after(response))
+                continue
+            return self._interpret(response, method, path, expect_json)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _prepare(self, method: str, path: str, params: Mapping[str, object] | None,
+                 body: Mapping[str, object] | None) -> requests.PreparedRequest:
+        if not path.startswith("/"):
+            raise ValueError("an upstream path starts with '/'")
+        url = self.base_url + path
+        query = encode_query(params)
+        if query:
+            url = f"{url}?{query}"
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = encode_body(body)
+            headers["Content-Type"] = "application/json"
+        prepared = self.session.prepare_request(
+            requests.Request(method, url, headers=headers, data=data))
+        # Signed over the prepared request's own path and query: exactly the bytes on the wire.
+        prepared.headers.update(self.credentials.headers(prepared.path_url))
+        return prepared
+
+    def _send(self, prepared: requests.PreparedRequest, method: str, path: str,
+              attempt: int) -> requests.Response:
+        # Session.send skips the environment (proxies, CA bundle) that Session.request would add.
+        settings = self.session.merge_environment_settings(prepared.url, {}, None, None, None)
+        started = time.monotonic()
+        try:
+            response = self.session.send(prepared, timeout=self.timeout, allow_redirects=False,
+                                         **settings)
+        except requests.Timeout as exc:
+            self._log_failure(method, path, started, attempt, exc)
+            raise UpstreamTimeout("the upstream did not answer in time",
+                                  method=method, path=path) from exc
+        except requests.RequestException as exc:
+            self._log_failure(method, path, started, attempt, exc)
+            raise UpstreamUnavailable("the upstream could not be reached",
+                                      method=method, path=path) from exc
+        log.info("upstream %s %s -> %s in %.0f ms (attempt %d)", method, path,
+                 response.status_code, (time.monotonic() - started) * 1000, attempt)
+        return response
+
+    @staticmethod
+    def _log_failure(method: str, path: str, started: float, attempt: int,
+                     exc: Exception) -> None:
+        # The exception's text names the URL with its query string: log only its class.
+        log.warning("upstream %s %s -> %s after %.0f ms (attempt %d)", method, path,
+                    type(exc).__name__, (time.monotonic() - started) * 1000, attempt)
+
+    def _pause(self, method: str, path: str, attempt: int, retry_after: float | None) -> None:
+        delay = self.backoff.delay(attempt, retry_after)
+        log.info("upstream %s %s: retrying in %.2f s", method, path, delay)
+        self.sleep(delay)
+
+    def _interpret(self, response: requests.Response, method: str, path: str,
+                   expect_json: bool) -> Any:
+        status = response.status_code
+        if 200 <= status < 300:
+            if not expect_json:
+                body = _read_body(response)
+                return body if not isinstance(body, str) else None
+            try:
+                return json.loads(response.content)
+            except ValueError as exc:
+                raise UpstreamBadResponse(
+                    f"the upstream answered HTTP {status} with a body that is not JSON",
+                    status=status, method=method, path=path) from exc
+        body = self._redacted(_read_body(response))
+        raise error_for(status, body, method, path)
+
+    def _redacted(self, body: object) -> object:
+        """The error body with the credentials scrubbed from every string in it."""
+        if isinstance(body, str):
+            return self.credentials.redact(body)
+        if isinstance(body, Mapping):
+            return {key: self._redacted(value) for key, value in body.items()}
+        if isinstance(body, list):
+            return [self._redacted(value) for value in body]
+        return body
+
+    def close(self) -> None:
+        self.session.close()
