@@ -1,0 +1,367 @@
+"""Forms: the upstream's required-field descriptors (spec 2.2) and the steps of the flow.
+
+Every value a browser sends is checked here, on the server; the pages' ``required``/``inputmode``
+attributes are conveniences only. A form is cleaned into a :class:`FormResult`: the cleaned values
+and one translated message per field, shown next to that field.
+
+Locked claims: a launch token may lock some choices (``lock``). Their value always comes from the
+token; a form that sends a different value back is refused with a message, never trusted.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import Any, Protocol
+
+import phonenumbers
+import re2
+from babel.numbers import NumberFormatError, get_decimal_symbol, get_group_symbol, parse_decimal
+from email_validator import EmailNotValidError, validate_email
+from flask_babel import gettext as _
+
+from .addresses import AddressError, address_notice, network_has_memo, validate_address, \
+    validate_memo
+from .upstream.types import RequiredField
+
+log = logging.getLogger("checkout.forms")
+
+MAX_TEXT = 256           # no descriptor field needs more; bounds what we store and forward
+CURRENCIES = ("local", "crypto")
+
+
+@dataclass
+class FormResult:
+    """Cleaned values and per-field error messages of one submitted form."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    notices: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+class SessionLike(Protocol):
+    claims: dict[str, Any]
+
+    def is_locked(self, name: str) -> bool: ...
+
+
+def locked_message() -> str:
+    return _("This was set by the shop and cannot be changed.")
+
+
+def take_locked(form: Mapping[str, Any], session: SessionLike, name: str, result: FormResult,
+                same: Any = None) -> bool:
+    """Put a locked claim's value in ``result``; True when ``name`` is locked.
+
+    A different value sent back is an error (someone edited the page): the claim still wins.
+    ``same(a, b)`` compares a submitted value with the claim (default: text equality).
+    """
+    if not session.is_locked(name):
+        return False
+    claim = session.claims.get(name)
+    result.values[name] = claim
+    sent = form.get(name)
+    if sent is not None and str(sent).strip() != "":
+        equal = same(str(sent).strip(), claim) if same else str(sent).strip() == str(claim)
+        if not equal:
+            result.errors[name] = locked_message()
+    return True
+
+
+# -- required-field descriptors (spec 2.2) --------------------------------------------------------
+
+@functools.lru_cache(maxsize=256)
+def compile_pattern(pattern: str | None, flags: str | None = None) -> Any | None:
+    """The descriptor's ``regexp`` compiled with re2 (linear time: the pattern comes from outside).
+
+    Flag ``i`` means case-insensitive; other JavaScript flags (``g``, ``u``, ``m``...) change nothing
+    for one ``test()``. A pattern re2 cannot compile (back-references, look-arounds) is logged and
+    ignored: the upstream checks the value again, and a user must not be stuck on our side.
+    """
+    if not pattern:
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = "i" not in (flags or "")
+    try:
+        return re2.compile(pattern, options)
+    except re2.error:
+        log.warning("required-field pattern refused by re2, checking without it: %r", pattern)
+        return None
+
+
+def normalise_phone(value: str, country: str | None) -> str:
+    """A phone number as E.164 digits without '+', the upstream's samples' shape (2348012345678).
+
+    Local numbers (0801 234 5678) are read with ``country`` as the region. Raises ``ValueError``
+    with a user-safe message.
+    """
+    try:
+        number = phonenumbers.parse(value, country or None)
+    except phonenumbers.NumberParseException:
+        raise ValueError(_("Enter a phone number, for example with its country code.")) from None
+    if not phonenumbers.is_valid_number(number):
+        raise ValueError(_("This phone number is not valid. Check the number of digits."))
+    if country and phonenumbers.region_code_for_number(number) != country:
+        raise ValueError(_("Enter a phone number of the country you pay from."))
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164).lstrip("+")
+
+
+def normalise_email(value: str) -> str:
+    """An email address as email-validator normalises it; no DNS (deliverability is unknowable here)."""
+    try:
+        return validate_email(value, check_deliverability=False).normalized
+    except EmailNotValidError:
+        raise ValueError(_("Enter a valid email address, like name@example.com.")) from None
+
+
+def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) -> str:
+    kind = (spec.type or "string").lower()
+    if kind == "enum":
+        if raw not in {option.value for option in spec.options}:
+            raise ValueError(_("Choose one of the options."))
+        return raw
+    if kind == "phone":
+        cleaned = normalise_phone(raw, country)
+    elif kind == "email":
+        cleaned = normalise_email(raw)
+    elif kind == "date":
+        try:
+            cleaned = date.fromisoformat(raw).isoformat()
+        except ValueError:
+            raise ValueError(_("Enter a date as YYYY-MM-DD.")) from None
+    else:
+        cleaned = raw
+    pattern = compile_pattern(spec.regexp, spec.regexp_flags)
+    # JavaScript's RegExp.test semantics (search; the pattern carries its own anchors). Either the
+    # typed or the normalised spelling may be the one the pattern was written for.
+    if pattern is not None and not (pattern.search(raw) or pattern.search(cleaned)):
+        if spec.format:
+            raise ValueError(_("This does not look right. Expected format: %(format)s",
+                               format=spec.format))
+        raise ValueError(_("This does not look right. Check it and try again."))
+    return cleaned
+
+
+def clean_required_fields(specs: Iterable[RequiredField], form: Mapping[str, Any], *,
+                          country: str | None, session: SessionLike | None = None) -> FormResult:
+    """Clean the offer's required fields; locked claims with the same name win (e.g. phoneNumber)."""
+    result = FormResult()
+    for spec in specs:
+        name = spec.name
+        def same(sent: str, claim: Any, spec: RequiredField = spec) -> bool:
+            try:
+                return (_clean_descriptor_value(spec, sent, country)
+                        == _clean_descriptor_value(spec, str(claim), country))
+            except ValueError:
+                return sent == str(claim)
+
+        if session is not None and take_locked(form, session, name, result, same=same):
+            claim = result.values[name]
+            if claim not in (None, ""):
+                try:
+                    result.values[name] = _clean_descriptor_value(spec, str(claim), country)
+                except ValueError as exc:
+                    result.errors[name] = str(exc)
+            continue
+        raw = str(form.get(name) or "").strip()
+        if not raw:
+            if spec.required:
+                result.errors[name] = _("This field is required.")
+            continue
+        if len(raw) > MAX_TEXT:
+            result.errors[name] = _("This is too long.")
+            continue
+        try:
+            result.values[name] = _clean_descriptor_value(spec, raw, country)
+        except ValueError as exc:
+            result.errors[name] = str(exc)
+    return result
+
+
+def input_type(spec: RequiredField) -> str:
+    """The HTML input type that brings up the right keyboard on a phone."""
+    return {"phone": "tel", "email": "email", "date": "date"}.get((spec.type or "").lower(), "text")
+
+
+# -- amounts -------------------------------------------------------------------------------------
+
+def parse_amount(value: str, locale: str) -> Decimal:
+    """A positive amount typed in the user's locale ("1,500.50", "1 500,50"). ``ValueError``."""
+    text = (value or "").strip().replace("\u00a0", " ").replace("\u202f", " ")
+    if not text:
+        raise ValueError(_("Enter an amount."))
+    allowed = set("0123456789 ") | {get_decimal_symbol(locale), get_group_symbol(locale), ".", ","}
+    if len(text) > 32 or not set(text) <= allowed:
+        raise ValueError(_("Enter the amount in digits, for example 5000."))
+    try:
+        number = parse_decimal(text.replace(" ", ""), locale=locale)
+    except (NumberFormatError, InvalidOperation):
+        raise ValueError(_("Enter the amount in digits, for example 5000.")) from None
+    if not number.is_finite() or number <= 0:
+        raise ValueError(_("Enter an amount greater than zero."))
+    return number
+
+
+class LimitsLike(Protocol):
+    min_local_currency: Decimal
+    max_local_currency: Decimal
+    min_crypto: Decimal | None
+    max_crypto: Decimal | None
+
+    @property
+    def available(self) -> bool: ...
+
+
+def amount_bounds(limits: LimitsLike, currency: str) -> tuple[Decimal | None, Decimal | None]:
+    if currency == "crypto":
+        return limits.min_crypto, limits.max_crypto
+    return limits.min_local_currency, limits.max_local_currency
+
+
+def check_amount_limits(amount: Decimal, limits: LimitsLike, currency: str) -> str | None:
+    """The message for an amount outside the corridor's limits, else ``None``."""
+    low, high = amount_bounds(limits, currency)
+    if low is not None and amount < low:
+        return _("The minimum is %(amount)s.", amount=_plain(low))
+    if high is not None and amount > high:
+        return _("The maximum is %(amount)s.", amount=_plain(high))
+    return None
+
+
+def _plain(number: Decimal) -> str:
+    # Formatted for the user by the template; here only for the message, without trailing zeros.
+    return f"{number.normalize():f}"
+
+
+# -- the steps of the on-ramp flow ----------------------------------------------------------------
+
+class CatalogLike(Protocol):
+    def country(self, code: str | None) -> Any: ...
+
+    def channel(self, country: str | None, channel: str | None) -> Any: ...
+
+    def networks(self) -> list[str]: ...
+
+    def supports(self, network: str | None, asset: str | None) -> bool: ...
+
+
+def _pick(form: Mapping[str, Any], session: SessionLike, name: str, result: FormResult) -> str:
+    if take_locked(form, session, name, result):
+        return str(result.values.get(name) or "")
+    value = str(form.get(name) or "").strip()
+    result.values[name] = value
+    return value
+
+
+def clean_corridor(form: Mapping[str, Any], session: SessionLike,
+                   catalog: CatalogLike) -> FormResult:
+    """Country, payment channel, carrier (when the channel needs one), network and asset."""
+    result = FormResult()
+    country_code = _pick(form, session, "countryIsoCode", result)
+    country = catalog.country(country_code)
+    if country is None:
+        result.errors.setdefault("countryIsoCode", _("Choose your country."))
+    channel_code = _pick(form, session, "paymentChannel", result)
+    channel = catalog.channel(country_code, channel_code) if country is not None else None
+    if country is not None and channel is None:
+        result.errors.setdefault("paymentChannel", _("Choose how you pay."))
+    carrier_code = _pick(form, session, "carrierCode", result)
+    if channel is not None and channel.requires_carrier:
+        if carrier_code not in {c.code for c in channel.carriers}:
+            result.errors.setdefault("carrierCode", _("Choose your mobile network."))
+    else:
+        result.values["carrierCode"] = None
+    network = _pick(form, session, "network", result)
+    asset = _pick(form, session, "asset", result)
+    if network not in catalog.networks():
+        result.errors.setdefault("network", _("Choose a network."))
+    elif not catalog.supports(network, asset):
+        result.errors.setdefault("asset", _("This coin is not available on this network."))
+    return result
+
+
+def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
+                 limits: LimitsLike | None) -> FormResult:
+    """The amount and what it is in (local money or crypto), within the corridor's limits."""
+    result = FormResult()
+    currency = _pick(form, session, "currency", result) or "local"
+    if currency not in CURRENCIES:
+        result.errors.setdefault("currency", _("Choose local money or crypto."))
+        currency = "local"
+    result.values["currency"] = currency
+
+    def same_amount(sent: str, claim: Any) -> bool:
+        try:
+            return parse_amount(sent, locale) == Decimal(str(claim))
+        except (ValueError, InvalidOperation):
+            return False
+
+    if take_locked(form, session, "amount", result, same=same_amount):
+        raw = str(result.values.get("amount") or "")
+        parse_locale = "en"        # a token's amount is a JSON number, not typed text
+    else:
+        raw = str(form.get("amount") or "")
+        parse_locale = locale
+    try:
+        amount = parse_amount(raw, parse_locale)
+    except ValueError as exc:
+        result.errors.setdefault("amount", str(exc))
+        return result
+    result.values["amount"] = _plain(amount)
+    if limits is None or not limits.available:
+        result.errors.setdefault("amount", _("This payment method is not available right now."))
+        return result
+    message = check_amount_limits(amount, limits, currency)
+    if message:
+        result.errors.setdefault("amount", message)
+    return result
+
+
+def clean_wallet(form: Mapping[str, Any], session: SessionLike, *, network: str) -> FormResult:
+    """The receiving address (and memo) for ``network``, checksums included, and the email."""
+    result = FormResult()
+
+    def same_address(sent: str, claim: Any) -> bool:
+        try:
+            return validate_address(network, sent) == validate_address(network, str(claim))
+        except AddressError:
+            return sent == str(claim)
+
+    if take_locked(form, session, "address", result, same=same_address):
+        raw_address = str(result.values.get("address") or "")
+    else:
+        raw_address = str(form.get("address") or "")
+    try:
+        result.values["address"] = validate_address(network, raw_address)
+        notice = address_notice(network, raw_address.strip())
+        if notice:
+            result.notices["address"] = notice
+    except AddressError as exc:
+        result.errors.setdefault("address", str(exc))
+
+    if network_has_memo(network):
+        raw_memo = _pick(form, session, "memo", result)
+        try:
+            result.values["memo"] = validate_memo(network, raw_memo)
+        except AddressError as exc:
+            result.errors.setdefault("memo", str(exc))
+    else:
+        result.values["memo"] = ""
+
+    raw_email = _pick(form, session, "email", result)
+    if not raw_email:
+        result.errors.setdefault("email", _("Enter your email address: we send the receipt there."))
+    else:
+        try:
+            result.values["email"] = normalise_email(raw_email)
+        except ValueError as exc:
+            result.errors.setdefault("email", str(exc))
+    return result

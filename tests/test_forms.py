@@ -1,0 +1,274 @@
+"""Forms built from required-field descriptors, and the step forms with locked claims."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from checkout.forms import (
+    clean_amount,
+    clean_corridor,
+    clean_required_fields,
+    clean_wallet,
+    compile_pattern,
+    input_type,
+    normalise_phone,
+    parse_amount,
+)
+from checkout.upstream.types import Carrier, Limits, required_fields_from_json
+
+ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+
+DESCRIPTORS = {
+    "phoneNumber": {"type": "phone", "label": "Phone number", "required": True},
+    "bankCode": {"type": "enum", "label": "Bank", "required": True,
+                 "options": [{"value": "011:02", "label": "First Bank of Nigeria"},
+                             {"value": "058:01", "label": "GTBank"}]},
+    "buyerBankAccountNumber": {"type": "string", "label": "Account number", "required": True,
+                               "regexp": "^[0-9]{10}$"},
+    "voterId": {"type": "string", "label": "Voter ID", "required": False,
+                "regexp": "^[a-z0-9 ]{9,29}$", "regexpFlags": "i",
+                "format": "0000000000000000000"},
+    "email": {"type": "email", "label": "Email", "required": False},
+    "dob": {"type": "date", "label": "Date of birth", "required": False},
+}
+GOOD = {"phoneNumber": "0801 234 5678", "bankCode": "011:02", "buyerBankAccountNumber": "0123456789"}
+
+
+@dataclass
+class FakeSession:
+    claims: dict[str, Any] = field(default_factory=dict)
+    locked: list[str] = field(default_factory=list)
+
+    def is_locked(self, name: str) -> bool:
+        return name in self.locked
+
+
+def specs():
+    return required_fields_from_json(DESCRIPTORS)
+
+
+def test_good_values_are_cleaned():
+    result = clean_required_fields(specs(), {**GOOD, "voterId": "abc DEF 123",
+                                             "email": "Ada@Example.COM", "dob": "1990-02-01"},
+                                   country="NG")
+    assert result.ok, result.errors
+    assert result.values == {"phoneNumber": "2348012345678", "bankCode": "011:02",
+                             "buyerBankAccountNumber": "0123456789", "voterId": "abc DEF 123",
+                             "email": "Ada@example.com", "dob": "1990-02-01"}
+
+
+def test_optional_fields_may_be_left_empty_and_are_not_sent():
+    result = clean_required_fields(specs(), GOOD, country="NG")
+    assert result.ok
+    assert "voterId" not in result.values and "email" not in result.values
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("phoneNumber", "", "required"),
+    ("phoneNumber", "12", "not valid"),
+    ("phoneNumber", "hello", "phone number"),
+    ("phoneNumber", "+254110611756", "country you pay from"),   # a Kenyan number for Nigeria
+    ("bankCode", "999:99", "Choose one of the options"),
+    ("buyerBankAccountNumber", "12345", "does not look right"),
+    ("buyerBankAccountNumber", "x" * 300, "too long"),
+    ("voterId", "ab", "0000000000000000000"),
+    ("email", "not-an-email", "valid email"),
+    ("dob", "01/02/1990", "YYYY-MM-DD"),
+])
+def test_bad_values_get_a_message_next_to_the_field(name, value, message):
+    result = clean_required_fields(specs(), {**GOOD, name: value}, country="NG")
+    assert not result.ok
+    assert set(result.errors) == {name}
+    assert message in result.errors[name]
+
+
+def test_case_insensitive_flag():
+    assert compile_pattern("^[a-z]{3}$", "i").search("ABC")
+    assert not compile_pattern("^[a-z]{3}$", None).search("ABC")
+
+
+@pytest.mark.parametrize("pattern", [r"^(a)\1$", r"^(?=a).+$", "[unclosed"])
+def test_patterns_re2_cannot_compile_are_ignored(pattern, caplog):
+    assert compile_pattern(pattern, None) is None
+    fields = required_fields_from_json({"x": {"type": "string", "regexp": pattern}})
+    assert clean_required_fields(fields, {"x": "anything"}, country="NG").ok
+    assert "re2" in caplog.text
+
+
+def test_locked_phone_claim_wins_and_a_different_value_is_refused():
+    session = FakeSession(claims={"phoneNumber": "2348012345678"}, locked=["phoneNumber"])
+    same = clean_required_fields(specs(), {**GOOD, "phoneNumber": "08012345678"}, country="NG",
+                                 session=session)
+    assert same.ok and same.values["phoneNumber"] == "2348012345678"
+    omitted = clean_required_fields(specs(), {**GOOD, "phoneNumber": ""}, country="NG",
+                                    session=session)
+    assert omitted.ok and omitted.values["phoneNumber"] == "2348012345678"
+    forged = clean_required_fields(specs(), {**GOOD, "phoneNumber": "08099999999"}, country="NG",
+                                   session=session)
+    assert "cannot be changed" in forged.errors["phoneNumber"]
+    assert forged.values["phoneNumber"] == "2348012345678"
+
+
+def test_input_types():
+    by_name = {s.name: input_type(s) for s in specs()}
+    assert by_name["phoneNumber"] == "tel" and by_name["email"] == "email"
+    assert by_name["dob"] == "date" and by_name["bankCode"] == "text"
+
+
+@pytest.mark.parametrize(("value", "country", "expected"), [
+    ("08012345678", "NG", "2348012345678"),
+    ("+234 801 234 5678", "NG", "2348012345678"),
+    ("0110 611756", "KE", "254110611756"),
+])
+def test_phone_normalisation(value, country, expected):
+    assert normalise_phone(value, country) == expected
+
+
+@pytest.mark.parametrize(("text", "locale", "expected"), [
+    ("5000", "en", Decimal("5000")),
+    ("1,500.50", "en", Decimal("1500.50")),
+    ("1 500,50", "fr", Decimal("1500.50")),
+    ("1\u202f500,50", "fr", Decimal("1500.50")),
+    (" 25.5 ", "en_KE", Decimal("25.5")),
+])
+def test_amounts_in_the_users_locale(text, locale, expected):
+    assert parse_amount(text, locale) == expected
+
+
+@pytest.mark.parametrize("text", ["", "0", "-5", "abc", "1e5", "NaN", "Infinity", "1.2.3", "9" * 40,
+                                  "5000 NGN"])
+def test_bad_amounts(text):
+    with pytest.raises(ValueError):
+        parse_amount(text, "en")
+
+
+LIMITS = Limits(min_usd=Decimal(1), max_usd=Decimal(200), min_local_currency=Decimal(1556),
+                max_local_currency=Decimal(311184), min_crypto=Decimal(1), max_crypto=Decimal(200))
+CLOSED = Limits(min_usd=Decimal(0), max_usd=Decimal(0), min_local_currency=Decimal(0),
+                max_local_currency=Decimal(0), min_crypto=Decimal(0), max_crypto=Decimal(0))
+
+
+@pytest.mark.parametrize(("form", "field_name", "message"), [
+    ({"currency": "local", "amount": "1000"}, "amount", "minimum"),
+    ({"currency": "local", "amount": "400000"}, "amount", "maximum"),
+    ({"currency": "crypto", "amount": "250"}, "amount", "maximum"),
+    ({"currency": "crypto", "amount": "0.5"}, "amount", "minimum"),
+    ({"currency": "usd", "amount": "50"}, "currency", "local money or crypto"),
+    ({"currency": "local", "amount": ""}, "amount", "Enter an amount"),
+])
+def test_amount_limits(form, field_name, message):
+    result = clean_amount(form, FakeSession(), locale="en", limits=LIMITS)
+    assert message in result.errors[field_name]
+
+
+def test_amount_within_limits_and_closed_corridor():
+    good = clean_amount({"currency": "local", "amount": "5,000"}, FakeSession(), locale="en",
+                        limits=LIMITS)
+    assert good.ok and good.values == {"currency": "local", "amount": "5000"}
+    closed = clean_amount({"currency": "local", "amount": "5000"}, FakeSession(), locale="en",
+                          limits=CLOSED)
+    assert "not available" in closed.errors["amount"]
+
+
+def test_locked_amount():
+    session = FakeSession(claims={"amount": 5000, "currency": "local"}, locked=["amount", "currency"])
+    same = clean_amount({"amount": "5,000.00", "currency": "local"}, session, locale="en",
+                        limits=LIMITS)
+    assert same.ok and same.values["amount"] == "5000"
+    forged = clean_amount({"amount": "1", "currency": "crypto"}, session, locale="en",
+                          limits=LIMITS)
+    assert set(forged.errors) == {"amount", "currency"}
+    assert forged.values == {"amount": "5000", "currency": "local"}
+
+
+@dataclass
+class Channel:
+    payment_channel: str
+    requires_carrier: bool = False
+    carriers: list = field(default_factory=list)
+
+
+class Catalog:
+    channels = {("NG", "bank"): Channel("bank"),
+                ("NG", "airtime"): Channel("airtime", True, [Carrier(name="MTN", code="MTN")])}
+
+    def country(self, code):
+        return code if code in ("NG", "KE") else None
+
+    def channel(self, country, channel):
+        return self.channels.get((country, channel))
+
+    def networks(self):
+        return ["CELO", "SOLANA"]
+
+    def supports(self, network, asset):
+        return (network, asset) in {("CELO", "USDT"), ("CELO", "CKES"), ("SOLANA", "USDC")}
+
+
+CORRIDOR = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "CELO", "asset": "USDT"}
+
+
+def test_corridor_ok_and_carrier_dropped_when_not_needed():
+    result = clean_corridor({**CORRIDOR, "carrierCode": "MTN"}, FakeSession(), Catalog())
+    assert result.ok
+    assert result.values == {**CORRIDOR, "carrierCode": None}
+
+
+@pytest.mark.parametrize(("change", "field_name"), [
+    ({"countryIsoCode": "ZZ"}, "countryIsoCode"),
+    ({"paymentChannel": "paybill"}, "paymentChannel"),
+    ({"paymentChannel": "airtime"}, "carrierCode"),
+    ({"paymentChannel": "airtime", "carrierCode": "Glo"}, "carrierCode"),
+    ({"network": "DOGE"}, "network"),
+    ({"network": "SOLANA", "asset": "USDT"}, "asset"),     # an unsupported pair
+])
+def test_bad_corridors(change, field_name):
+    result = clean_corridor({**CORRIDOR, **change}, FakeSession(), Catalog())
+    assert field_name in result.errors
+
+
+def test_locked_network_refuses_another_value():
+    session = FakeSession(claims={"network": "CELO"}, locked=["network"])
+    result = clean_corridor({**CORRIDOR, "network": "SOLANA", "asset": "USDC"}, session, Catalog())
+    assert "cannot be changed" in result.errors["network"]
+    assert result.values["network"] == "CELO"
+
+
+def test_wallet_ok_normalises_and_notices_missing_checksum():
+    result = clean_wallet({"address": ADDRESS.lower(), "email": "a@b.co"}, FakeSession(),
+                          network="CELO")
+    assert result.ok
+    assert result.values == {"address": ADDRESS, "memo": "", "email": "a@b.co"}
+    assert "checksum" in result.notices["address"]
+
+
+@pytest.mark.parametrize(("form", "network", "field_name"), [
+    ({"address": ADDRESS[:-1] + "E", "email": "a@b.co"}, "CELO", "address"),
+    ({"address": "", "email": "a@b.co"}, "CELO", "address"),
+    ({"address": ADDRESS, "email": ""}, "CELO", "email"),
+    ({"address": ADDRESS, "email": "a@"}, "CELO", "email"),
+    ({"address": ADDRESS, "email": "a@b.co"}, "SOLANA", "address"),
+    ({"address": "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7", "memo": "x" * 40,
+      "email": "a@b.co"}, "STELLAR", "memo"),
+])
+def test_bad_wallets(form, network, field_name):
+    assert field_name in clean_wallet(form, FakeSession(), network=network).errors
+
+
+def test_locked_address_accepts_the_same_address_in_other_case_and_refuses_another():
+    session = FakeSession(claims={"address": ADDRESS}, locked=["address"])
+    assert clean_wallet({"address": ADDRESS.lower(), "email": "a@b.co"}, session,
+                        network="CELO").ok
+    other = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359"
+    forged = clean_wallet({"address": other, "email": "a@b.co"}, session, network="CELO")
+    assert "cannot be changed" in forged.errors["address"]
+    assert forged.values["address"] == ADDRESS
+
+
+def test_a_locked_address_invalid_for_the_network_is_reported():
+    session = FakeSession(claims={"address": "not-an-address"}, locked=["address"])
+    result = clean_wallet({"email": "a@b.co"}, session, network="CELO")
+    assert "address" in result.errors
