@@ -1,0 +1,164 @@
+"""Sandbox clock and scheduler: scaled waits, ordering, early wake-up, cancel, failures, test helpers."""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import UTC
+
+import pytest
+
+from checkout.sandbox.clock import Clock, Scheduler
+
+
+@pytest.fixture
+def scheduler():
+    scheduler = Scheduler(Clock(scale=0.001))
+    yield scheduler
+    scheduler.shutdown()
+
+
+def test_clock_is_real_utc_time_with_scaled_waits():
+    clock = Clock(scale=0.001)
+    assert clock.now().tzinfo is UTC
+    assert clock.sleep_seconds(300) == pytest.approx(0.3)
+    assert clock.sleep_seconds(-5) == 0
+    assert Clock().sleep_seconds(2) == 2
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError):
+            Clock(scale=bad)
+
+
+def test_calls_run_in_due_order(scheduler):
+    ran: list[str] = []
+    for delay, name in [(30, "c"), (10, "a"), (20, "b"), (10, "a2")]:
+        scheduler.call_later(delay, ran.append, name)
+    assert scheduler.drain(2)
+    assert ran == ["a", "a2", "b", "c"]      # equal due times keep their order of scheduling
+
+
+def test_an_earlier_call_wakes_the_thread():
+    scheduler = Scheduler(Clock(scale=1.0))
+    try:
+        scheduler.call_later(60, lambda: None)       # the thread now sleeps towards this one
+        woke = threading.Event()
+        started = time.monotonic()
+        scheduler.call_later(0.05, woke.set)
+        assert woke.wait(2)
+        assert time.monotonic() - started < 1
+    finally:
+        scheduler.shutdown()
+
+
+def test_cancel(scheduler):
+    ran: list[str] = []
+    keep = scheduler.call_later(5, ran.append, "kept")
+    drop = scheduler.call_later(1, ran.append, "dropped")
+    assert scheduler.cancel(drop) is True
+    assert scheduler.cancel(drop) is False
+    assert scheduler.pending_count() == 1
+    assert scheduler.drain(2)
+    assert ran == ["kept"]
+    assert scheduler.cancel(keep) is False               # already ran
+
+
+def test_a_failing_call_is_logged_and_the_thread_goes_on(scheduler, caplog):
+    def boom():
+        raise RuntimeError("order timer broke")
+
+    ran = threading.Event()
+    with caplog.at_level(logging.ERROR, logger="checkout.sandbox.clock"):
+        scheduler.call_later(0, boom)
+        scheduler.call_later(1, ran.set)
+        assert ran.wait(2)
+    assert "boom" in caplog.text and "order timer broke" in caplog.text
+
+
+def test_calls_may_schedule_calls_and_drain_waits_for_them(scheduler):
+    ran: list[int] = []
+
+    def step(n: int) -> None:
+        ran.append(n)
+        if n < 5:
+            scheduler.call_later(2 ** n, step, n + 1)
+
+    scheduler.call_later(0, step, 1)
+    assert scheduler.drain(2)
+    assert ran == [1, 2, 3, 4, 5]
+
+
+def test_drain_gives_up_after_its_timeout():
+    scheduler = Scheduler(Clock(scale=1.0))
+    try:
+        scheduler.call_later(60, lambda: None)
+        assert scheduler.drain(0.05) is False
+    finally:
+        scheduler.shutdown()
+
+
+def test_run_pending_now_fast_forwards_the_queued_calls():
+    scheduler = Scheduler(Clock(scale=1.0))       # real time: these would take an hour
+    try:
+        ran: list[str] = []
+        scheduler.call_later(3600, ran.append, "expire")
+        scheduler.call_later(60, lambda: (ran.append("confirm"),
+                                          scheduler.call_later(60, ran.append, "later")))
+        assert scheduler.run_pending_now() == 2
+        assert ran == ["confirm", "expire"]
+        assert scheduler.pending_count() == 1        # scheduled by a call: left for later
+    finally:
+        scheduler.shutdown()
+
+
+def test_shutdown_drops_pending_calls_and_refuses_new_ones():
+    scheduler = Scheduler(Clock(scale=1.0))
+    ran: list[int] = []
+    handle = scheduler.call_later(0.05, ran.append, 1)
+    scheduler.shutdown()
+    time.sleep(0.1)
+    assert ran == [] and handle.cancelled
+    with pytest.raises(RuntimeError):
+        scheduler.call_later(0, ran.append, 2)
+
+
+def test_handles_show_when_they_are_due(scheduler):
+    before = scheduler.clock.now()
+    handle = scheduler.call_later(256, lambda: None)
+    assert handle.delay == 256
+    assert 0.25 <= (handle.due_at - before).total_seconds() < 0.5     # 256 s at scale 0.001
+
+
+def test_thread_safe_scheduling_from_many_threads(scheduler):
+    count = 0
+    lock = threading.Lock()
+
+    def bump() -> None:
+        nonlocal count
+        with lock:
+            count += 1
+
+    def producer() -> None:
+        for n in range(200):
+            scheduler.call_later(n % 7, bump)
+
+    threads = [threading.Thread(target=producer) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert scheduler.drain(5)
+    assert count == 1000
+
+
+def test_drain_waits_for_a_call_that_is_running(scheduler):
+    started, finished = threading.Event(), threading.Event()
+
+    def slow() -> None:
+        started.set()
+        time.sleep(0.2)
+        finished.set()
+
+    scheduler.call_later(0, slow)
+    assert started.wait(2)
+    assert scheduler.drain(2)
+    assert finished.is_set()
