@@ -15,6 +15,7 @@ failed attempt and is retried.
 """
 from __future__ import annotations
 
+import dataclasses
 import http.cookiejar
 import json
 import logging
@@ -27,7 +28,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
@@ -172,6 +173,7 @@ class WebhookSender:
         self._deliveries: OrderedDict[str, Delivery] = OrderedDict()
         self._lock = threading.Condition(threading.Lock())
         self._in_flight = 0
+        self._closed = False
         self._workers = _WorkerPool(workers, self._attempt)
 
     def __repr__(self) -> str:
@@ -218,7 +220,12 @@ class WebhookSender:
             return True
 
     def close(self) -> None:
-        """Stop the worker threads and close connections (pending retries are abandoned)."""
+        """Stop sending: pending deliveries end as 'failed', workers stop, connections close."""
+        with self._lock:
+            self._closed = True
+            pending = [d for d in self._deliveries.values() if not d.done]
+        for delivery in pending:
+            self._finish(delivery, FAILED)
         self._workers.close()
         self._session.close()
 
@@ -230,6 +237,8 @@ class WebhookSender:
                             order_id=order_id, body=body, signature=sign(body, self._secret),
                             created_at=self.clock.now(), redelivery_of=redelivery_of)
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the webhook sender is closed")
             self._deliveries[delivery.id] = delivery
             while len(self._deliveries) > self._max_deliveries:
                 # A dropped delivery still pending keeps its retries; it is only no longer listed.
@@ -240,11 +249,18 @@ class WebhookSender:
 
     def _schedule(self, delivery: Delivery, number: int, wait: float) -> None:
         try:
-            self.scheduler.call_later(wait, self._workers.submit, delivery, number)
+            self.scheduler.call_later(wait, self._dispatch, delivery, number)
         except RuntimeError:        # the scheduler was shut down: the sandbox is stopping
             self._finish(delivery, FAILED)
 
+    def _dispatch(self, delivery: Delivery, number: int) -> None:
+        # Runs on the scheduler thread: hand over at once, an attempt may block for `timeout`.
+        if not delivery.done:
+            self._workers.submit(delivery, number)
+
     def _attempt(self, delivery: Delivery, number: int) -> None:
+        if delivery.done:           # finished by close() while queued
+            return
         started_at = self.clock.now()
         t0 = time.monotonic()
         try:
@@ -272,7 +288,8 @@ class WebhookSender:
             wait = 2 ** (number - 1)
             # Recorded before scheduling: with a small time scale the next attempt may otherwise
             # be logged before this one.
-            self._record(delivery, _with_retry(attempt, wait, self.clock.due_at(wait)), final=None)
+            attempt = dataclasses.replace(attempt, retry_in=wait, next_attempt_at=self.clock.due_at(wait))
+            self._record(delivery, attempt, final=None)
             self._schedule(delivery, number + 1, wait)
 
     def _post(self, target: Target, delivery: Delivery) -> _Outcome:
@@ -294,10 +311,11 @@ class WebhookSender:
             return _Outcome(None, f"connection failed: {_short(exc)}", False)
         except requests.RequestException as exc:
             return _Outcome(None, f"request failed: {_short(exc)}", False)
+        answered_in = time.monotonic() - t0
         with response:
             excerpt = _read_excerpt(response)
             status = response.status_code
-            if time.monotonic() - t0 > self.timeout:
+            if answered_in > self.timeout:
                 # requests' timeout bounds each read, not the whole answer: a receiver dribbling
                 # its headers could otherwise take far longer than the spec's 20 s.
                 return _Outcome(status, f"timeout: answered {status} after more than "
@@ -334,11 +352,6 @@ class _Outcome:
     result: str
     ok: bool
     excerpt: str = ""
-
-
-def _with_retry(attempt: Attempt, wait: float, due: datetime) -> Attempt:
-    fields = {**attempt.__dict__, "retry_in": wait, "next_attempt_at": due}
-    return Attempt(**fields)
 
 
 class _PinnedAddressAdapter(HTTPAdapter):
@@ -401,7 +414,7 @@ def _event_of(payload: Mapping[str, Any]) -> str | None:
 class _WorkerPool:
     """A few daemon threads that run attempts, so a slow receiver never holds up the scheduler."""
 
-    def __init__(self, size: int, run: Any) -> None:
+    def __init__(self, size: int, run: Callable[[Delivery, int], None]) -> None:
         self._queue: queue.SimpleQueue[tuple[Delivery, int] | None] = queue.SimpleQueue()
         self._run = run
         self._size = max(1, size)

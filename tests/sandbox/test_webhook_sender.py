@@ -507,3 +507,24 @@ def test_console_refuses_a_cross_site_redeliver(console, headers):
                                    headers=headers)
     assert response.status_code == 403
     assert len(console.sender.deliveries()) == 1
+
+
+def test_close_ends_pending_deliveries_and_refuses_new_ones(receiver):
+    scheduler = Scheduler(Clock(scale=1.0))        # the retry after 1 s would come too late
+    receiver.script["/down"] = [(500, {})]
+    sender = WebhookSender(SECRET, scheduler=scheduler, allow_loopback=True)
+    try:
+        delivery = sender.send(receiver.url("/down"), {"event": "ping"})
+        deadline = time.monotonic() + WAIT
+        while not delivery.attempts and time.monotonic() < deadline:
+            time.sleep(0.01)
+        sender.close()
+
+        assert delivery.state == "failed" and sender.drain(0.1)
+        assert [a.retry_in for a in delivery.attempts] == [1]
+        with pytest.raises(RuntimeError):
+            sender.send(receiver.url("/down"), {"event": "ping"})
+        time.sleep(1.2)
+        assert len(receiver.at("/down")) == 1          # the scheduled retry did not go out
+    finally:
+        scheduler.shutdown()
