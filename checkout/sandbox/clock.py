@@ -88,7 +88,7 @@ class Scheduler:
 
     def call_later(self, sandbox_seconds: float, fn: Callable[..., Any], *args: Any,
                    **kwargs: Any) -> ScheduledCall:
-        """Run ``fn(*args, **kwargs)`` after ``sandbox_seconds`` of sandbox time (0: as soon as possible)."""
+        """Run ``fn(*args, **kwargs)`` after ``sandbox_seconds`` of sandbox time (0: at once)."""
         real = self.clock.sleep_seconds(sandbox_seconds)
         call = ScheduledCall(due=time.monotonic() + real, delay=float(sandbox_seconds),
                              due_at=self.clock.now() + timedelta(seconds=real),

@@ -288,7 +288,8 @@ class WebhookSender:
             wait = 2 ** (number - 1)
             # Recorded before scheduling: with a small time scale the next attempt may otherwise
             # be logged before this one.
-            attempt = dataclasses.replace(attempt, retry_in=wait, next_attempt_at=self.clock.due_at(wait))
+            attempt = dataclasses.replace(attempt, retry_in=wait,
+                                          next_attempt_at=self.clock.due_at(wait))
             self._record(delivery, attempt, final=None)
             self._schedule(delivery, number + 1, wait)
 
@@ -378,8 +379,9 @@ def _prepare_session(session: requests.Session) -> requests.Session:
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     session.trust_env = False       # an environment proxy would bypass the address pinning
+    # No cookie is ever kept, so nothing a receiver sets is sent on to anyone.
     session.cookies = requests.cookies.RequestsCookieJar(
-        policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))   # one merchant's cookies never reach another
+        policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     session.headers["User-Agent"] = USER_AGENT
     return session
 

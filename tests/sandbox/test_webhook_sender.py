@@ -528,3 +528,12 @@ def test_close_ends_pending_deliveries_and_refuses_new_ones(receiver):
         assert len(receiver.at("/down")) == 1          # the scheduled retry did not go out
     finally:
         scheduler.shutdown()
+
+
+def test_cookies_set_by_a_receiver_are_never_sent_back(make_sender, receiver):
+    receiver.script["/sticky"] = [(500, {"Set-Cookie": "session=abc; Path=/"})]
+    delivery = make_sender().send(receiver.url("/sticky"), {"event": "ping"})
+
+    assert delivery.wait(WAIT) and delivery.state == "succeeded"
+    first, second = receiver.at("/sticky")
+    assert "Cookie" not in second.headers

@@ -33,8 +33,8 @@ class Receiver:
         self._server = make_server("127.0.0.1", 0, self._app, threaded=True,
                                    ssl_context=self.ssl_context)
         self.port = self._server.port
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
