@@ -151,9 +151,11 @@ class _Reader:
             raise self.bad(key, f"is a {type(value).__name__}, not an object")
         return dict(value)
 
-    def decimals(self, cls: type) -> dict[str, Decimal | None]:
-        """Every field of ``cls`` except ``raw`` read as an optional number under its camelCase name."""
-        return {f.name: self.decimal(camel(f.name)) for f in fields(cls) if f.name != "raw"}
+    def decimals(self, cls: type, *, besides: tuple[str, ...] = ()) -> dict[str, Decimal | None]:
+        """Every field of ``cls`` but ``raw`` and ``besides``, read as an optional number under its
+        camelCase name: for the long money blocks, where a hand-written list would drift."""
+        skip = {"raw", *besides}
+        return {f.name: self.decimal(camel(f.name)) for f in fields(cls) if f.name not in skip}
 
 
 def list_of(data: object, parse: Callable[[Any], T], type_name: str) -> list[T]:
@@ -809,8 +811,8 @@ class LegacyPrice:
     @classmethod
     def from_json(cls, data: object) -> "LegacyPrice":
         r = _Reader(data, cls.__name__)
-        numbers = {name: value for name, value in r.decimals(cls).items() if name != "quote_id"}
-        return cls(quote_id=r.str("quoteId", required=True), **numbers, raw=r.data)
+        return cls(quote_id=r.str("quoteId", required=True),
+                   **r.decimals(cls, besides=("quote_id",)), raw=r.data)
 
 
 @_record
