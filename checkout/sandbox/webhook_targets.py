@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import SplitResult, unquote, urlsplit
 
-__all__ = ["Target", "TargetRefused", "TargetUnresolvable", "Resolver", "resolve_target",
+__all__ = ["IPAddress", "Target", "TargetRefused", "TargetUnresolvable", "Resolver", "resolve_target",
            "forbidden_reason"]
 
 Resolver = Callable[..., list[tuple[Any, ...]]]
@@ -34,12 +34,12 @@ class TargetUnresolvable(Exception):
 
 @dataclass(frozen=True)
 class Target:
-    """A checked webhook destination: connect to ``address``, speak HTTP(S) to ``host``."""
+    """A checked webhook destination: connect to one of ``addresses``, speak HTTP(S) to ``host``."""
 
     scheme: str                 # "http" or "https"
     host: str                   # the name from the URL (IDNA ASCII), for Host, SNI and the certificate
     port: int
-    address: IPAddress          # the checked address to connect to
+    addresses: tuple[IPAddress, ...]    # every one checked; tried in DNS order, like a browser would
     path: str                   # path plus "?query", never empty
     auth: tuple[str, str] | None
 
@@ -49,10 +49,9 @@ class Target:
         name = f"[{self.host}]" if ":" in self.host else self.host
         return name if self.port == default else f"{name}:{self.port}"
 
-    @property
-    def pinned_url(self) -> str:
-        """The URL with the host replaced by the checked address."""
-        ip = f"[{self.address.compressed}]" if self.address.version == 6 else str(self.address)
+    def pinned_url(self, address: IPAddress) -> str:
+        """The URL with the host replaced by ``address`` (one of :attr:`addresses`)."""
+        ip = f"[{address.compressed}]" if address.version == 6 else str(address)
         return f"{self.scheme}://{ip}:{self.port}{self.path}"
 
 
@@ -121,7 +120,7 @@ def resolve_target(url: str, *, resolver: Resolver = socket.getaddrinfo,
         reason = forbidden_reason(ip, allow_loopback=allow_loopback)
         if reason is not None:
             raise TargetRefused(f"refused: resolves to {reason} address {ip.compressed}")
-    return Target(scheme=scheme, host=host, port=port, address=addresses[0],
+    return Target(scheme=scheme, host=host, port=port, addresses=tuple(addresses),
                   path=_path(parts), auth=_auth(parts))
 
 

@@ -33,10 +33,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
 
 from ..signature import sign
 from .clock import Scheduler
-from .webhook_targets import Resolver, Target, TargetRefused, TargetUnresolvable, resolve_target
+from .webhook_targets import (
+    IPAddress, Resolver, Target, TargetRefused, TargetUnresolvable, resolve_target,
+)
 
 __all__ = [
     "Attempt", "Delivery", "WebhookSender", "encode_payload", "retry_waits",
@@ -275,8 +278,7 @@ class WebhookSender:
             outcome = _Outcome(None, str(exc), False)
             address = None
         else:
-            outcome = self._post(target, delivery)
-            address = target.address.compressed
+            outcome, address = self._post_to_first_reachable(target, delivery)
         attempt = Attempt(number=number, started_at=started_at, duration=time.monotonic() - t0,
                           status=outcome.status, result=outcome.result, ok=outcome.ok,
                           response_excerpt=outcome.excerpt, address=address)
@@ -293,7 +295,19 @@ class WebhookSender:
             self._record(delivery, attempt, final=None)
             self._schedule(delivery, number + 1, wait)
 
-    def _post(self, target: Target, delivery: Delivery) -> _Outcome:
+    def _post_to_first_reachable(self, target: Target, delivery: Delivery) -> tuple[_Outcome, str]:
+        """POST to the target's addresses in turn until one accepts the connection.
+
+        Only a refused connection moves on (nothing was sent, so no duplicate): "localhost" often
+        resolves to ::1 first while a development server listens on 127.0.0.1 only.
+        """
+        for address in target.addresses:
+            outcome = self._post(target, address, delivery)
+            if not outcome.unreachable:
+                break
+        return outcome, address.compressed
+
+    def _post(self, target: Target, address: IPAddress, delivery: Delivery) -> _Outcome:
         headers = {
             "Host": target.host_header,
             "Content-Type": "application/json",
@@ -302,14 +316,15 @@ class WebhookSender:
         t0 = time.monotonic()
         try:
             response = self._session.post(
-                target.pinned_url, data=delivery.body, headers=headers, auth=target.auth,
+                target.pinned_url(address), data=delivery.body, headers=headers, auth=target.auth,
                 timeout=(self.timeout, self.timeout), allow_redirects=False, stream=True)
         except requests.Timeout:
             return _Outcome(None, f"timeout: no answer within {self.timeout:g} s", False)
         except requests.exceptions.SSLError as exc:
             return _Outcome(None, f"TLS error: {_short(exc)}", False)
         except requests.ConnectionError as exc:
-            return _Outcome(None, f"connection failed: {_short(exc)}", False)
+            return _Outcome(None, f"connection failed: {_short(exc)}", False,
+                            unreachable=_never_connected(exc))
         except requests.RequestException as exc:
             return _Outcome(None, f"request failed: {_short(exc)}", False)
         answered_in = time.monotonic() - t0
@@ -353,6 +368,12 @@ class _Outcome:
     result: str
     ok: bool
     excerpt: str = ""
+    unreachable: bool = False       # the TCP connection itself failed: nothing reached the receiver
+
+
+def _never_connected(exc: requests.ConnectionError) -> bool:
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, NewConnectionError)
 
 
 class _PinnedAddressAdapter(HTTPAdapter):

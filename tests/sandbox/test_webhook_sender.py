@@ -138,6 +138,18 @@ def test_connects_to_the_checked_address_and_keeps_the_host_name(make_sender, re
     assert delivery.attempts[0].address == "127.0.0.1"
 
 
+def test_falls_back_to_the_next_address_when_one_refuses_connections(make_sender, receiver):
+    # As "localhost" often resolves: ::1 first, while the receiver listens on 127.0.0.1 only.
+    sender = make_sender(resolver=resolver_for("::1", "127.0.0.1"))
+
+    delivery = sender.send(f"http://localhost:{receiver.port}/hooks", {"event": "ping"})
+
+    assert delivery.wait(WAIT) and delivery.state == "succeeded", delivery.attempts
+    [attempt] = delivery.attempts
+    assert attempt.address == "127.0.0.1"
+    assert len(receiver.at("/hooks")) == 1
+
+
 # -- retries (spec 6.4) ------------------------------------------------------------------------------
 
 def test_retries_with_doubling_waits_until_a_2xx():
