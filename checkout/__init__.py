@@ -28,12 +28,14 @@ class Checkout:
     def init_app(self, app: Flask) -> None:
         from . import config
         from .cli import checkout_cli
+        from .i18n import init_babel
         from .state import CheckoutState
         from .views import create_blueprint
 
         config.apply_defaults(app)
         config.validate(app)
         app.extensions["checkout"] = CheckoutState.create(app)
+        init_babel(app)
         app.register_blueprint(create_blueprint(), url_prefix=app.config["CHECKOUT_URL_PREFIX"])
         app.cli.add_command(checkout_cli)
 

@@ -1,6 +1,54 @@
 """``flask checkout ...``: the command group; each concern adds its subcommands here."""
 from __future__ import annotations
 
+import click
+from flask import current_app
 from flask.cli import AppGroup
 
 checkout_cli = AppGroup("checkout", help="Checkout: launch URLs, webhooks, sandbox.")
+
+
+@checkout_cli.command("launch-url")
+@click.option("--flow", type=click.Choice(["onramp", "offramp"]), required=True)
+@click.option("--network", help="e.g. CELO")
+@click.option("--asset", help="e.g. USDC")
+@click.option("--amount", help="a decimal number, in --currency")
+@click.option("--currency", help="onramp: local or crypto; offramp: local or usd")
+@click.option("--country", "countryIsoCode", help="ISO 3166 alpha-2 code, e.g. NG")
+@click.option("--payment-channel", "paymentChannel", help="e.g. bank, mobile_money")
+@click.option("--carrier", "carrierCode", help="carrier code, for channels that need one")
+@click.option("--address", help="the user's wallet address")
+@click.option("--memo", help="memo, for networks that have one")
+@click.option("--email")
+@click.option("--phone", "phoneNumber", help="with country code, e.g. +2348012345678")
+@click.option("--order-params", "orderParams", help="your own reference, echoed in webhooks")
+@click.option("--lock", multiple=True, help="a claim the user cannot change (repeatable)")
+@click.option("--parent-origin", "parentOrigin", help="the one origin allowed to frame the session")
+@click.option("--return-url", "returnUrl", help='where "back to the shop" goes')
+@click.option("--locale", help="UI language, e.g. fr or sw_KE")
+@click.option("--ttl", type=click.IntRange(1, 30), default=15, show_default=True,
+              help="minutes until the token expires")
+@click.option("--external", is_flag=True, help="absolute URL from SERVER_NAME")
+@click.option("--base-url", help="absolute URL on this address, e.g. https://pay.example.com")
+def launch_url_command(flow: str, lock: tuple[str, ...], ttl: int, external: bool,
+                       base_url: str | None, **claims: str | None) -> None:
+    """Print a /launch URL with a freshly signed launch token."""
+    from .errors import LaunchTokenError
+    from .launch import launch_url
+
+    given = {name: value for name, value in claims.items() if value is not None}
+    if lock:
+        given["lock"] = list(lock)
+    try:
+        url = launch_url(current_app, flow, _external=external, _base_url=base_url,
+                         _ttl=ttl * 60, **given)
+    except LaunchTokenError as exc:
+        raise click.UsageError(f"the token would be refused: {getattr(exc, 'detail', exc)}") from exc
+    except RuntimeError as exc:  # url_for without SERVER_NAME
+        raise click.UsageError("--external needs SERVER_NAME; or pass --base-url") from exc
+    click.echo(url)
+
+
+from .webhooks.cli import webhooks_cli  # noqa: E402 - the webhooks concern's own subgroup
+
+checkout_cli.add_command(webhooks_cli)

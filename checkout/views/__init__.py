@@ -13,9 +13,14 @@ def create_blueprint() -> Blueprint:
         static_folder=str(STATIC / "checkout"),
         static_url_path="/static",
     )
-    # Each view module adds its routes; keep this list in flow order.
-    from . import health
+    from .. import security
+    from . import context, health, launch, pages
 
-    for module in (health,):
+    # Request plumbing first: security headers, session context and locale, error pages.
+    security.init(bp)
+    context.init(bp)
+    pages.init(bp)
+    # Each view module adds its routes; keep this list in flow order.
+    for module in (health, launch):
         module.init(bp)
     return bp

@@ -1,0 +1,141 @@
+"""Languages and money: Flask-Babel set-up, the locale of a request, and formatting filters.
+
+The checkout's catalogue is its own Flask-Babel :class:`~flask_babel.Domain` (``checkout/translations``,
+domain ``messages``) made the default domain only for requests to the checkout blueprint, so the host
+site's own catalogues and domain are never touched. A host that already set up Flask-Babel keeps its
+``Babel`` and its locale selector for its own pages; ours decides only inside the checkout.
+
+Locale of a checkout request: the session's ``locale`` claim, else ``?locale=``, else the best
+``Accept-Language`` match among :data:`SUPPORTED_LANGUAGES`, else English. Money is formatted in that
+language with the session's country when Babel knows the pair (``sw`` + ``KE`` gives ``sw_KE``).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Callable
+
+from babel import Locale, UnknownLocaleError
+from babel.dates import format_datetime as babel_format_datetime
+from babel.numbers import format_currency, format_decimal
+from flask import Flask, g, has_request_context, request
+from flask_babel import Babel, Domain, get_babel, get_locale, refresh
+
+__all__ = [
+    "SUPPORTED_LANGUAGES", "DEFAULT_LANGUAGE", "TRANSLATIONS", "domain", "init_babel",
+    "select_locale", "money_locale", "format_money", "format_crypto", "format_datetime",
+    "use_checkout_domain",
+]
+
+SUPPORTED_LANGUAGES = ("en", "fr", "sw", "pt")
+DEFAULT_LANGUAGE = "en"
+TRANSLATIONS = Path(__file__).resolve().parent / "translations"
+BLUEPRINT = "checkout"
+
+domain = Domain(translation_directories=[str(TRANSLATIONS)], domain="messages")
+
+
+def _in_checkout() -> bool:
+    return has_request_context() and request.blueprint == BLUEPRINT
+
+
+def _supported(tag: str | None) -> str | None:
+    """``tag`` as a Babel locale identifier if its language is one we support, else None."""
+    if not tag or len(tag) > 35:
+        return None
+    try:
+        locale = Locale.parse(tag.replace("-", "_"))
+    except (ValueError, TypeError, UnknownLocaleError):
+        return None
+    return str(locale) if locale.language in SUPPORTED_LANGUAGES else None
+
+
+def select_locale() -> str:
+    """The locale of the current checkout request (see the module docstring)."""
+    session = g.get("checkout_session")
+    for candidate in (session.locale if session is not None else None,
+                      request.args.get("locale")):
+        chosen = _supported(candidate)
+        if chosen:
+            return chosen
+    best = request.accept_languages.best_match(SUPPORTED_LANGUAGES)
+    return best or DEFAULT_LANGUAGE
+
+
+def init_babel(app: Flask) -> None:
+    """Set up Flask-Babel for the checkout, reusing the host's ``Babel`` when it has one."""
+    if "babel" in app.extensions:
+        config = get_babel(app)
+        host_selector: Callable[[], Any] | None = config.locale_selector
+
+        def locale_selector() -> Any:
+            if _in_checkout():
+                return select_locale()
+            return host_selector() if host_selector else None
+
+        config.locale_selector = locale_selector
+    else:
+        Babel(app, locale_selector=lambda: select_locale() if _in_checkout() else None)
+    app.jinja_env.filters.update(money=format_money, crypto=format_crypto,
+                                 datetime=format_datetime)
+
+
+def use_checkout_domain() -> None:
+    """Make our catalogue the request's default domain (a blueprint ``before_request``)."""
+    domain.as_default()
+
+
+def set_session_locale() -> None:
+    """Re-select the locale now that ``g.checkout_session`` is known."""
+    refresh()
+
+
+def money_locale() -> Locale:
+    """The request's language with the session's country when Babel knows that combination."""
+    locale = get_locale() if has_request_context() else None
+    language = locale.language if locale else DEFAULT_LANGUAGE
+    session = g.get("checkout_session") if has_request_context() else None
+    country = session.value("countryIsoCode") if session is not None else None
+    if locale is not None and locale.territory:
+        return locale
+    if country:
+        try:
+            return Locale.parse(f"{language}_{country.upper()}")
+        except (ValueError, UnknownLocaleError):
+            pass
+    return locale or Locale.parse(DEFAULT_LANGUAGE)
+
+
+def _decimal(amount: Any) -> Decimal:
+    # str() first: Decimal(0.1) would carry the float's binary error into the page.
+    return amount if isinstance(amount, Decimal) else Decimal(str(amount))
+
+
+def format_money(amount: Any, currency: str, locale: str | Locale | None = None) -> str:
+    """``amount`` of local ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``."""
+    return format_currency(_decimal(amount), currency, locale=locale or money_locale())
+
+
+def format_crypto(amount: Any, asset: str, locale: str | Locale | None = None,
+                  max_decimals: int = 6) -> str:
+    """A crypto amount with its asset code and no currency symbol, e.g. ``12.5 USDC``.
+
+    Up to ``max_decimals`` places (stablecoins rarely need more for display), never fewer than
+    the value needs to be exact at that precision, and no trailing zeros.
+    """
+    value = _decimal(amount).quantize(Decimal(1).scaleb(-max_decimals)).normalize()
+    number = format_decimal(value, format="#,##0." + "#" * max_decimals,
+                            locale=locale or money_locale())
+    return f"{number}\u00a0{asset}"
+
+
+def format_datetime(value: datetime | str | None, format: str = "medium",
+                    locale: str | Locale | None = None) -> str:
+    """A date and time in the user's language (UTC; the upstream's timestamps are ISO 8601)."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return babel_format_datetime(value, format=format, tzinfo=None,
+                                 locale=locale or money_locale())

@@ -1,0 +1,89 @@
+"""Security headers of every checkout response, and who may frame a page and receive its events.
+
+* ``Content-Security-Policy``: scripts, styles, images and requests only from our own origin, no
+  inline script or style (htmx runs with ``allowEval: false``), forms post only to us, and
+  ``frame-ancestors`` = the session's ``parentOrigin`` when the launch token named one, else
+  ``CHECKOUT_FRAME_ANCESTORS``. Redirect payments leave the iframe by a user's click on a
+  ``target="_top"`` link (a navigation, not a form), so ``form-action 'self'`` holds.
+* ``Referrer-Policy: same-origin``: the session id is in our paths and must never reach another
+  site in a ``Referer`` (payment pages, block explorers, the shop).
+* ``Cache-Control: no-store`` on everything but static files: pages carry a session's tokens.
+* No ``X-Frame-Options``: it cannot name an allowed parent and would stop framing altogether.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Flask, Response, current_app, g, has_request_context, request
+
+from .launch import normalize_origin
+
+__all__ = ["frame_ancestors", "content_security_policy", "event_target_origin", "init"]
+
+PERMISSIONS_POLICY = ", ".join([
+    "clipboard-write=(self)", "payment=(self)", "camera=()", "microphone=()", "geolocation=()",
+    "usb=()", "interest-cohort=()",
+])
+
+
+def _is_source_expression(entry: str) -> bool:
+    # A misconfigured entry must not be able to add a directive or split the header.
+    return bool(entry) and not any(c in entry for c in ";,\r\n\t ")
+
+
+def frame_ancestors(session: object | None = None, app: Flask | None = None) -> list[str]:
+    """The ``frame-ancestors`` sources for a page of ``session`` (or of no session)."""
+    parent = getattr(session, "parent_origin", None)
+    if parent:
+        return [parent]
+    app = app or current_app
+    sources = [e for e in app.config["CHECKOUT_FRAME_ANCESTORS"] if _is_source_expression(e)]
+    return sources or ["'none'"]
+
+
+def content_security_policy(session: object | None = None) -> str:
+    directives = [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "form-action 'self'",
+        "base-uri 'none'",
+        "frame-ancestors " + " ".join(frame_ancestors(session)),
+    ]
+    return "; ".join(directives)
+
+
+def event_target_origin(session: object | None) -> str | None:
+    """The exact origin that ``checkout.js`` may post parent events to, or None (post nothing).
+
+    The session's ``parentOrigin``; else the one origin of ``CHECKOUT_FRAME_ANCESTORS`` when it
+    lists exactly one (the CSP lets nobody else frame the page); else our own origin when that list
+    is just ``'self'``. With several allowed parents and no ``parentOrigin`` we cannot know which
+    one framed us, and ``"*"`` is never an option.
+    """
+    parent = getattr(session, "parent_origin", None)
+    if parent:
+        return parent
+    ancestors = list(current_app.config["CHECKOUT_FRAME_ANCESTORS"])
+    if len(ancestors) != 1:
+        return None
+    if ancestors[0] == "'self'":
+        return normalize_origin(request.host_url.rstrip("/")) if has_request_context() else None
+    return normalize_origin(ancestors[0])
+
+
+def add_security_headers(response: Response) -> Response:
+    session = g.get("checkout_session")
+    headers = response.headers
+    headers["Content-Security-Policy"] = content_security_policy(session)
+    headers["Referrer-Policy"] = "same-origin"
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Permissions-Policy"] = PERMISSIONS_POLICY
+    headers.pop("X-Frame-Options", None)
+    if request.endpoint != "checkout.static":
+        headers["Cache-Control"] = "no-store"
+    return response
+
+
+def init(bp: Blueprint) -> None:
+    bp.after_request(add_security_headers)

@@ -1,0 +1,105 @@
+"""The request context of session pages: find the session, check anti-forgery tokens, set the locale.
+
+Every view under ``/s/<session_id>/...`` is wrapped in :func:`session_route`. The session is found
+from the id in the path (never a cookie: browsers drop third-party cookies inside merchants'
+iframes), and every POST must carry the session's anti-forgery token, either as the form field
+``csrf_token`` or in the ``X-Checkout-CSRF`` header that ``base.html`` puts on every htmx request.
+A cross-site form cannot know that token, and it lives nowhere but in our own pages.
+"""
+from __future__ import annotations
+
+import hmac
+from functools import wraps
+from typing import Any, Callable, TypeVar
+
+from flask import Blueprint, g, request
+from flask_babel import get_locale
+from werkzeug.exceptions import BadRequest, NotFound
+
+from .. import i18n
+from ..security import event_target_origin
+from ..sessions import CheckoutSession
+from ..state import get_state
+
+__all__ = ["session_route", "current_session", "CSRFError", "SessionNotFound", "CSRF_FIELD",
+           "CSRF_HEADER", "SESSION_HEADER", "init"]
+
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "X-Checkout-CSRF"
+SESSION_HEADER = "X-Checkout-Session"
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+class SessionNotFound(NotFound):
+    """The session id is unknown or the session has expired (a friendly 404 page)."""
+
+    description = "session-not-found"
+
+
+class CSRFError(BadRequest):
+    """A POST without the session's anti-forgery token (a friendly 400 page)."""
+
+    description = "csrf"
+
+
+def current_session() -> CheckoutSession | None:
+    """The session of this request, once :func:`session_route` has found it."""
+    return g.get("checkout_session")
+
+
+def load_session(session_id: str) -> CheckoutSession:
+    """Find the session for ``session_id``, put it at ``g.checkout_session``, or 404."""
+    session = get_state().sessions.get(session_id)
+    if session is None or session.expired:
+        raise SessionNotFound()
+    g.checkout_session = session
+    # The locale may already have been chosen (e.g. by a before_request); choose again with
+    # the session's own ``locale`` claim.
+    i18n.set_session_locale()
+    return session
+
+
+def check_csrf(session: CheckoutSession) -> None:
+    """Refuse a state-changing request that does not carry this session's token."""
+    if request.method not in UNSAFE_METHODS:
+        return
+    sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD) or ""
+    if not hmac.compare_digest(sent.encode(), session.csrf_token.encode()):
+        raise CSRFError()
+
+
+def session_route(view: View) -> View:
+    """Decorate a view of ``/s/<session_id>/...``: it is called as ``view(session, **kwargs)``.
+
+    ``session_id`` is taken out of the URL arguments and replaced by the loaded
+    :class:`~checkout.sessions.CheckoutSession` (also at ``g.checkout_session``). Unknown or
+    expired sessions get the friendly 404 page; a POST without the anti-forgery token gets the
+    friendly 400 page. Neither reaches the view.
+    """
+
+    @wraps(view)
+    def wrapper(session_id: str, **kwargs: Any) -> Any:
+        session = load_session(session_id)
+        check_csrf(session)
+        return view(session, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def template_context() -> dict[str, Any]:
+    """What ``base.html`` and every page need: the session, its tokens, the event target."""
+    session = current_session()
+    return {
+        "checkout_session": session,
+        "csrf_token": session.csrf_token if session is not None else None,
+        "csrf_field": CSRF_FIELD,
+        "parent_event_origin": event_target_origin(session),
+        "checkout_locale": get_locale(),
+    }
+
+
+def init(bp: Blueprint) -> None:
+    bp.before_request(i18n.use_checkout_domain)
+    bp.context_processor(template_context)

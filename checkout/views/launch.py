@@ -1,0 +1,80 @@
+"""Opening a checkout session: ``/launch`` with a signed token, or ``/onramp`` and ``/offramp`` unsigned.
+
+All three create the server-side session and send the browser (303) to the session's own page,
+``/s/<session_id>/``, so the token never stays in the address bar or in the browser's history, and
+reloading the page does not present it again.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, current_app, redirect, request, url_for
+from flask_babel import gettext
+
+from ..errors import LaunchTokenError
+from ..htmx import render
+from ..launch import MALFORMED, session_claims, verify_token
+from ..state import get_state
+from .pages import render_error
+
+# The off-ramp pages come with a later issue; until then /offramp explains that honestly.
+OFFRAMP_AVAILABLE = False
+
+
+def _to_session(session_id: str) -> Response:
+    return redirect(url_for("checkout.flow", session_id=session_id), code=303)
+
+
+def launch() -> Response:
+    """Open (or reopen) the session of a signed launch token and go to its page."""
+    token = request.args.get("token", "")
+    try:
+        if not token:
+            raise LaunchTokenError(MALFORMED)
+        claims = verify_token(current_app, token)
+    except LaunchTokenError as exc:
+        # No retry link: the same token would fail the same way; the shop must make a new one.
+        return render_error(400, str(exc.args[0]), title=gettext("This checkout link cannot be used"),
+                            use_default_retry=False)
+    if claims["flow"] == "offramp" and not OFFRAMP_AVAILABLE:
+        return offramp_unavailable()
+    kept, locked = session_claims(claims)
+    session = get_state().sessions.create(claims["flow"], claims=kept, locked=locked,
+                                          jti=claims["jti"])
+    return _to_session(session.id)
+
+
+def onramp() -> Response:
+    """Start an unsigned on-ramp session: the user chooses everything, nothing is locked."""
+    session = get_state().sessions.create("onramp", claims=_unsigned_claims(), locked=[])
+    return _to_session(session.id)
+
+
+def offramp() -> Response:
+    """Start an unsigned off-ramp session (not available yet: an honest page says so)."""
+    if not OFFRAMP_AVAILABLE:
+        return offramp_unavailable()
+    session = get_state().sessions.create("offramp", claims=_unsigned_claims(), locked=[])
+    return _to_session(session.id)
+
+
+def _unsigned_claims() -> dict[str, str]:
+    # Only the language may come from the query string of an unsigned start: anything else could
+    # be planted by a third party's link, and unsigned sessions have no prefill.
+    locale = request.args.get("locale")
+    return {"locale": locale} if locale and len(locale) <= 35 else {}
+
+
+def offramp_unavailable() -> Response:
+    return render("checkout/offramp_unavailable.html")
+
+
+def not_found(unknown: str) -> Response:
+    """Any other path under the prefix: the friendly 404 page rather than the host's."""
+    abort(404)
+
+
+def init(bp: Blueprint) -> None:
+    bp.add_url_rule("/launch", view_func=launch, methods=["GET"])
+    bp.add_url_rule("/onramp", view_func=onramp, methods=["GET"])
+    bp.add_url_rule("/offramp", view_func=offramp, methods=["GET"])
+    # Routing failures have no blueprint, so the blueprint's 404 page would not apply to them.
+    bp.add_url_rule("/<path:unknown>", view_func=not_found, methods=["GET"])

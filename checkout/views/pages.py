@@ -1,0 +1,101 @@
+"""Error pages in the checkout's chrome: never a traceback, never a blank iframe.
+
+A full page for normal requests, with the real status code. For htmx requests, a small error box
+with a retry button and status 200, because htmx 2 swaps nothing on 4xx/5xx and the user would be
+left looking at a page that silently did nothing.
+"""
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Response, g, request, url_for
+from flask_babel import gettext
+from werkzeug.exceptions import HTTPException
+
+from ..errors import UpstreamError
+from ..htmx import is_htmx, render
+from .context import CSRFError, SessionNotFound
+
+log = logging.getLogger(__name__)
+
+
+def _same_origin(url: str | None) -> str | None:
+    """``url`` if it is on our own origin (the page htmx was on), else None."""
+    if not url:
+        return None
+    parts, ours = urlsplit(url), urlsplit(request.host_url)
+    if (parts.scheme, parts.netloc) != (ours.scheme, ours.netloc):
+        return None
+    return url
+
+
+def default_retry_url() -> str | None:
+    """Where "Try again" goes: the page the user was on, else the session's page."""
+    if is_htmx():
+        current = _same_origin(request.headers.get("HX-Current-URL"))
+        if current:
+            return current
+    session = g.get("checkout_session")
+    if session is not None:
+        return url_for("checkout.flow", session_id=session.id)
+    if request.method == "GET" and request.endpoint not in (None, "checkout.not_found"):
+        return request.full_path.rstrip("?")
+    return None
+
+
+def render_error(status: int, message: str, *, title: str | None = None,
+                 retry_url: str | None = None, use_default_retry: bool = True) -> Response:
+    """The friendly error page (or, for htmx, the error box) with ``message``."""
+    if retry_url is None and use_default_retry:
+        retry_url = default_retry_url()
+    context = {"error_status": status, "title": title or gettext("Something went wrong"),
+               "message": message, "retry_url": retry_url}
+    return render("checkout/error.html", "checkout/_error_box.html",
+                  status=200 if is_htmx() else status, **context)
+
+
+def handle_http_error(exc: HTTPException) -> Response:
+    status = exc.code or 500
+    if isinstance(exc, SessionNotFound):
+        return render_error(404, gettext(
+            "This checkout was not found or has expired. Please go back to the shop and start "
+            "again."), title=gettext("Checkout not found"), use_default_retry=False)
+    if isinstance(exc, CSRFError):
+        return render_error(400, gettext(
+            "We could not verify that this request came from this checkout page. Please "
+            "reload the page and try again."), title=gettext("Please try again"))
+    if status == 404:
+        return render_error(404, gettext("There is no page at this address."),
+                            title=gettext("Page not found"), use_default_retry=False)
+    if status == 405:
+        return render_error(405, gettext("This page cannot be used this way."),
+                            title=gettext("Please try again"))
+    if status < 500:
+        return render_error(status, gettext("Your request could not be understood."),
+                            title=gettext("Please try again"))
+    return handle_server_error(exc)
+
+
+def handle_upstream_error(exc: UpstreamError) -> Response:
+    # repr() of our upstream errors carries no credential (see checkout.errors).
+    log.warning("upstream error on %s %s: %r", request.method, request.path, exc)
+    if exc.retryable:
+        message = gettext("Our payment partner is not answering right now. Please try again in "
+                          "a moment.")
+    else:
+        message = gettext("Our payment partner could not handle this request. Please try again, "
+                          "or go back to the shop.")
+    return render_error(502, message, title=gettext("Please try again"))
+
+
+def handle_server_error(exc: BaseException) -> Response:
+    original = getattr(exc, "original_exception", None) or exc
+    log.error("checkout error on %s %s", request.method, request.path, exc_info=original)
+    return render_error(500, gettext("Something went wrong on our side. Please try again."))
+
+
+def init(bp: Blueprint) -> None:
+    bp.register_error_handler(HTTPException, handle_http_error)
+    bp.register_error_handler(UpstreamError, handle_upstream_error)
+    bp.register_error_handler(500, handle_server_error)

@@ -1,0 +1,186 @@
+/* checkout.js: the few things the checkout's pages do in the browser. No dependencies, no eval.
+ *
+ * - Posts events to the parent page ({source: "checkout", version: 1, type, sessionId, ...}) with
+ *   targetOrigin = the exact origin in <meta name="checkout-parent-origin">, never "*". Without that
+ *   meta (or when not framed) nothing is posted.
+ * - "ready" once, "resize" with the document height whenever it changes.
+ * - Elements [data-checkout-event] (rendered by the parent_event macro) become events, on load and
+ *   after every htmx swap, each once per data-event-key (in this page and, when available, in
+ *   sessionStorage, so a reload does not repeat "order-created").
+ * - [data-copy] buttons copy their text; [data-checkout-close] posts "closed" before the link
+ *   navigates; [data-leave-frame] buttons open their data-href in the top window on click.
+ */
+(function () {
+  "use strict";
+
+  var VERSION = 1;
+  var STORAGE_PREFIX = "checkout-event:";
+
+  function meta(name) {
+    var el = document.querySelector('meta[name="' + name + '"]');
+    return el ? el.getAttribute("content") : null;
+  }
+
+  var parentOrigin = meta("checkout-parent-origin");
+  var sessionId = meta("checkout-session");
+  var framed = window.parent && window.parent !== window;
+  var posted = {};
+
+  function post(type, extra) {
+    if (!framed || !parentOrigin) return;
+    var message = { source: "checkout", version: VERSION, type: type, sessionId: sessionId };
+    if (extra) {
+      for (var key in extra) {
+        if (Object.prototype.hasOwnProperty.call(extra, key)) message[key] = extra[key];
+      }
+    }
+    try {
+      window.parent.postMessage(message, parentOrigin);
+    } catch (err) {
+      // A malformed origin in the meta would throw; the page must keep working regardless.
+    }
+  }
+
+  function storage() {
+    try {
+      return window.sessionStorage;
+    } catch (err) {
+      return null; // storage blocked in this third-party context
+    }
+  }
+
+  function seen(key) {
+    if (posted[key]) return true;
+    var store = storage();
+    try {
+      return !!(store && store.getItem(STORAGE_PREFIX + key));
+    } catch (err) {
+      return false;
+    }
+  }
+
+  function remember(key) {
+    posted[key] = true;
+    var store = storage();
+    try {
+      if (store) store.setItem(STORAGE_PREFIX + key, "1");
+    } catch (err) {
+      // Quota or privacy mode: the in-page record still prevents repeats on this page.
+    }
+  }
+
+  function postPageEvents(root) {
+    var nodes = (root || document).querySelectorAll("[data-checkout-event]");
+    for (var i = 0; i < nodes.length; i++) {
+      var node = nodes[i];
+      var type = node.getAttribute("data-checkout-event");
+      var key = (sessionId || "") + ":" + (node.getAttribute("data-event-key") || type);
+      if (seen(key)) continue;
+      var extra = {};
+      var order = node.getAttribute("data-order");
+      if (order) {
+        try {
+          extra.order = JSON.parse(order);
+        } catch (err) {
+          extra.order = null;
+        }
+      }
+      remember(key);
+      post(type, extra);
+    }
+  }
+
+  var lastHeight = 0;
+  function reportHeight() {
+    var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== lastHeight) {
+      lastHeight = height;
+      post("resize", { height: height });
+    }
+  }
+
+  function announce(text) {
+    var region = document.getElementById("checkout-announcer");
+    if (region) region.textContent = text;
+  }
+
+  function copyWithSelection(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "checkout-offscreen";
+    document.body.appendChild(area);
+    area.select();
+    var ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch (err) {
+      ok = false;
+    }
+    document.body.removeChild(area);
+    return ok;
+  }
+
+  function copy(button) {
+    var text = button.getAttribute("data-copy") || "";
+    var label = button.textContent;
+    var done = function () {
+      var copied = button.getAttribute("data-copied-label") || "Copied";
+      button.textContent = copied;
+      announce(copied);
+      window.setTimeout(function () { button.textContent = label; }, 2000);
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, function () {
+        if (copyWithSelection(text)) done();
+      });
+    } else if (copyWithSelection(text)) {
+      done();
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    var copyButton = target.closest("[data-copy]");
+    if (copyButton) {
+      event.preventDefault();
+      copy(copyButton);
+      return;
+    }
+    var closer = target.closest("[data-checkout-close]");
+    if (closer) post("closed");
+    var leave = target.closest("[data-leave-frame]");
+    if (leave && leave.tagName !== "A") {
+      // A link with target="_top" leaves by itself; a button needs the click's user activation,
+      // which lets a cross-origin frame navigate the top window.
+      var href = leave.getAttribute("data-href");
+      if (href) {
+        event.preventDefault();
+        window.open(href, "_top");
+      }
+    }
+  });
+
+  function start() {
+    post("ready");
+    reportHeight();
+    if (window.ResizeObserver) {
+      new ResizeObserver(reportHeight).observe(document.documentElement);
+    } else {
+      window.addEventListener("resize", reportHeight);
+    }
+    postPageEvents(document);
+    document.body.addEventListener("htmx:afterSettle", function () {
+      // The whole page: a swap may have replaced the very element htmx reports as its target.
+      postPageEvents(document);
+      reportHeight();
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
