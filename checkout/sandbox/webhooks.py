@@ -114,7 +114,7 @@ class Delivery:
     attempts: tuple[Attempt, ...] = ()
     state: str = PENDING
     redelivery_of: str | None = None
-    _finished: threading.Event = field(default_factory=threading.Event, repr=False)
+    _finished: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
 
     @property
     def done(self) -> bool:
