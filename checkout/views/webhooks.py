@@ -1,0 +1,102 @@
+"""``POST /webhooks``: the upstream's webhook receiver (spec 6).
+
+Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhooks`).
+
+* a missing, malformed or wrong signature: 401, nothing stored, nothing signalled;
+* signed but not an event of spec 6.2: stored for inspection, 400;
+* stored: 200 ``{received: true, duplicate}``; a duplicate body is recorded and changes nothing;
+* the database cannot take it: 503, so the sender retries; nothing unstored is ever acknowledged;
+* never a redirect: the rule matches with or without a trailing slash, and the receiver answers
+  before the host site's ``before_request`` hooks (an https redirect, a login wall or an
+  anti-forgery check there cannot turn a delivery into a redirect or a 403). The view also
+  carries ``csrf_exempt = True`` for checks that look for it.
+"""
+from __future__ import annotations
+
+import logging
+
+from flask import Blueprint, Flask, current_app, jsonify, request
+from flask.blueprints import BlueprintSetupState
+from sqlalchemy.exc import SQLAlchemyError
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from ..errors import WebhookSignatureError
+from ..state import get_state
+from ..webhooks import DEFAULTS, Dispatcher
+from ..webhooks.dispatcher import EXTENSION_KEY
+from ..webhooks.events import verify_delivery
+from ..webhooks.processing import parse_or_reason, record_delivery
+
+log = logging.getLogger(__name__)
+
+
+def receive_webhook():
+    """Verify, store and acknowledge one upstream webhook; processing follows the answer."""
+    app = current_app._get_current_object()
+    limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
+    if request.content_length is not None and request.content_length > limit:
+        return _answer(413, error=f"body larger than {limit} bytes")
+    request.max_content_length = limit
+    try:
+        body = request.get_data(cache=False, as_text=False)
+    except RequestEntityTooLarge:
+        return _answer(413, error=f"body larger than {limit} bytes")
+
+    try:
+        verify_delivery(body, request.headers.get("x-signature"),
+                        app.config["CHECKOUT_WEBHOOK_SECRET"],
+                        app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"])
+    except WebhookSignatureError as exc:
+        log.warning("webhook refused from %s: %s", request.remote_addr, exc)
+        return _answer(401, error=str(exc))
+
+    parsed, reason = parse_or_reason(body)
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    try:
+        receipt = record_delivery(get_state().engine, body, headers, parsed, reason)
+    except SQLAlchemyError:
+        log.exception("webhook not stored: database unavailable; answering 503 for a retry")
+        response = _answer(503, error="storage unavailable, retry later")
+        response.headers["Retry-After"] = "1"
+        return response
+
+    if parsed is None:
+        return _answer(400, error=reason, id=receipt.event_id, duplicate=receipt.duplicate)
+    dispatcher = app.extensions.get(EXTENSION_KEY)
+    if dispatcher is not None:
+        dispatcher.notify()
+    return _answer(200, received=True, duplicate=receipt.duplicate, id=receipt.event_id)
+
+
+receive_webhook.csrf_exempt = True  # type: ignore[attr-defined]
+
+
+def _answer(status: int, **body):
+    response = jsonify(body)
+    response.status_code = status
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _answer_before_host_hooks():
+    # Registered first among the app's before_request functions: for the webhook rule it answers
+    # here, so no host hook (https redirect, login, CSRF) runs for the upstream's deliveries.
+    if request.url_rule is not None and \
+            current_app.view_functions.get(request.endpoint) is receive_webhook:
+        return receive_webhook()
+    return None
+
+
+def _setup(state: BlueprintSetupState) -> None:
+    app: Flask = state.app
+    for key, value in DEFAULTS.items():
+        app.config.setdefault(key, value)
+    app.extensions[EXTENSION_KEY] = Dispatcher(app)
+    app.before_request_funcs.setdefault(None, []).insert(0, _answer_before_host_hooks)
+
+
+def init(bp: Blueprint) -> None:
+    # strict_slashes=False: "/webhooks/" is the same rule, never a redirect to "/webhooks".
+    bp.add_url_rule("/webhooks", endpoint="webhooks", view_func=receive_webhook,
+                    methods=["POST"], strict_slashes=False, merge_slashes=False)
+    bp.record_once(_setup)

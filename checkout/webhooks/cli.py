@@ -1,0 +1,82 @@
+"""``flask checkout webhooks list | show ID | replay ID``. Prints no secret: the webhook secret is
+never stored, and x-signature (derived from the body) is not one."""
+from __future__ import annotations
+
+import json
+
+import click
+from flask import current_app
+from flask.cli import AppGroup
+
+from .admin import EventRecord, find_event, recent_events, replay
+
+webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay.")
+
+
+@webhooks_cli.command("list")
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+def list_command(limit: int) -> None:
+    """Recent events, newest first."""
+    events = recent_events(current_app._get_current_object(), limit)
+    if not events:
+        click.echo("no webhook events stored")
+        return
+    click.echo(f"{'ID':>7}  {'RECEIVED (UTC)':<19}  {'TYPE':<20}  {'ORDER':<26}  "
+               f"{'STATUS':<19}  {'STATE':<9}  {'OUTCOME':<9}  DUPLICATES")
+    for e in events:
+        click.echo(f"{e.id:>7}  {e.received_at:%Y-%m-%d %H:%M:%S}  {_cut(e.event_type, 20):<20}  "
+                   f"{_cut(e.order_id, 26):<26}  {_cut(e.status, 19):<19}  {e.state:<9}  "
+                   f"{_cut(e.outcome, 9):<9}  {e.duplicates}")
+
+
+@webhooks_cli.command("show")
+@click.argument("event_id", type=int)
+def show_command(event_id: int) -> None:
+    """One event: headers, body (pretty JSON) and what processing did."""
+    event = find_event(current_app._get_current_object(), event_id)
+    if event is None:
+        raise click.ClickException(f"no webhook event {event_id}")
+    _print_event(event)
+
+
+@webhooks_cli.command("replay")
+@click.argument("event_id", type=int)
+def replay_command(event_id: int) -> None:
+    """Process a stored event again through the same idempotent path."""
+    try:
+        done = replay(current_app._get_current_object(), event_id)
+    except KeyError:
+        raise click.ClickException(f"no webhook event {event_id}") from None
+    click.echo(f"replayed event {event_id}: {done.events} event(s) processed, "
+               f"{done.signals} signal(s) sent")
+    _print_event(find_event(current_app._get_current_object(), event_id))
+
+
+def _print_event(event: EventRecord) -> None:
+    click.echo(f"event {event.id}: {event.event_type or '(not an event)'}")
+    click.echo(f"  received    {event.received_at.isoformat()}  (last seen "
+               f"{event.last_seen_at.isoformat()}, {event.duplicates} duplicate(s))")
+    if event.order_id:
+        updated = event.updated_at.isoformat() if event.updated_at else "-"
+        click.echo(f"  order       {event.order_id}  status {event.status}  updatedAt {updated}")
+    click.echo(f"  processing  {event.state}"
+               + (f" ({event.outcome})" if event.outcome else "")
+               + f", {event.attempts} attempt(s)")
+    if event.error:
+        click.echo(f"  error       {event.error}")
+    click.echo("headers:")
+    for name, value in sorted(event.headers.items()):
+        click.echo(f"  {name}: {value}")
+    click.echo("signals:")
+    for owed in event.signals or [{"signal": "none"}]:
+        click.echo("  " + ", ".join(f"{k}={v}" for k, v in owed.items() if v is not None))
+    click.echo("body:")
+    try:
+        click.echo(json.dumps(json.loads(event.body), indent=2, ensure_ascii=False))
+    except ValueError:
+        click.echo(event.body.decode("utf-8", errors="replace"))
+
+
+def _cut(text: str | None, width: int) -> str:
+    text = text or "-"
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,113 @@
+"""Sending the owed signals to merchant code, after commit and after the acknowledgement.
+
+Every owed signal is a row (``checkout_signal_log`` for ``order_status_changed``,
+``checkout_signal_outbox`` for the others), dispatched in creation order:
+
+1. claim: a conditional UPDATE pending -> dispatching, committed before any merchant code runs, so
+   two workers never both send it;
+2. send with the Flask app as sender, inside an app context;
+3. mark dispatched, or failed with the receiver's error (logged; ``flask checkout webhooks replay``
+   sends it again).
+
+Trade-off: the decision to send is exactly-once (a UNIQUE constraint, in the same transaction as
+the status move); the call into merchant code is exactly-once while the process lives. If the
+process dies between the claim and the mark, the row is claimed again after
+``CHECKOUT_SIGNAL_LEASE`` seconds: delivery is at-least-once across crashes, never lost. Receivers
+that move money should therefore be idempotent on (order_id, status).
+"""
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+from typing import Any
+
+from blinker import NamedSignal
+from flask import Flask
+from sqlalchemy import Table, and_, or_, select, update
+from sqlalchemy.engine import Engine
+
+from .. import signals
+from .store import (DISPATCHED, DISPATCHING, PENDING, SIGNAL_FAILED, events_table, outbox_table,
+                    signal_log_table, utcnow)
+
+log = logging.getLogger(__name__)
+
+OUTBOX_SIGNALS: dict[str, NamedSignal] = {
+    "webhook_received": signals.webhook_received,
+    "kyc_event": signals.kyc_event,
+    "auth_event": signals.auth_event,
+}
+
+
+def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000) -> int:
+    """Send owed signals, oldest first; return how many were sent (failed ones included)."""
+    lease = timedelta(seconds=float(app.config.get("CHECKOUT_SIGNAL_LEASE", 300)))
+    sent = 0
+    # webhook_received first: for one delivery it was owed before the status move was.
+    for table in (outbox_table, signal_log_table):
+        while sent < limit:
+            batch = _due_ids(engine, table, lease, min(200, limit - sent))
+            if not batch:
+                break
+            for row_id in batch:
+                if _claim(engine, table, row_id, lease):
+                    _send(app, engine, table, row_id)
+                    sent += 1
+    return sent
+
+
+def _due(table: Table, lease: timedelta) -> Any:
+    stale = utcnow() - lease
+    return or_(table.c.state == PENDING,
+               and_(table.c.state == DISPATCHING, table.c.claimed_at < stale))
+
+
+def _due_ids(engine: Engine, table: Table, lease: timedelta, limit: int) -> list[int]:
+    with engine.connect() as conn:
+        return list(conn.execute(select(table.c.id).where(_due(table, lease))
+                                 .order_by(table.c.id).limit(limit)).scalars())
+
+
+def _claim(engine: Engine, table: Table, row_id: int, lease: timedelta) -> bool:
+    with engine.begin() as conn:
+        claimed = conn.execute(
+            update(table).where(table.c.id == row_id, _due(table, lease))
+            .values(state=DISPATCHING, claimed_at=utcnow(), attempts=table.c.attempts + 1)
+        ).rowcount
+    return claimed == 1
+
+
+def _send(app: Flask, engine: Engine, table: Table, row_id: int) -> None:
+    with engine.connect() as conn:
+        row = conn.execute(select(table).where(table.c.id == row_id)).first()
+        body = None
+        if row.event_id is not None:
+            body = conn.execute(select(events_table.c.body)
+                                .where(events_table.c.id == row.event_id)).scalar_one()
+    event = json.loads(body) if body is not None else None
+    try:
+        with app.app_context():
+            if table is signal_log_table:
+                signals.order_status_changed.send(
+                    app, order_id=row.order_id, status=row.status,
+                    previous_status=row.previous_status, flow=row.flow,
+                    order_params=row.order_params, event=event)
+            else:
+                OUTBOX_SIGNALS[row.signal].send(app, event=event)
+    except Exception as exc:  # noqa: BLE001 - merchant code: record it, never lose the row
+        log.exception("a receiver of %s failed (row %s)", _name(table, row), row_id)
+        _finish(engine, table, row_id, SIGNAL_FAILED, f"{type(exc).__name__}: {exc}"[:2000])
+        return
+    _finish(engine, table, row_id, DISPATCHED, None)
+
+
+def _finish(engine: Engine, table: Table, row_id: int, state: str, error: str | None) -> None:
+    with engine.begin() as conn:
+        conn.execute(update(table).where(table.c.id == row_id)
+                     .values(state=state, error=error,
+                             dispatched_at=utcnow() if state == DISPATCHED else None))
+
+
+def _name(table: Table, row: Any) -> str:
+    return "order_status_changed" if table is signal_log_table else row.signal

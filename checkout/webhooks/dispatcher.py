@@ -1,0 +1,128 @@
+"""The per-process worker that acts on stored webhooks after they were acknowledged.
+
+One daemon thread per process and app, started lazily (first webhook or first request, and again
+after a fork, so each gunicorn worker has its own). It wakes when a delivery is stored and every
+``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds, so events stored by a process that died before
+processing them are picked up by another: claims are in the database, not in this process.
+
+:func:`process_pending` does one round synchronously (tests, the CLI, or a cron job when
+``CHECKOUT_WEBHOOK_BACKGROUND`` is False).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+
+from flask import Flask
+
+from .dispatch import dispatch_signals
+from .fetch import fetch_due_orders
+from .processing import process_stored_events
+
+log = logging.getLogger(__name__)
+
+EXTENSION_KEY = "checkout_webhooks"
+
+
+@dataclass(frozen=True)
+class Round:
+    """What one round of :func:`process_pending` did."""
+
+    events: int
+    signals: int
+    fetches: int
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.events or self.signals or self.fetches)
+
+
+def process_pending(app: Flask, *, fetch: bool | None = None) -> Round:
+    """Process stored events, send owed signals, fetch due full orders; once, in this thread."""
+    app = real_app(app)
+    engine = app.extensions["checkout"].engine
+    if fetch is None:
+        fetch = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
+    events = process_stored_events(app, engine)
+    signals = dispatch_signals(app, engine)
+    fetches = 0
+    if fetch:
+        fetches = fetch_due_orders(app, engine)
+        if fetches:
+            signals += dispatch_signals(app, engine)   # a fetch may have seen a new status
+    return Round(events, signals, fetches)
+
+
+class Dispatcher:
+    """The background thread of one app in one process."""
+
+    def __init__(self, app: Flask) -> None:
+        self._app = app
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self._app.config.get("CHECKOUT_WEBHOOK_BACKGROUND", True))
+
+    def notify(self) -> None:
+        """Something was stored: process it soon (starting the thread if needed)."""
+        if self.ensure_running():
+            self._wake.set()
+
+    def ensure_running(self) -> bool:
+        if not self.enabled:
+            return False
+        if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
+            return True
+        with self._lock:
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                # After a fork the parent's thread does not exist here: start our own.
+                self._stop.clear()
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name=f"checkout-webhooks-{self._pid}")
+                self._thread.start()
+        return True
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        interval = float(self._app.config.get("CHECKOUT_WEBHOOK_SWEEP_INTERVAL", 5.0))
+        busy = True   # the start-up sweep: events a dead process left behind
+        while not self._stop.is_set():
+            if not busy:
+                self._wake.wait(interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                break
+            try:
+                busy = process_pending(self._app).busy
+            except Exception:  # noqa: BLE001 - the database may be down; try again later
+                log.exception("webhook dispatcher round failed")
+                busy = False
+
+
+def real_app(app: Flask) -> Flask:
+    """The app itself, not ``current_app``'s proxy: blinker matches senders by identity."""
+    unwrap = getattr(app, "_get_current_object", None)
+    return unwrap() if unwrap is not None else app
+
+
+def get_dispatcher(app: Flask) -> Dispatcher | None:
+    return app.extensions.get(EXTENSION_KEY)
+
+
+def notify(app: Flask) -> None:
+    dispatcher = get_dispatcher(app)
+    if dispatcher is not None:
+        dispatcher.notify()

@@ -1,0 +1,78 @@
+"""The full-order fetch, outside the acknowledgement path.
+
+A webhook is a summary (no fees, no transfer instructions); every applied status move of an on-ramp
+or off-ramp order sets ``fetch_due_at`` and bumps ``fetch_seq``. The dispatcher then claims due
+orders (a conditional UPDATE that pushes ``fetch_due_at`` a lease ahead, so one worker asks), calls
+the upstream's get-order endpoint through :func:`checkout.order_status.fetch_and_store`, and on a
+retryable failure tries again after 1, 2, 4 ... seconds (at most ``MAX_BACKOFF``), up to
+``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS`` times. A 4xx is not retried.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from flask import Flask
+from sqlalchemy import select, update
+from sqlalchemy.engine import Engine
+
+from ..errors import UpstreamError
+from .store import orders_table, utcnow
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(seconds=120)          # longer than the client's own timeouts and retries
+MAX_BACKOFF = 300.0
+
+
+def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
+    """Fetch the full orders that are due; return how many fetches were attempted."""
+    from ..order_status import fetch_and_store
+
+    max_attempts = int(app.config.get("CHECKOUT_WEBHOOK_FETCH_ATTEMPTS", 8))
+    c = orders_table.c
+    now = utcnow()
+    with engine.connect() as conn:
+        due = conn.execute(select(c.order_id, c.flow, c.fetch_seq)
+                           .where(c.fetch_due_at.is_not(None), c.fetch_due_at <= now)
+                           .order_by(c.fetch_due_at).limit(limit)).all()
+    attempted = 0
+    for order_id, flow, seq in due:
+        with engine.begin() as conn:
+            claimed = conn.execute(
+                update(orders_table)
+                .where(c.order_id == order_id, c.fetch_due_at.is_not(None), c.fetch_due_at <= now)
+                .values(fetch_due_at=utcnow() + LEASE, fetch_attempts=c.fetch_attempts + 1)
+            ).rowcount
+        if claimed != 1:
+            continue
+        attempted += 1
+        try:
+            fetch_and_store(app, order_id, flow)
+        except UpstreamError as exc:
+            _failed(engine, order_id, seq, exc, max_attempts)
+            continue
+        except Exception as exc:  # noqa: BLE001 - never let one order stop the worker
+            log.exception("full-order fetch of %s crashed", order_id)
+            _failed(engine, order_id, seq, exc, max_attempts)
+            continue
+        with engine.begin() as conn:
+            # Done, unless a newer status move asked for another fetch meanwhile.
+            conn.execute(update(orders_table)
+                         .where(c.order_id == order_id, c.fetch_seq == seq)
+                         .values(fetch_due_at=None, fetch_attempts=0, fetch_error=None))
+    return attempted
+
+
+def _failed(engine: Engine, order_id: str, seq: int, exc: Exception, max_attempts: int) -> None:
+    c = orders_table.c
+    with engine.begin() as conn:
+        attempts = conn.execute(select(c.fetch_attempts).where(c.order_id == order_id)).scalar()
+        retry = bool(getattr(exc, "retryable", False)) and (attempts or 0) < max_attempts
+        wait = min(2.0 ** max((attempts or 1) - 1, 0), MAX_BACKOFF)
+        log.warning("full-order fetch of %s failed (attempt %s%s): %r", order_id, attempts,
+                    f", retry in {wait:g} s" if retry else ", giving up", exc)
+        conn.execute(update(orders_table)
+                     .where(c.order_id == order_id, c.fetch_seq == seq)
+                     .values(fetch_due_at=utcnow() + timedelta(seconds=wait) if retry else None,
+                             fetch_error=f"{type(exc).__name__}: {exc}"[:2000]))
