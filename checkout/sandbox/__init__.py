@@ -1,0 +1,145 @@
+"""The sandbox upstream: a stateful, strict simulation of the exchange service, as a Flask app.
+
+::
+
+    from checkout.sandbox import create_app
+    app = create_app({"SANDBOX_TIME_SCALE": 0.001})     # or: flask --app checkout.sandbox run
+
+Every path of the upstream spec answers under ``/api/...``; the sandbox's own pages live under
+``/sandbox/...``. Configuration keys (defaults in :data:`DEFAULTS`): ``SANDBOX_CLIENT_ID``,
+``SANDBOX_CLIENT_SECRET``, ``SANDBOX_WEBHOOK_SECRET``, ``SANDBOX_WEBHOOK_URL``,
+``SANDBOX_WEBHOOK_ALLOW_LOOPBACK``, ``SANDBOX_WEBHOOK_EVENTS``, ``SANDBOX_TIME_SCALE``,
+``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``. When started by ``flask`` (no config given), each
+key may also come from an environment variable of the same name (JSON values, or plain text).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Any
+
+from flask import Flask, Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+from .. import config as checkout_config
+from ..paths import TEMPLATES
+from .clock import Clock, Scheduler
+from .orders import OUTCOMES
+from .state import SandboxState
+from .validation import ApiError
+from .webhooks import WebhookSender
+
+__all__ = ["create_app", "DEFAULTS"]
+
+log = logging.getLogger(__name__)
+
+DEFAULTS: dict[str, Any] = {
+    "SANDBOX_CLIENT_ID": checkout_config.SANDBOX_CLIENT_ID,
+    "SANDBOX_CLIENT_SECRET": None,
+    "SANDBOX_WEBHOOK_SECRET": checkout_config.SANDBOX_WEBHOOK_SECRET,
+    "SANDBOX_WEBHOOK_URL": None,
+    "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": False,
+    "SANDBOX_WEBHOOK_EVENTS": ["order"],
+    "SANDBOX_TIME_SCALE": 1.0,
+    "SANDBOX_USER_ENDPOINTS": False,
+    "SANDBOX_OUTCOME": None,
+}
+WEBHOOK_EVENT_KINDS = ("order", "auth", "kyc")
+
+
+def _from_environment() -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key in DEFAULTS:
+        raw = os.environ.get(key)
+        if raw is None:
+            continue
+        try:
+            found[key] = json.loads(raw)
+        except ValueError:
+            found[key] = raw            # plain text such as a client id or a URL
+    return found
+
+
+def _check_config(app: Flask) -> None:
+    cfg = app.config
+    if not cfg["SANDBOX_CLIENT_ID"]:
+        raise ValueError("SANDBOX_CLIENT_ID must not be empty")
+    scale = cfg["SANDBOX_TIME_SCALE"]
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
+        raise ValueError("SANDBOX_TIME_SCALE must be a positive number")
+    events = cfg["SANDBOX_WEBHOOK_EVENTS"]
+    if isinstance(events, str) or not set(events) <= set(WEBHOOK_EVENT_KINDS):
+        raise ValueError(f"SANDBOX_WEBHOOK_EVENTS must be a list drawn from {WEBHOOK_EVENT_KINDS}")
+    outcome = cfg["SANDBOX_OUTCOME"]
+    if outcome is not None and outcome not in OUTCOMES:
+        raise ValueError(f"SANDBOX_OUTCOME must be one of {', '.join(OUTCOMES)}")
+
+
+def _register_error_handlers(app: Flask) -> None:
+    """Errors are JSON ``{message}`` (or the upstream's own body); never a traceback."""
+
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError) -> Response:
+        response = jsonify(error.body)
+        response.status_code = error.status
+        return response
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        response = error.get_response()     # keeps headers such as Allow on a 405
+        response.data = json.dumps({"message": error.description or error.name})
+        response.content_type = "application/json"
+        return response
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Response:
+        if isinstance(error, HTTPException):
+            return http_error(error)
+        log.exception("sandbox: unhandled error")
+        response = jsonify(message="Internal server error")
+        response.status_code = 500
+        return response
+
+
+def _register_blueprints(app: Flask) -> None:
+    from . import api_legacy, api_offramp, api_onramp, console_orders
+    from .console import console_bp
+
+    app.register_blueprint(api_onramp.bp)
+    app.register_blueprint(api_legacy.bp)
+    app.register_blueprint(api_offramp.bp)
+    try:  # INTEGRATION: helper A's modules, until they land
+        from . import api_util
+        app.register_blueprint(api_util.bp)
+    except ImportError:
+        pass
+    app.register_blueprint(console_orders.bp)
+    app.register_blueprint(console_bp)
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build a sandbox upstream app; ``config`` overrides :data:`DEFAULTS`."""
+    app = Flask(__name__, template_folder=str(TEMPLATES))
+    app.json.sort_keys = False          # keep fields in the spec's order, as the upstream sends them
+    app.config.update(DEFAULTS)
+    app.config.update(_from_environment() if config is None else config)
+    _check_config(app)
+
+    clock = Clock(float(app.config["SANDBOX_TIME_SCALE"]))
+    scheduler = Scheduler(clock)
+    sender = WebhookSender(app.config["SANDBOX_WEBHOOK_SECRET"], scheduler=scheduler,
+                           allow_loopback=bool(app.config["SANDBOX_WEBHOOK_ALLOW_LOOPBACK"]))
+    state = SandboxState(clock=clock, scheduler=scheduler, webhooks=sender,
+                         webhook_url=app.config["SANDBOX_WEBHOOK_URL"],
+                         webhook_events=frozenset(app.config["SANDBOX_WEBHOOK_EVENTS"]),
+                         user_endpoints=bool(app.config["SANDBOX_USER_ENDPOINTS"]))
+    state.orders.default_outcome = app.config["SANDBOX_OUTCOME"] or state.orders.default_outcome
+    app.extensions["sandbox"] = state
+
+    from . import auth
+
+    auth.init_app(app)
+    _register_error_handlers(app)
+    _register_blueprints(app)
+    return app

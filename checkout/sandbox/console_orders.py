@@ -1,0 +1,209 @@
+"""The sandbox's own order pages and actions (not part of the upstream API).
+
+HTML (plain forms, no script):
+- ``GET /sandbox/``: index of the sandbox: credentials' names, links, the magic values.
+- ``GET /sandbox/orders``: every order with its status and buttons to force an outcome or advance it.
+- ``GET /sandbox/orders/<id>``: one order (an on-ramp order's ``resumeUrl`` points here).
+- ``GET /sandbox/pay/<id>``: the payment page of ``redirect`` orders; ``POST`` it with
+  ``action=pay`` or ``action=cancel``, then the browser goes to the order's ``redirectUrl``.
+
+Actions (form posts answer 303 to the orders page; JSON posts answer the order as JSON):
+- ``POST /sandbox/orders/<id>/outcome`` ``{outcome}``: force the rest of the order's life.
+- ``POST /sandbox/orders/<id>/advance``: run the order's next timer now.
+- ``POST /sandbox/orders/<id>/reject``: an on-ramp buyer abandons the order (``swap_buyer_rejected``).
+- ``POST /sandbox/orders/<id>/deposit`` ``{hash?}``: an off-ramp user sends the crypto.
+- ``POST /sandbox/offramp/orders``: create a channel-based off-ramp order (the spec has no endpoint).
+
+JSON for tests and scripts: ``GET /sandbox/orders.json``, ``GET /sandbox/orders/<id>.json``.
+"""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+
+from . import orders as flow
+from . import transfer
+from .orders import OUTCOMES, Order
+from .shapes import WEBHOOK_STATUS
+from .state import current
+from .validation import InvalidRequest, check_transaction_hash
+
+bp = Blueprint("sandbox_orders", __name__)
+
+
+def _browser_post_allowed() -> bool:
+    """The console has no login: refuse form posts that another site's page made a browser send."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True         # not a cross-site browser post: scripts, tests, old browsers
+    return urlsplit(origin).netloc == request.host
+
+
+def _wants_json() -> bool:
+    return request.is_json or request.accept_mimetypes.best == "application/json"
+
+
+def order_summary(order: Order) -> dict[str, Any]:
+    """The sandbox's own view of an order: status, outcome, history and what is pending."""
+    pending = sorted((h.due_at, name) for name, h in order.timers.items() if h.pending)
+    summary: dict[str, Any] = {
+        "id": order.id, "family": order.family, "status": order.status,
+        "webhookStatus": WEBHOOK_STATUS[order.status], "outcome": order.outcome,
+        "createdAt": flow.iso(order.created_at), "updatedAt": flow.iso(order.updated_at),
+        "statusHistory": [dict(entry) for entry in order.history],
+        "pendingTimers": [{"name": name, "dueAt": flow.iso(due)} for due, name in pending],
+        "network": order.data.get("network"), "asset": order.data.get("asset"),
+        "countryIsoCode": order.data.get("countryIsoCode"),
+        "paymentChannel": order.data.get("paymentChannel") or order.data.get("offrampType"),
+        "orderParams": order.data.get("orderParams"),
+    }
+    if order.transfer is not None:
+        summary["transferType"] = order.transfer.type
+    return summary
+
+
+def _done(order: Order) -> ResponseReturnValue:
+    if _wants_json():
+        with current().orders.lock:
+            return order_summary(order)
+    return redirect(url_for(".orders_page", _anchor=order.id), code=303)
+
+
+def _guard() -> None:
+    if request.method == "POST" and not _browser_post_allowed():
+        abort(403, "sandbox actions only from the sandbox's own pages")
+
+
+bp.before_request(_guard)
+
+
+@bp.get("/sandbox/")
+def index() -> ResponseReturnValue:
+    """The sandbox's front page."""
+    return render_template("checkout/sandbox/index.html", outcomes=OUTCOMES,
+                           otp=transfer.SANDBOX_OTP)
+
+
+@bp.get("/sandbox/orders")
+def orders_page() -> ResponseReturnValue:
+    """Every order, newest first, with outcome and advance buttons."""
+    sandbox = current()
+    with sandbox.orders.lock:
+        rows = [order_summary(o) for o in sandbox.orders.all()]
+    return render_template("checkout/sandbox/orders.html", orders=rows, outcomes=OUTCOMES)
+
+
+@bp.get("/sandbox/orders.json")
+def orders_json() -> ResponseReturnValue:
+    """Every order as JSON, newest first."""
+    sandbox = current()
+    with sandbox.orders.lock:
+        return {"orders": [order_summary(o) for o in sandbox.orders.all()]}
+
+
+@bp.get("/sandbox/orders/<order_id>.json")
+def order_json(order_id: str) -> ResponseReturnValue:
+    """One order as JSON."""
+    store = current().orders
+    with store.lock:
+        return order_summary(store.get(order_id))
+
+
+@bp.get("/sandbox/orders/<order_id>")
+def resume(order_id: str) -> ResponseReturnValue:
+    """One order's page: where an on-ramp order's ``resumeUrl`` leads."""
+    store = current().orders
+    with store.lock:
+        order = store.get(order_id)
+        summary = order_summary(order)
+        instructions = transfer.instructions(store, order) if order.transfer else None
+    return render_template("checkout/sandbox/order.html", order=summary,
+                           instructions=instructions, outcomes=OUTCOMES)
+
+
+def _form_or_json() -> dict[str, Any]:
+    if request.is_json:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise InvalidRequest("the body must be a JSON object")
+        return data
+    return request.form.to_dict()
+
+
+@bp.post("/sandbox/orders/<order_id>/outcome")
+def set_outcome(order_id: str) -> ResponseReturnValue:
+    """Force how the rest of the order's life goes."""
+    outcome = _form_or_json().get("outcome")
+    if not isinstance(outcome, str):
+        raise InvalidRequest("outcome is required")
+    return _done(current().orders.set_outcome(order_id, outcome))
+
+
+@bp.post("/sandbox/orders/<order_id>/advance")
+def advance(order_id: str) -> ResponseReturnValue:
+    """Run the order's next timer now instead of waiting for it."""
+    return _done(current().orders.advance(order_id))
+
+
+@bp.post("/sandbox/orders/<order_id>/reject")
+def reject(order_id: str) -> ResponseReturnValue:
+    """The on-ramp buyer abandons the order before paying."""
+    store = current().orders
+    with store.lock:
+        order = store.get(order_id, "onramp")
+        flow.onramp_buyer_rejects(store, order)
+    return _done(order)
+
+
+@bp.post("/sandbox/orders/<order_id>/deposit")
+def deposit(order_id: str) -> ResponseReturnValue:
+    """The off-ramp user sends the crypto (a hash is made up when none is given)."""
+    tx_hash = _form_or_json().get("hash") or flow.fake_transaction_hash("POLYGON")
+    if not isinstance(tx_hash, str):
+        raise InvalidRequest("hash must be a string")
+    check_transaction_hash("hash", tx_hash)
+    store = current().orders
+    with store.lock:
+        order = store.get(order_id, "offramp")
+        flow.offramp_deposit_sent(store, order, tx_hash)
+    return _done(order)
+
+
+@bp.post("/sandbox/offramp/orders")
+def create_offramp_order() -> ResponseReturnValue:
+    """Create a channel-based off-ramp order from a ``quoteId`` (sandbox only; see api_offramp)."""
+    from .api_offramp import create_channel_order
+
+    return create_channel_order()
+
+
+@bp.get("/sandbox/pay/<order_id>")
+def pay_page(order_id: str) -> ResponseReturnValue:
+    """The third-party payment page of a ``redirect`` order."""
+    store = current().orders
+    order = transfer.payment_page_opened(store, order_id)
+    with store.lock:
+        data = dict(order.data)
+        status = order.status
+    return render_template("checkout/sandbox/pay.html", order_id=order.id, data=data, status=status)
+
+
+@bp.post("/sandbox/pay/<order_id>")
+def pay_submit(order_id: str) -> ResponseReturnValue:
+    """Pay or cancel on the payment page, then go back to the merchant's ``redirectUrl``."""
+    action = request.form.get("action")
+    if action not in ("pay", "cancel"):
+        raise InvalidRequest("action must be pay or cancel")
+    store = current().orders
+    order = transfer.payment_page_result(store, order_id, paid=action == "pay")
+    target = order.data.get("redirectUrl")
+    if target:
+        return redirect(target, code=302)
+    return render_template("checkout/sandbox/pay.html", order_id=order.id, data=order.data,
+                           status=order.status)

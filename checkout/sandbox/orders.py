@@ -1,0 +1,469 @@
+"""The sandbox's order store: quotes, on-ramp and off-ramp orders, their state machines and pages.
+
+One re-entrant lock guards everything; timers run on the shared :class:`~.clock.Scheduler` and take the
+same lock, so an API call and a timer never interleave on one order. Every status change goes through
+:meth:`OrderStore.set_status`, which stamps ``updatedAt``, appends to the history and hands the order to
+the ``on_status_change`` callback (the webhook sender) exactly once.
+
+Waits are in sandbox seconds (scaled by the clock). They follow upstream-notes 6: quotes live 10 minutes,
+unpaid on-ramp orders expire after 5 minutes, off-ramp orders after 60 minutes, and an agent confirms a
+bank transfer within about a minute.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+import json
+import math
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .clock import Clock, ScheduledCall, Scheduler
+from .validation import InvalidRequest, OrderNotAvailable
+
+# Forced outcomes (docs/design.md "Sandbox").
+OUTCOMES = ("deposit_success", "deposit_invalid", "underpayment", "overpayment", "payout_success",
+            "payout_failed", "refund", "expire")
+DEFAULT_OUTCOME = "deposit_success"
+
+QUOTE_TTL = 600
+ONRAMP_UNPAID_TTL = 300
+OFFRAMP_UNPAID_TTL = 3600
+AGENT_DELAY = 30            # buyer says "paid" -> agent confirms or rejects (20-60 s upstream)
+PAYOUT_START_DELAY = 5
+PAYOUT_DELAY = 20
+DEPOSIT_CHECK_DELAY = 10    # off-ramp: hash received -> validating
+DEPOSIT_CONFIRM_DELAY = 20  # validating -> confirmed / invalid
+RETRY_DELAY = 10
+
+ONRAMP_FINAL = frozenset({"swap_expired", "swap_buyer_rejected", "swap_seller_rejected", "complete",
+                          "failed"})
+OFFRAMP_FINAL = frozenset({"offramp_success", "transaction_invalid", "transaction_failed", "refunded",
+                           "refund_failed", "expired", "cancelled"})
+OFFRAMP_STATUSES = ("initiated", "awaiting_transaction_confirmation", "transaction_confirmed",
+                    "transaction_failed", "validating_transaction", "transaction_invalid",
+                    "offramp_pending", "offramp_success", "offramp_failed", "offramp_retry",
+                    "refunding", "refunded", "refund_failed", "expired", "cancelled")
+
+# Legacy pay-widget view of an on-ramp status: (BuySwapStatus, WithdrawalStatus or None). The legacy
+# set has no "buyer rejected": a swap the buyer abandoned ends, like an unpaid one, as expired.
+LEGACY_STATUS = {
+    "swap_initiated": ("initiated", None),
+    "swap_expired": ("expired", None),
+    "swap_buyer_rejected": ("expired", None),
+    "swap_buyer_confirmed": ("buyer_confirmed", None),
+    "swap_seller_rejected": ("seller_rejected", None),
+    "swap_seller_confirmed": ("seller_confirmed", "pending"),
+    "pending": ("seller_confirmed", "pending"),
+    "complete": ("seller_confirmed", "complete"),
+    "failed": ("seller_confirmed", "failed"),
+}
+
+_counter = itertools.count(secrets.randbelow(1 << 24))
+_process_random = os.urandom(5)
+
+
+def new_id() -> str:
+    """A 24-hex id shaped like a MongoDB ObjectId: seconds, 5 process-random bytes, a counter."""
+    seconds = int(time.time()).to_bytes(4, "big")
+    count = (next(_counter) & 0xFFFFFF).to_bytes(3, "big")
+    return (seconds + _process_random + count).hex()
+
+
+def iso(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+@dataclass
+class Quote:
+    """A priced offer, single-use, valid for :data:`QUOTE_TTL` sandbox seconds."""
+
+    id: str
+    kind: str                           # "onramp", "offramp" (channel-based) or "offramp_typed"
+    params: dict[str, Any]              # what was asked: network, asset, currency, amount, ...
+    offer: dict[str, Any]
+    cashout: dict[str, Any]
+    outcome: str | None
+    expires_at: datetime
+    used: bool = False
+
+
+@dataclass
+class Order:
+    """Fields shared by both families; ``data`` holds the family's own API fields."""
+
+    id: str
+    family: str                         # "onramp" or "offramp"
+    created_at: datetime
+    updated_at: datetime
+    status: str
+    quote: Quote
+    outcome: str
+    webhook_url: str | None
+    data: dict[str, Any]
+    history: list[dict[str, str]] = field(default_factory=list)
+    timers: dict[str, ScheduledCall] = field(default_factory=dict)
+    transfer: Any = None                # transfer.TransferState for on-ramp orders
+
+    @property
+    def sort_key(self) -> tuple[str, str]:
+        return (self.created_at.isoformat(), self.id)
+
+
+# -- cursors --------------------------------------------------------------------------------------
+
+def encode_cursor(order: Order) -> str:
+    raw = json.dumps({"c": order.created_at.isoformat(), "i": order.id}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        data = json.loads(raw)
+        key = (str(data["c"]), str(data["i"]))
+        datetime.fromisoformat(key[0])
+    except (binascii.Error, ValueError, KeyError, TypeError):
+        raise InvalidRequest("cursor is invalid") from None
+    return key
+
+
+def paginate(orders: Iterable[Order], cursor: str | None, limit: int) -> tuple[list[Order], str | None]:
+    """Newest first by (createdAt, id); the cursor is the last key seen, so the walk is stable.
+
+    Orders created during a walk are newer than every cursor and so appear only on a fresh walk;
+    none is repeated and none older is skipped. ``nextCursor`` is None on the last page.
+    """
+    ordered = sorted(orders, key=lambda order: order.sort_key, reverse=True)
+    if cursor:
+        after = decode_cursor(cursor)
+        ordered = [order for order in ordered if order.sort_key < after]
+    page = ordered[:limit]
+    next_cursor = encode_cursor(page[-1]) if len(ordered) > limit else None
+    return page, next_cursor
+
+
+def amounts_match(asked: float, given: float) -> bool:
+    return math.isclose(asked, given, rel_tol=1e-9, abs_tol=1e-9)
+
+
+class OrderStore:
+    """Every quote and order of one sandbox app, in memory."""
+
+    def __init__(self, clock: Clock, scheduler: Scheduler, *, default_outcome: str | None = None,
+                 on_status_change: Callable[[Order], None] | None = None) -> None:
+        self.clock = clock
+        self.scheduler = scheduler
+        self.default_outcome = default_outcome or DEFAULT_OUTCOME
+        self.on_status_change = on_status_change
+        self.lock = threading.RLock()
+        self._quotes: dict[str, Quote] = {}
+        self._orders: dict[str, Order] = {}
+        self._last_created: datetime | None = None
+
+    # -- quotes -----------------------------------------------------------------------------------
+
+    def add_quote(self, kind: str, params: dict[str, Any], offer: dict[str, Any],
+                  cashout: dict[str, Any], outcome: str | None) -> Quote:
+        quote = Quote(id=new_id(), kind=kind, params=params, offer=offer, cashout=cashout,
+                      outcome=outcome, expires_at=self.clock.due_at(QUOTE_TTL))
+        with self.lock:
+            self._drop_stale_quotes()
+            self._quotes[quote.id] = quote
+        return quote
+
+    def _drop_stale_quotes(self) -> None:
+        # Keeps memory bounded on a long-running sandbox; an expired quote is refused either way.
+        now = self.clock.now()
+        for quote_id in [q.id for q in self._quotes.values() if q.expires_at < now - timedelta(hours=1)]:
+            del self._quotes[quote_id]
+
+    def peek_quote(self, quote_id: str, kind: str, *, name: str = "quoteId") -> Quote:
+        """The live quote ``quote_id`` of ``kind``, without using it up."""
+        quote = self._quotes.get(quote_id)
+        if quote is None or quote.kind != kind:
+            raise InvalidRequest(f"{name} is unknown")
+        if quote.used:
+            raise InvalidRequest(f"The quote has already been used ({name})")
+        if self.clock.now() >= quote.expires_at:
+            raise InvalidRequest("The quote is expired")
+        return quote
+
+    def take_quote(self, quote_id: str, kind: str, *, name: str, network: str, asset: str,
+                   currency: str, amount: float) -> Quote:
+        """Use up a quote whose terms match the create body exactly (must be called under lock)."""
+        quote = self.peek_quote(quote_id, kind, name=name)
+        asked = quote.params
+        for key, given in (("network", network), ("asset", asset), ("currency", currency)):
+            if asked[key] != given:
+                raise InvalidRequest(f"{key} does not match the quote ({asked[key]})")
+        if not amounts_match(float(asked["amount"]), amount):
+            raise InvalidRequest(f"amount does not match the quote ({asked['amount']})")
+        quote.used = True
+        return quote
+
+    # -- orders -----------------------------------------------------------------------------------
+
+    def new_order(self, family: str, status: str, quote: Quote, webhook_url: str | None,
+                  data: dict[str, Any]) -> Order:
+        """Create and store an order (call under lock); its first status is announced like any other."""
+        now = self.clock.now()
+        # Creation times strictly increase, so a new order always sorts before every cursor.
+        if self._last_created is not None and now <= self._last_created:
+            now = self._last_created + timedelta(microseconds=1)
+        self._last_created = now
+        order = Order(id=new_id(), family=family, created_at=now, updated_at=now, status=status,
+                      quote=quote, outcome=quote.outcome or self.default_outcome,
+                      webhook_url=webhook_url, data=data)
+        order.history.append({"status": status, "changedAt": iso(now)})
+        self._orders[order.id] = order
+        self._announce(order)
+        return order
+
+    def get(self, order_id: str, family: str | None = None) -> Order:
+        order = self._orders.get(order_id)
+        if order is None or (family is not None and order.family != family):
+            raise OrderNotAvailable()
+        return order
+
+    def find(self, family: str, predicate: Callable[[Order], bool]) -> list[Order]:
+        with self.lock:
+            return [o for o in self._orders.values() if o.family == family and predicate(o)]
+
+    def all(self) -> list[Order]:
+        with self.lock:
+            return sorted(self._orders.values(), key=lambda order: order.sort_key, reverse=True)
+
+    def address_used(self, address: str) -> bool:
+        """Whether any order received at or sent from ``address`` (``/api/util/check-address``)."""
+        wanted = address.strip()
+        evm = wanted.lower() if wanted.startswith("0x") else None
+        with self.lock:
+            for order in self._orders.values():
+                for key in ("address", "fromAddress"):
+                    value = order.data.get(key)
+                    if value and (value == wanted or (evm is not None and value.lower() == evm)):
+                        return True
+        return False
+
+    def set_status(self, order: Order, status: str) -> None:
+        """Move ``order`` to ``status`` (call under lock)."""
+        now = self.clock.now()
+        order.status = status
+        order.updated_at = max(now, order.updated_at)
+        order.history.append({"status": status, "changedAt": iso(order.updated_at)})
+        self._announce(order)
+
+    def _announce(self, order: Order) -> None:
+        if self.on_status_change is not None:
+            self.on_status_change(order)
+
+    def set_outcome(self, order_id: str, outcome: str) -> Order:
+        if outcome not in OUTCOMES:
+            raise InvalidRequest(f"outcome must be one of: {', '.join(OUTCOMES)}")
+        with self.lock:
+            order = self.get(order_id)
+            order.outcome = outcome
+            return order
+
+    # -- timers -----------------------------------------------------------------------------------
+
+    def schedule(self, order: Order, name: str, sandbox_seconds: float,
+                 step: Callable[[Order], None]) -> None:
+        """Run ``step(order)`` later under the lock; one timer per ``name`` per order."""
+        self.cancel(order, name)
+
+        def fire() -> None:
+            with self.lock:
+                if order.timers.get(name) is handle:
+                    del order.timers[name]
+                    step(order)
+
+        handle = self.scheduler.call_later(sandbox_seconds, fire)
+        order.timers[name] = handle
+
+    def cancel(self, order: Order, name: str) -> None:
+        handle = order.timers.pop(name, None)
+        if handle is not None:
+            self.scheduler.cancel(handle)
+
+    def cancel_all(self, order: Order) -> None:
+        for name in list(order.timers):
+            self.cancel(order, name)
+
+    def advance(self, order_id: str) -> Order:
+        """Run the order's soonest timer now (sandbox console and tests). 400 if none is pending."""
+        with self.lock:
+            order = self.get(order_id)
+            pending = [(h.due, name, h) for name, h in order.timers.items() if h.pending]
+            if not pending:
+                raise InvalidRequest(f"order {order_id} has nothing pending (status {order.status})")
+            _, name, handle = min(pending, key=lambda item: item[0])
+            if self.scheduler.cancel(handle):
+                # The scheduler's wrapper checks that the handle is still current, so call it directly.
+                handle.fn(*handle.args, **handle.kwargs)
+            return order
+
+    def run_to_rest(self, order_id: str, max_steps: int = 50) -> Order:
+        """Advance until the order has no timer left (a final status, or waiting for the user)."""
+        for _ in range(max_steps):
+            with self.lock:
+                order = self.get(order_id)
+                if not any(h.pending for h in order.timers.values()):
+                    return order
+            self.advance(order_id)
+        return self.get(order_id)
+
+
+# -- on-ramp state machine ------------------------------------------------------------------------
+#
+#   swap_initiated --(user: confirm / pay page / push approved)--> swap_buyer_confirmed
+#   swap_initiated --(5 min unpaid)--> swap_expired          swap_initiated --(user cancels)--> swap_buyer_rejected
+#   swap_buyer_confirmed --(agent, 30 s)--> swap_seller_confirmed | swap_seller_rejected (no valid payment)
+#   swap_seller_confirmed --> pending --> complete | failed (forced payout failure)
+
+def deposit_factor(outcome: str) -> float:
+    """How much of the quoted deposit the forced outcome makes the user actually pay."""
+    return {"underpayment": 0.5, "overpayment": 2.0}.get(outcome, 1.0)
+
+
+def onramp_start(store: OrderStore, order: Order) -> None:
+    store.schedule(order, "expiry", ONRAMP_UNPAID_TTL, lambda o: onramp_expire(store, o))
+
+
+def onramp_expire(store: OrderStore, order: Order) -> None:
+    if order.status in ("swap_initiated", "swap_buyer_confirmed"):
+        store.cancel_all(order)
+        store.set_status(order, "swap_expired")
+
+
+def onramp_buyer_rejects(store: OrderStore, order: Order) -> None:
+    if order.status != "swap_initiated":
+        raise InvalidRequest(f"the order cannot be cancelled in status {order.status}")
+    store.cancel_all(order)
+    store.set_status(order, "swap_buyer_rejected")
+
+
+def onramp_buyer_paid(store: OrderStore, order: Order) -> None:
+    """The user says (or the payment page or phone reports) that the money has been sent."""
+    if order.status != "swap_initiated":
+        raise InvalidRequest(f"the order cannot be confirmed in status {order.status}")
+    store.cancel(order, "push")
+    order.data["buyerConfirmedAt"] = iso(store.clock.now())
+    store.set_status(order, "swap_buyer_confirmed")
+    if order.outcome == "expire":
+        return      # the agent never sees the money: the expiry timer ends the order
+    store.cancel(order, "expiry")
+    store.schedule(order, "agent", AGENT_DELAY, lambda o: _onramp_agent_decides(store, o))
+
+
+def _onramp_agent_decides(store: OrderStore, order: Order) -> None:
+    if order.outcome in ("deposit_invalid", "underpayment"):
+        store.set_status(order, "swap_seller_rejected")
+        return
+    store.set_status(order, "swap_seller_confirmed")
+    store.schedule(order, "payout", PAYOUT_START_DELAY, lambda o: _onramp_payout_sent(store, o))
+
+
+def _onramp_payout_sent(store: OrderStore, order: Order) -> None:
+    order.data["hash"] = fake_transaction_hash(order.data.get("network", ""))
+    store.set_status(order, "pending")
+    store.schedule(order, "payout", PAYOUT_DELAY, lambda o: _onramp_payout_done(store, o))
+
+
+def _onramp_payout_done(store: OrderStore, order: Order) -> None:
+    failed = order.outcome in ("payout_failed", "refund")
+    store.set_status(order, "failed" if failed else "complete")
+
+
+def fake_transaction_hash(network: str) -> str:
+    if network in ("SOLANA",):
+        import base58
+
+        return base58.b58encode(os.urandom(64)).decode()
+    if network in ("STELLAR", "TON", "ALGORAND"):
+        return os.urandom(32).hex()
+    return "0x" + os.urandom(32).hex()
+
+
+# -- off-ramp state machine -----------------------------------------------------------------------
+#
+#   initiated --(hash sent)--> awaiting_transaction_confirmation --> validating_transaction
+#       --> transaction_confirmed --> offramp_pending --> offramp_success
+#   validating_transaction --> transaction_invalid (deposit_invalid)
+#                          --> transaction_invalid --> refunding --> refunded (underpayment)
+#   offramp_pending --> offramp_failed --> offramp_retry --> offramp_failed (payout_failed)
+#   offramp_pending --> offramp_failed --> refunding --> refunded (refund)
+#   initiated / awaiting_transaction_confirmation --(60 min unpaid)--> expired
+
+def offramp_start(store: OrderStore, order: Order) -> None:
+    store.schedule(order, "expiry", OFFRAMP_UNPAID_TTL, lambda o: _offramp_expire(store, o))
+
+
+def _offramp_expire(store: OrderStore, order: Order) -> None:
+    if order.status in ("initiated", "awaiting_transaction_confirmation"):
+        store.cancel_all(order)
+        store.set_status(order, "expired")
+
+
+def offramp_deposit_sent(store: OrderStore, order: Order, tx_hash: str) -> None:
+    """The user sent the crypto and its hash is known (confirm-order, or the sandbox deposit action)."""
+    if order.status != "initiated":
+        raise InvalidRequest(f"the order cannot be confirmed in status {order.status}")
+    order.data["hash"] = tx_hash
+    store.set_status(order, "awaiting_transaction_confirmation")
+    if order.outcome == "expire":
+        return      # the transaction never confirms: the expiry timer ends the order
+    store.cancel(order, "expiry")
+    store.schedule(order, "deposit", DEPOSIT_CHECK_DELAY, lambda o: _offramp_validating(store, o))
+
+
+def _offramp_validating(store: OrderStore, order: Order) -> None:
+    store.set_status(order, "validating_transaction")
+    store.schedule(order, "deposit", DEPOSIT_CONFIRM_DELAY, lambda o: _offramp_checked(store, o))
+
+
+def _offramp_checked(store: OrderStore, order: Order) -> None:
+    if order.outcome in ("deposit_invalid", "underpayment"):
+        store.set_status(order, "transaction_invalid")
+        if order.outcome == "underpayment":
+            # Part of the amount did arrive: it goes back to the sender.
+            store.schedule(order, "refund", RETRY_DELAY, lambda o: _offramp_refunding(store, o))
+        return
+    store.set_status(order, "transaction_confirmed")
+    store.schedule(order, "payout", PAYOUT_START_DELAY, lambda o: _offramp_payout_pending(store, o))
+
+
+def _offramp_payout_pending(store: OrderStore, order: Order) -> None:
+    store.set_status(order, "offramp_pending")
+    store.schedule(order, "payout", PAYOUT_DELAY, lambda o: _offramp_payout_done(store, o))
+
+
+def _offramp_payout_done(store: OrderStore, order: Order) -> None:
+    if order.outcome not in ("payout_failed", "refund"):
+        store.set_status(order, "offramp_success")
+        return
+    store.set_status(order, "offramp_failed")
+    if order.outcome == "refund":
+        store.schedule(order, "refund", RETRY_DELAY, lambda o: _offramp_refunding(store, o))
+    elif not any(entry["status"] == "offramp_retry" for entry in order.history):
+        store.schedule(order, "payout", RETRY_DELAY, lambda o: _offramp_retry(store, o))
+
+
+def _offramp_retry(store: OrderStore, order: Order) -> None:
+    store.set_status(order, "offramp_retry")
+    store.schedule(order, "payout", PAYOUT_DELAY, lambda o: _offramp_payout_done(store, o))
+
+
+def _offramp_refunding(store: OrderStore, order: Order) -> None:
+    store.set_status(order, "refunding")
+    store.schedule(order, "refund", PAYOUT_DELAY, lambda o: store.set_status(o, "refunded"))
