@@ -10,12 +10,11 @@ from decimal import Decimal
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-import requests
 
-from ..errors import UpstreamBadResponse, UpstreamError
+from ..errors import UpstreamBadResponse
 from . import types as t
 from .signing import Credentials
-from .transport import Timeout, Transport
+from .transport import Timeout, Transport, new_session
 
 T = TypeVar("T")
 Amount = Decimal | int | float | str
@@ -65,7 +64,9 @@ class UpstreamClient:
 
     ``timeout`` is ``(connect, read)`` seconds; ``retries`` applies to GET requests only (see
     ``transport``). ``http`` is the one ``requests.Session``: mount adapters on it (the embedded
-    sandbox does, via ``inprocess.mount_wsgi_app``).
+    sandbox does, via ``inprocess.mount_wsgi_app``). The session is shared by every thread that
+    uses the client: its connection pool is thread-safe, and it keeps no cookies (the one part of a
+    session that is not, and that would mix one shopper's state into another's requests).
     """
 
     def __init__(self, base_url: str, *, client_id: str, client_secret: str | None = None,
@@ -73,7 +74,7 @@ class UpstreamClient:
         if not base_url or not base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must be an http(s) URL")
         self.base_url = base_url.rstrip("/")
-        self.http = requests.Session()
+        self.http = new_session()
         self.transport = Transport(self.base_url, Credentials(client_id, client_secret),
                                    timeout=timeout, retries=retries, session=self.http)
 
@@ -340,15 +341,17 @@ class UpstreamClient:
     def offramp_create_order(self, offer_id: str, payment_type: str, network: str, asset: str,
                              address: str, currency: str, amount: Amount, ip: str | None = None,
                              order_params: str | None = None,
-                             required_fields: Mapping[str, object] | None = None
-                             ) -> t.OfframpOrder:
-        """Create a type-based off-ramp order. Never retried (see ``onramp_create_order``)."""
+                             required_fields: Mapping[str, object] | None = None,
+                             webhook_url: str | None = None) -> t.OfframpOrder:
+        """Create a type-based off-ramp order. Never retried (see ``onramp_create_order``).
+        ``webhook_url`` overrides the merchant's global webhook URL for this order (spec 6.1)."""
         return self._post("/api/offramp/create-order", t.OfframpOrder.from_json,
                           offerId=offer_id, paymentType=payment_type, network=network,
                           asset=asset, address=address, currency=currency, amount=amount, ip=ip,
                           orderParams=order_params,
                           requiredFields=(dict(required_fields) if required_fields is not None
-                                          else None))
+                                          else None),
+                          webhookUrl=webhook_url)
 
     def offramp_confirm_order(self, order_id: str, hash: str) -> t.OfframpOrder:
         """Hand over the user's transaction hash; accepted only while the order is ``initiated``."""
@@ -400,4 +403,4 @@ class UpstreamClient:
                           phone=phone, idType=id_type, userFields=dict(user_fields))
 
 
-__all__ = ["UpstreamClient", "UpstreamError", "MAX_PAGE_SIZE"]
+__all__ = ["UpstreamClient", "MAX_PAGE_SIZE"]

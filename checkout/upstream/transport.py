@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from http.cookiejar import DefaultCookiePolicy
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -53,6 +54,25 @@ ORDER_NOT_AVAILABLE = "ORDER_NOT_AVAILABLE"
 # Codes that mean the same as the observed message "The order is expired" (upstream-notes 2).
 EXPIRED_CODES = frozenset({"QUOTE_EXPIRED", "ORDER_EXPIRED", "OFFER_EXPIRED"})
 _ERROR_BODY_CHARS = 500
+
+
+class _NoCookies(DefaultCookiePolicy):
+    """Refuses every cookie. The one session serves every shopper of the checkout: a cookie the
+    upstream set while serving one of them must never ride along on another's request."""
+
+    def set_ok(self, cookie, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def return_ok(self, cookie, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+def new_session() -> requests.Session:
+    """The pooled session of one client: keep-alive connections, no cookies, our own User-Agent."""
+    session = requests.Session()
+    session.cookies.set_policy(_NoCookies())
+    session.headers["User-Agent"] = "checkout-upstream-client (python-requests)"
+    return session
 
 
 @dataclass(frozen=True)
@@ -193,7 +213,7 @@ class Transport:
         self.credentials = credentials
         self.timeout: Timeout = (float(connect), float(read))
         self.retries = retries
-        self.session = session if session is not None else requests.Session()
+        self.session = session if session is not None else new_session()
         self.backoff = backoff or Backoff()
         self.sleep = sleep
 

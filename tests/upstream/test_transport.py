@@ -527,3 +527,15 @@ def test_order_lookup_needs_an_id_or_params(client):
         client.onramp_order()
     with pytest.raises(ValueError):
         client.kyc_state()
+
+
+@responses.activate
+def test_the_shared_session_keeps_no_cookies(client):
+    url = f"{BASE}/api/onramp/assets"
+    responses.add(responses.GET, url, json=[], headers={"Set-Cookie": "sid=shopper-1; Path=/"})
+    responses.add(responses.GET, url, json=[])
+    client.onramp_assets()
+    client.onramp_assets()
+    assert "Cookie" not in responses.calls[1].request.headers
+    assert len(client.http.cookies) == 0
+    assert "checkout" in responses.calls[0].request.headers["User-Agent"]
