@@ -103,17 +103,14 @@ def _register_error_handlers(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from . import api_legacy, api_offramp, api_onramp, console_orders
+    from . import api_kyc, api_legacy, api_offramp, api_onramp, api_util, console_orders
     from .console import console_bp
 
     app.register_blueprint(api_onramp.bp)
     app.register_blueprint(api_legacy.bp)
     app.register_blueprint(api_offramp.bp)
-    try:  # INTEGRATION: helper A's modules, until they land
-        from . import api_util
-        app.register_blueprint(api_util.bp)
-    except ImportError:
-        pass
+    app.register_blueprint(api_util.bp)
+    app.register_blueprint(api_kyc.bp)          # /api/kyc/* and /api/user/*
     app.register_blueprint(console_orders.bp)
     app.register_blueprint(console_bp)
 
@@ -130,7 +127,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     scheduler = Scheduler(clock)
     sender = WebhookSender(app.config["SANDBOX_WEBHOOK_SECRET"], scheduler=scheduler,
                            allow_loopback=bool(app.config["SANDBOX_WEBHOOK_ALLOW_LOOPBACK"]))
-    state = SandboxState(clock=clock, scheduler=scheduler, webhooks=sender,
+    state = SandboxState(app=app, clock=clock, scheduler=scheduler, webhooks=sender,
                          webhook_url=app.config["SANDBOX_WEBHOOK_URL"],
                          webhook_events=frozenset(app.config["SANDBOX_WEBHOOK_EVENTS"]),
                          user_endpoints=bool(app.config["SANDBOX_USER_ENDPOINTS"]))

@@ -255,6 +255,23 @@ class OrderStore:
                         return True
         return False
 
+    def volume_usd(self, *, email: str | None = None, phone: str | None = None) -> float:
+        """USD value of a user's orders that are live or went through (KYC limits count these)."""
+        dead = {"swap_expired", "swap_buyer_rejected", "swap_seller_rejected", "expired",
+                "cancelled", "transaction_invalid", "transaction_failed", "refunded"}
+        email = email.lower() if email else None
+        total = 0.0
+        with self.lock:
+            for order in self._orders.values():
+                data = order.data
+                owner_email = (data.get("email") or data.get("userEmail") or "").lower()
+                owner_phone = data.get("phoneNumber") or data.get("userPhoneNumber")
+                mine = (email is not None and owner_email == email) or \
+                       (phone is not None and owner_phone == phone)
+                if mine and order.status not in dead:
+                    total += float(data.get("amount") or data.get("cashout", {}).get("usdAmount") or 0)
+        return round(total, 6)
+
     def set_status(self, order: Order, status: str) -> None:
         """Move ``order`` to ``status`` (call under lock)."""
         now = self.clock.now()

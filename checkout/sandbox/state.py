@@ -5,7 +5,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import current_app
+from flask import Flask, current_app
 
 from .clock import Clock, Scheduler
 from .orders import Order, OrderStore
@@ -19,6 +19,7 @@ SANDBOX_MERCHANT_ID = "5f0c3a9b2d1e4f6a7b8c9d0e"
 
 @dataclass
 class SandboxState:
+    app: Flask                      # timers run outside any app context, yet need the app's KYC store
     clock: Clock
     scheduler: Scheduler
     webhooks: WebhookSender
@@ -49,16 +50,13 @@ class SandboxState:
 
     def user_kyc(self, order: Order) -> dict[str, Any]:
         """``data.userKyc`` of a webhook: what the KYC module knows of the order's user, if anything."""
+        from .kyc import webhook_user_kyc
+
         email = order.data.get("email") or order.data.get("userEmail")
-        try:
-            from . import kyc
-        except ImportError:
-            return {}
-        lookup = getattr(kyc, "webhook_user_kyc", None)
-        if lookup is None or not email:
+        if not email:
             return {}
         try:
-            return dict(lookup(email) or {})
+            return dict(webhook_user_kyc(email, self.app) or {})
         except Exception:       # a KYC lookup problem must never stop an order's webhook
             log.exception("sandbox: userKyc lookup failed")
             return {}
