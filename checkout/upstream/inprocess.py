@@ -13,7 +13,7 @@ the whole body is read before the response is returned.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,11 +36,11 @@ class WSGIAdapter(BaseAdapter):
     def send(self, request: requests.PreparedRequest, stream: bool = False,
              timeout: object = None, verify: object = True, cert: object = None,
              proxies: Mapping[str, str] | None = None) -> requests.Response:
-        url = urlsplit(request.url)
+        url = urlsplit(request.url or "")
         builder = EnvironBuilder(
             path=request.path_url,               # path and query exactly as prepared (and signed)
             base_url=f"{url.scheme}://{url.netloc}",
-            method=request.method,
+            method=request.method or "GET",
             headers=list(request.headers.items()),
             data=_body_bytes(request.body),
         )
@@ -68,9 +68,13 @@ def _body_bytes(body: object) -> bytes:
         return body
     if isinstance(body, str):
         return body.encode("utf-8")
-    if hasattr(body, "read"):
-        return body.read()
-    return b"".join(bytes(chunk) for chunk in body)   # a generator body (chunked upload)
+    read = getattr(body, "read", None)
+    if read is not None:
+        return read()
+    if isinstance(body, Iterable):                     # a generator body (chunked upload)
+        return b"".join(chunk.encode() if isinstance(chunk, str) else bytes(chunk)
+                        for chunk in body)
+    raise TypeError(f"cannot send a {type(body).__name__} body in process")
 
 
 def _build_response(request: requests.PreparedRequest, status: str, headers: Any,
@@ -82,9 +86,8 @@ def _build_response(request: requests.PreparedRequest, status: str, headers: Any
     response.headers = CaseInsensitiveDict(headers.items())
     response.encoding = get_encoding_from_headers(response.headers)
     response._content = content
-    response._content_consumed = True
     response.raw = io.BytesIO(content)
-    response.url = request.url
+    response.url = request.url or ""
     response.request = request
     return response
 

@@ -26,7 +26,6 @@ from ..errors import UpstreamBadResponse
 
 T = TypeVar("T")
 
-_record = dataclass(frozen=True, kw_only=True)
 
 
 def _raw() -> Any:
@@ -83,30 +82,38 @@ class _Reader:
     def bad(self, key: str, problem: str) -> UpstreamBadResponse:
         return UpstreamBadResponse(f"{self.type_name}: {key} {problem}", body=dict(self.data))
 
-    def _get(self, key: str, required: bool) -> Any:
+    def _present(self, key: str) -> Any:
         value = self.data.get(key)
-        if required and (value is None or value == ""):
+        if value is None or value == "":
             raise self.bad(key, "is missing")
         return value
 
-    def str(self, key: str, *, required: bool = False) -> str | None:
-        value = self._get(key, required)
-        if value is None:
-            return None
+    def text(self, key: str) -> str | None:
+        value = self.data.get(key)
+        return None if value is None else self._as_text(key, value)
+
+    def required_text(self, key: str) -> str:
+        return self._as_text(key, self._present(key))
+
+    def _as_text(self, key: str, value: object) -> str:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise self.bad(key, f"is a {type(value).__name__}, not text")
         return str(value)                        # ids and codes sometimes arrive as numbers
 
-    def decimal(self, key: str, *, required: bool = False) -> Decimal | None:
-        value = self._get(key, required)
-        if value is None:
-            return None
+    def decimal(self, key: str) -> Decimal | None:
+        value = self.data.get(key)
+        return None if value is None else self._number(key, value)
+
+    def required_decimal(self, key: str) -> Decimal:
+        return self._number(key, self._present(key))
+
+    def _number(self, key: str, value: object) -> Decimal:
         try:
             return to_decimal(value)
         except ValueError as exc:
             raise self.bad(key, f"is not a number ({exc})") from None
 
-    def int(self, key: str) -> int | None:
+    def whole(self, key: str) -> int | None:
         number = self.decimal(key)
         if number is None:
             return None
@@ -114,15 +121,17 @@ class _Reader:
             raise self.bad(key, "is not a whole number")
         return int(number)
 
-    def bool(self, key: str, default: bool | None = None) -> bool | None:
+    def flag(self, key: str) -> bool | None:
         value = self.data.get(key)
-        if value is None:
-            return default
-        if not isinstance(value, bool):
+        if value is not None and not isinstance(value, bool):
             raise self.bad(key, f"is a {type(value).__name__}, not a boolean")
         return value
 
-    def datetime(self, key: str) -> datetime | None:
+    def flag_or(self, key: str, default: bool) -> bool:
+        value = self.flag(key)
+        return default if value is None else value
+
+    def moment(self, key: str) -> datetime | None:
         value = self.data.get(key)
         if value is None or value == "":
             return None
@@ -131,11 +140,14 @@ class _Reader:
         except ValueError:
             raise self.bad(key, "is not a date-time") from None
 
-    def object(self, key: str, parse: Callable[[Any], T], *, required: bool = False) -> T | None:
-        value = self._get(key, required)
+    def nested(self, key: str, parse: Callable[[Any], T]) -> T | None:
+        value = self.data.get(key)
         return None if value is None else parse(value)
 
-    def list(self, key: str, parse: Callable[[Any], T]) -> list[T]:
+    def required_nested(self, key: str, parse: Callable[[Any], T]) -> T:
+        return parse(self._present(key))
+
+    def items(self, key: str, parse: Callable[[Any], T]) -> list[T]:
         value = self.data.get(key)
         if value is None:
             return []
@@ -169,7 +181,7 @@ def list_of(data: object, parse: Callable[[Any], T], type_name: str) -> list[T]:
 # Reference data: assets, countries, channels, carriers, limits
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class AssetPair:
     network: str
     asset: str
@@ -178,7 +190,7 @@ class AssetPair:
     @classmethod
     def from_json(cls, data: object) -> "AssetPair":
         r = _Reader(data, cls.__name__)
-        return cls(network=r.str("network", required=True), asset=r.str("asset", required=True),
+        return cls(network=r.required_text("network"), asset=r.required_text("asset"),
                    raw=r.data)
 
     @classmethod
@@ -186,7 +198,7 @@ class AssetPair:
         return list_of(data, cls.from_json, cls.__name__)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class UtilAsset:
     """An entry of ``/api/util/assets``: a pair and whether each flow supports it."""
 
@@ -199,12 +211,12 @@ class UtilAsset:
     @classmethod
     def from_json(cls, data: object) -> "UtilAsset":
         r = _Reader(data, cls.__name__)
-        return cls(network=r.str("network", required=True), asset=r.str("asset", required=True),
-                   can_onramp=r.bool("canOnramp", False), can_offramp=r.bool("canOfframp", False),
+        return cls(network=r.required_text("network"), asset=r.required_text("asset"),
+                   can_onramp=r.flag_or("canOnramp", False), can_offramp=r.flag_or("canOfframp", False),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class Carrier:
     """A mobile carrier. On-ramp entries carry ``id`` and ``code``, type-based off-ramp entries
     ``id`` only, utility entries ``code`` only."""
@@ -217,11 +229,11 @@ class Carrier:
     @classmethod
     def from_json(cls, data: object) -> "Carrier":
         r = _Reader(data, cls.__name__)
-        return cls(name=r.str("name", required=True), id=r.str("id"), code=r.str("code"),
+        return cls(name=r.required_text("name"), id=r.text("id"), code=r.text("code"),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class CarrierCountry:
     """An entry of ``/api/util/carriers``."""
 
@@ -232,11 +244,11 @@ class CarrierCountry:
     @classmethod
     def from_json(cls, data: object) -> "CarrierCountry":
         r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.str("countryIsoCode", required=True),
-                   carriers=r.list("carriers", Carrier.from_json), raw=r.data)
+        return cls(country_iso_code=r.required_text("countryIsoCode"),
+                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OnrampChannel:
     payment_channel: str
     description: str | None = None
@@ -247,13 +259,13 @@ class OnrampChannel:
     @classmethod
     def from_json(cls, data: object) -> "OnrampChannel":
         r = _Reader(data, cls.__name__)
-        return cls(payment_channel=r.str("paymentChannel", required=True),
-                   description=r.str("description"),
-                   requires_carrier=r.bool("requiresCarrier", False),
-                   carriers=r.list("carriers", Carrier.from_json), raw=r.data)
+        return cls(payment_channel=r.required_text("paymentChannel"),
+                   description=r.text("description"),
+                   requires_carrier=r.flag_or("requiresCarrier", False),
+                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OnrampCountry:
     """An entry of ``/api/onramp/payment-channels``."""
 
@@ -266,14 +278,14 @@ class OnrampCountry:
     @classmethod
     def from_json(cls, data: object) -> "OnrampCountry":
         r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.str("countryIsoCode", required=True),
-                   currency_iso_code=r.str("currencyIsoCode", required=True),
-                   name=r.str("name"),
-                   payment_channels=r.list("paymentChannels", OnrampChannel.from_json),
+        return cls(country_iso_code=r.required_text("countryIsoCode"),
+                   currency_iso_code=r.required_text("currencyIsoCode"),
+                   name=r.text("name"),
+                   payment_channels=r.items("paymentChannels", OnrampChannel.from_json),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpChannel:
     payment_channel: str
     name: str | None = None
@@ -283,11 +295,11 @@ class OfframpChannel:
     @classmethod
     def from_json(cls, data: object) -> "OfframpChannel":
         r = _Reader(data, cls.__name__)
-        return cls(payment_channel=r.str("paymentChannel", required=True), name=r.str("name"),
-                   carriers=r.list("carriers", Carrier.from_json), raw=r.data)
+        return cls(payment_channel=r.required_text("paymentChannel"), name=r.text("name"),
+                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpChannelCountry:
     """An entry of ``/api/offramp/payment-channels`` (channel-based off-ramp)."""
 
@@ -300,14 +312,14 @@ class OfframpChannelCountry:
     @classmethod
     def from_json(cls, data: object) -> "OfframpChannelCountry":
         r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.str("countryIsoCode", required=True),
-                   currency_iso_code=r.str("currencyIsoCode", required=True),
-                   name=r.str("name"),
-                   payment_channels=r.list("paymentChannels", OfframpChannel.from_json),
+        return cls(country_iso_code=r.required_text("countryIsoCode"),
+                   currency_iso_code=r.required_text("currencyIsoCode"),
+                   name=r.text("name"),
+                   payment_channels=r.items("paymentChannels", OfframpChannel.from_json),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpType:
     type: str
     name: str | None = None
@@ -317,11 +329,11 @@ class OfframpType:
     @classmethod
     def from_json(cls, data: object) -> "OfframpType":
         r = _Reader(data, cls.__name__)
-        return cls(type=r.str("type", required=True), name=r.str("name"),
-                   carriers=r.list("carriers", Carrier.from_json), raw=r.data)
+        return cls(type=r.required_text("type"), name=r.text("name"),
+                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpTypeCountry:
     """An entry of ``/api/offramp/countries`` (type-based off-ramp)."""
 
@@ -334,13 +346,13 @@ class OfframpTypeCountry:
     @classmethod
     def from_json(cls, data: object) -> "OfframpTypeCountry":
         r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.str("countryIsoCode", required=True),
-                   currency_iso_code=r.str("currencyIsoCode", required=True),
-                   name=r.str("name"),
-                   offramp_types=r.list("offrampTypes", OfframpType.from_json), raw=r.data)
+        return cls(country_iso_code=r.required_text("countryIsoCode"),
+                   currency_iso_code=r.required_text("currencyIsoCode"),
+                   name=r.text("name"),
+                   offramp_types=r.items("offrampTypes", OfframpType.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class Limits:
     """Order amount bounds of one corridor (fees applied). Off-ramp limits have no crypto bounds."""
 
@@ -363,10 +375,10 @@ class Limits:
     @classmethod
     def from_json(cls, data: object) -> "Limits":
         r = _Reader(data, cls.__name__)
-        return cls(min_usd=r.decimal("minUsd", required=True),
-                   max_usd=r.decimal("maxUsd", required=True),
-                   min_local_currency=r.decimal("minLocalCurrency", required=True),
-                   max_local_currency=r.decimal("maxLocalCurrency", required=True),
+        return cls(min_usd=r.required_decimal("minUsd"),
+                   max_usd=r.required_decimal("maxUsd"),
+                   min_local_currency=r.required_decimal("minLocalCurrency"),
+                   max_local_currency=r.required_decimal("maxLocalCurrency"),
                    min_crypto=r.decimal("minCrypto"), max_crypto=r.decimal("maxCrypto"),
                    raw=r.data)
 
@@ -375,7 +387,7 @@ class Limits:
 # Required fields (spec 2.2): the form the user fills in for an offer, a KYC document or a confirm
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class Option:
     value: str
     label: str
@@ -384,11 +396,11 @@ class Option:
     @classmethod
     def from_json(cls, data: object) -> "Option":
         r = _Reader(data, cls.__name__)
-        value = r.str("value", required=True)
-        return cls(value=value, label=r.str("label") or value, raw=r.data)
+        value = r.required_text("value")
+        return cls(value=value, label=r.text("label") or value, raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class RequiredField:
     """One field descriptor. ``required`` defaults to True when absent: asking for a field the
     upstream did not need costs the user a keystroke, omitting one it needs fails the order."""
@@ -406,13 +418,13 @@ class RequiredField:
     @classmethod
     def from_json(cls, data: object, name: str | None = None) -> "RequiredField":
         r = _Reader(data, cls.__name__)
-        name = name or r.str("name") or r.str("key") or r.str("id")
+        name = name or r.text("name") or r.text("key") or r.text("id")
         if not name:
             raise r.bad("name", "is missing")
-        return cls(name=name, type=r.str("type") or "string", label=r.str("label") or name,
-                   required=r.bool("required", True),
-                   options=r.list("options", Option.from_json), format=r.str("format"),
-                   regexp=r.str("regexp"), regexp_flags=r.str("regexpFlags"), raw=r.data)
+        return cls(name=name, type=r.text("type") or "string", label=r.text("label") or name,
+                   required=r.flag_or("required", True),
+                   options=r.items("options", Option.from_json), format=r.text("format"),
+                   regexp=r.text("regexp"), regexp_flags=r.text("regexpFlags"), raw=r.data)
 
 
 def required_fields_from_json(data: object) -> list[RequiredField]:
@@ -439,7 +451,7 @@ def _required_fields(r: _Reader, key: str) -> list[RequiredField]:
 # On-ramp
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OnrampCashout:
     """The price breakdown of an on-ramp quote (spec 2.3): totals before and after fees, and each
     fee split into the service's part and the partner's part."""
@@ -471,7 +483,7 @@ class OnrampCashout:
         return cls(**r.decimals(cls), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OnrampOffer:
     country_iso_code: str | None = None
     currency_iso_code: str | None = None
@@ -484,15 +496,15 @@ class OnrampOffer:
     @classmethod
     def from_json(cls, data: object) -> "OnrampOffer":
         r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.str("countryIsoCode"),
-                   currency_iso_code=r.str("currencyIsoCode"),
+        return cls(country_iso_code=r.text("countryIsoCode"),
+                   currency_iso_code=r.text("currencyIsoCode"),
                    exchange_rate=r.decimal("exchangeRate"),
                    crypto_exchange_rate=r.decimal("cryptoExchangeRate"),
-                   payment_channel=r.str("paymentChannel"),
+                   payment_channel=r.text("paymentChannel"),
                    required_fields=_required_fields(r, "requiredFields"), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OnrampQuote:
     """The answer of ``/api/onramp/best-offer``; ``quote_id`` is what an order is created from."""
 
@@ -504,13 +516,13 @@ class OnrampQuote:
     @classmethod
     def from_json(cls, data: object) -> "OnrampQuote":
         r = _Reader(data, cls.__name__)
-        return cls(quote_id=r.str("quoteId", required=True),
-                   offer=r.object("offer", OnrampOffer.from_json, required=True),
-                   cashout=r.object("cashout", OnrampCashout.from_json, required=True),
+        return cls(quote_id=r.required_text("quoteId"),
+                   offer=r.required_nested("offer", OnrampOffer.from_json),
+                   cashout=r.required_nested("cashout", OnrampCashout.from_json),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class TransferDetail:
     """One line the user copies to pay by hand (bank name, account number, amount, narration...)."""
 
@@ -523,13 +535,13 @@ class TransferDetail:
     @classmethod
     def from_json(cls, data: object) -> "TransferDetail":
         r = _Reader(data, cls.__name__)
-        detail_id = r.str("id", required=True)
-        return cls(id=detail_id, label=r.str("label") or detail_id,
-                   value=r.str("value", required=True), description=r.str("description"),
+        detail_id = r.required_text("id")
+        return cls(id=detail_id, label=r.text("label") or detail_id,
+                   value=r.required_text("value"), description=r.text("description"),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class TransferInstructions:
     """How the user pays for an on-ramp order: a tagged union on ``type`` (upstream-notes 3).
 
@@ -566,21 +578,21 @@ class TransferInstructions:
     def from_json(cls, data: object) -> "TransferInstructions":
         r = _Reader(data, cls.__name__)
         return cls(
-            type=r.str("type", required=True),
-            instructions_text=r.str("instructionsText"),
-            warning_text=r.str("warningText"),
-            transfer_details=r.list("transferDetails", TransferDetail.from_json),
+            type=r.required_text("type"),
+            instructions_text=r.text("instructionsText"),
+            warning_text=r.text("warningText"),
+            transfer_details=r.items("transferDetails", TransferDetail.from_json),
             fields_to_confirm_order=_required_fields(r, "fieldsToConfirmOrder"),
-            payment_url=r.str("paymentUrl"),
-            redirected_to_payment_url=r.bool("redirectedToPaymentUrl"),
-            ussd_code=r.str("ussdCode"),
-            is_intermediate_action_available=r.bool("isIntermediateActionAvailable"),
-            intermediate_action_max_attempts=r.int("intermediateActionMaxAttempts"),
-            intermediate_action_attempts=r.int("intermediateActionAttempts"),
-            intermediate_action_next_attempt_available_at=r.datetime(
+            payment_url=r.text("paymentUrl"),
+            redirected_to_payment_url=r.flag("redirectedToPaymentUrl"),
+            ussd_code=r.text("ussdCode"),
+            is_intermediate_action_available=r.flag("isIntermediateActionAvailable"),
+            intermediate_action_max_attempts=r.whole("intermediateActionMaxAttempts"),
+            intermediate_action_attempts=r.whole("intermediateActionAttempts"),
+            intermediate_action_next_attempt_available_at=r.moment(
                 "intermediateActionNextAttemptAvailableAt"),
-            intermediate_action_timeout_ms=r.int("intermediateActionTimeoutMs"),
-            otp_verified=r.bool("otpVerified"),
+            intermediate_action_timeout_ms=r.whole("intermediateActionTimeoutMs"),
+            otp_verified=r.flag("otpVerified"),
             raw=r.data,
         )
 
@@ -603,7 +615,7 @@ _ONRAMP_ORDER_TEXTS = (
 )
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OnrampOrder:
     """An on-ramp order (spec 2.4). ``id`` is ``_id`` (or ``orderId``, the same value); ``amount``
     is in USD, ``amount_crypto`` in the asset, ``local_currency_amount`` what the user pays."""
@@ -645,21 +657,22 @@ class OnrampOrder:
     @classmethod
     def from_json(cls, data: object) -> "OnrampOrder":
         r = _Reader(data, cls.__name__)
-        order_id = r.str("_id") or r.str("orderId")
+        order_id = r.text("_id") or r.text("orderId")
         if not order_id:
             raise r.bad("_id", "is missing (and so is orderId)")
+        plain: dict[str, Any] = {name: r.text(camel(name)) for name in _ONRAMP_ORDER_TEXTS}
+        plain.update((name, r.decimal(camel(name))) for name in _ONRAMP_ORDER_NUMBERS)
         return cls(
             id=order_id,
-            date=r.datetime("date"),
-            transfer_instructions=r.object("transferInstructions",
+            date=r.moment("date"),
+            transfer_instructions=r.nested("transferInstructions",
                                            TransferInstructions.from_json),
-            **{name: r.str(camel(name)) for name in _ONRAMP_ORDER_TEXTS},
-            **{name: r.decimal(camel(name)) for name in _ONRAMP_ORDER_NUMBERS},
+            **plain,
             raw=r.data,
         )
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class Page(Generic[T]):
     """One page of an orders list; pass ``next_cursor`` as ``cursor`` for the next one."""
 
@@ -670,7 +683,7 @@ class Page(Generic[T]):
     @classmethod
     def from_json(cls, data: object, parse_item: Callable[[Any], T]) -> "Page[T]":
         r = _Reader(data, "Page")
-        return cls(items=r.list("list", parse_item), next_cursor=r.str("nextCursor") or None,
+        return cls(items=r.items("list", parse_item), next_cursor=r.text("nextCursor") or None,
                    raw=r.data)
 
     def __iter__(self) -> Iterator[T]:
@@ -684,7 +697,7 @@ class Page(Generic[T]):
 # Legacy on-ramp (/api/pay-widget-merchant)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyBuySwap:
     id: str | None = None
     buyer_user_phone: str | None = None
@@ -703,17 +716,17 @@ class LegacyBuySwap:
     @classmethod
     def from_json(cls, data: object) -> "LegacyBuySwap":
         r = _Reader(data, cls.__name__)
-        return cls(id=r.str("_id"), buyer_user_phone=r.str("buyerUserPhone"),
-                   buyer_user_email=r.str("buyerUserEmail"),
-                   seller_user_phone=r.str("sellerUserPhone"), amount=r.decimal("amount"),
-                   airtime_amount=r.decimal("airtimeAmount"), status=r.str("status"),
-                   provider=r.str("provider"), expires_at=r.datetime("expiresAt"),
-                   created_at=r.datetime("createdAt"),
-                   buyer_confirmed_at=r.datetime("buyerConfirmedAt"),
-                   country_iso_code=r.str("countryIsoCode"), raw=r.data)
+        return cls(id=r.text("_id"), buyer_user_phone=r.text("buyerUserPhone"),
+                   buyer_user_email=r.text("buyerUserEmail"),
+                   seller_user_phone=r.text("sellerUserPhone"), amount=r.decimal("amount"),
+                   airtime_amount=r.decimal("airtimeAmount"), status=r.text("status"),
+                   provider=r.text("provider"), expires_at=r.moment("expiresAt"),
+                   created_at=r.moment("createdAt"),
+                   buyer_confirmed_at=r.moment("buyerConfirmedAt"),
+                   country_iso_code=r.text("countryIsoCode"), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyWithdrawal:
     id: str | None = None
     status: str | None = None
@@ -725,10 +738,10 @@ class LegacyWithdrawal:
     @classmethod
     def from_json(cls, data: object) -> "LegacyWithdrawal":
         r = _Reader(data, cls.__name__)
-        return cls(id=r.str("_id"), status=r.str("status"),
+        return cls(id=r.text("_id"), status=r.text("status"),
                    withdraw_amount=r.decimal("withdrawAmount"),
                    withdraw_crypto_amount=r.decimal("withdrawCryptoAmount"),
-                   transaction_hash=r.str("transactionHash"), raw=r.data)
+                   transaction_hash=r.text("transactionHash"), raw=r.data)
 
 
 _LEGACY_ORDER_NUMBERS = (
@@ -739,7 +752,7 @@ _LEGACY_ORDER_NUMBERS = (
 )
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyOrder:
     """A legacy on-ramp order (spec 2.5); ``wallet_type`` is the network."""
 
@@ -769,17 +782,17 @@ class LegacyOrder:
     @classmethod
     def from_json(cls, data: object) -> "LegacyOrder":
         r = _Reader(data, cls.__name__)
-        return cls(id=r.str("_id", required=True), wallet_type=r.str("walletType"),
-                   asset=r.str("asset"), wallet_address=r.str("walletAddress"),
-                   merchant_id=r.str("merchantId"), created_at=r.datetime("createdAt"),
-                   buy_swap=r.object("buySwap", LegacyBuySwap.from_json),
-                   withdrawal=r.object("withdrawal", LegacyWithdrawal.from_json),
-                   resume_url=r.str("resumeUrl"),
+        return cls(id=r.required_text("_id"), wallet_type=r.text("walletType"),
+                   asset=r.text("asset"), wallet_address=r.text("walletAddress"),
+                   merchant_id=r.text("merchantId"), created_at=r.moment("createdAt"),
+                   buy_swap=r.nested("buySwap", LegacyBuySwap.from_json),
+                   withdrawal=r.nested("withdrawal", LegacyWithdrawal.from_json),
+                   resume_url=r.text("resumeUrl"),
                    **{name: r.decimal(camel(name)) for name in _LEGACY_ORDER_NUMBERS},
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyPrice:
     """The legacy price response (spec 2.6). The ``usdc_*`` fields are deprecated upstream."""
 
@@ -811,11 +824,11 @@ class LegacyPrice:
     @classmethod
     def from_json(cls, data: object) -> "LegacyPrice":
         r = _Reader(data, cls.__name__)
-        return cls(quote_id=r.str("quoteId", required=True),
+        return cls(quote_id=r.required_text("quoteId"),
                    **r.decimals(cls, besides=("quote_id",)), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class MinMax:
     min: Decimal | None = None
     max: Decimal | None = None
@@ -827,7 +840,7 @@ class MinMax:
         return cls(min=r.decimal("min"), max=r.decimal("max"), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LocalCurrencyLimits:
     """``open_range`` uses min, max, step and with_cents; ``fixed_list`` uses ``values``."""
 
@@ -852,12 +865,12 @@ class LocalCurrencyLimits:
             except ValueError:
                 raise r.bad("values", "holds something that is not a number") from None
 
-        return cls(type=r.str("type"), min=r.decimal("min"), max=r.decimal("max"),
-                   step=r.decimal("step"), with_cents=r.bool("withCents"),
-                   values=r.list("values", number), raw=r.data)
+        return cls(type=r.text("type"), min=r.decimal("min"), max=r.decimal("max"),
+                   step=r.decimal("step"), with_cents=r.flag("withCents"),
+                   values=r.items("values", number), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyFees:
     fee_percent: Decimal | None = None
     service_fee_percent: Decimal | None = None
@@ -872,7 +885,7 @@ class LegacyFees:
         return cls(**r.decimals(cls), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyLimits:
     """The answer of ``/api/pay-widget-merchant/limits``."""
 
@@ -884,13 +897,13 @@ class LegacyLimits:
     @classmethod
     def from_json(cls, data: object) -> "LegacyLimits":
         r = _Reader(data, cls.__name__)
-        return cls(crypto_limits=r.object("cryptoLimits", MinMax.from_json),
-                   local_currency_limits=r.object("localCurrencyLimits",
+        return cls(crypto_limits=r.nested("cryptoLimits", MinMax.from_json),
+                   local_currency_limits=r.nested("localCurrencyLimits",
                                                   LocalCurrencyLimits.from_json),
-                   fees=r.object("fees", LegacyFees.from_json), raw=r.data)
+                   fees=r.nested("fees", LegacyFees.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyNetworkLimits:
     """One network's entry in a legacy provider's ``limits`` (keyed by network)."""
 
@@ -902,9 +915,9 @@ class LegacyNetworkLimits:
     @classmethod
     def from_json(cls, data: object) -> "LegacyNetworkLimits":
         r = _Reader(data, cls.__name__)
-        return cls(crypto_limits=r.object("cryptoLimits", MinMax.from_json),
-                   fees=r.object("fees", LegacyFees.from_json),
-                   local_currency=r.object("localCurrency", LocalCurrencyLimits.from_json),
+        return cls(crypto_limits=r.nested("cryptoLimits", MinMax.from_json),
+                   fees=r.nested("fees", LegacyFees.from_json),
+                   local_currency=r.nested("localCurrency", LocalCurrencyLimits.from_json),
                    raw=r.data)
 
 
@@ -913,7 +926,7 @@ def _limits_by_network(r: _Reader) -> dict[str, LegacyNetworkLimits]:
             for network, value in r.mapping("limits").items()}
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyCarrier:
     id: str | None = None
     name: str | None = None
@@ -923,10 +936,10 @@ class LegacyCarrier:
     @classmethod
     def from_json(cls, data: object) -> "LegacyCarrier":
         r = _Reader(data, cls.__name__)
-        return cls(id=r.str("id"), name=r.str("name"), limits=_limits_by_network(r), raw=r.data)
+        return cls(id=r.text("id"), name=r.text("name"), limits=_limits_by_network(r), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyProvider:
     name: str
     description: str | None = None
@@ -938,13 +951,13 @@ class LegacyProvider:
     @classmethod
     def from_json(cls, data: object) -> "LegacyProvider":
         r = _Reader(data, cls.__name__)
-        return cls(name=r.str("name", required=True), description=r.str("description"),
-                   requires_carrier=r.bool("requiresCarrier", False),
+        return cls(name=r.required_text("name"), description=r.text("description"),
+                   requires_carrier=r.flag_or("requiresCarrier", False),
                    limits=_limits_by_network(r),
-                   carriers=r.list("carriers", LegacyCarrier.from_json), raw=r.data)
+                   carriers=r.items("carriers", LegacyCarrier.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class LegacyProviderCountry:
     """An entry of ``/api/pay-widget-merchant/providers``."""
 
@@ -956,16 +969,16 @@ class LegacyProviderCountry:
     @classmethod
     def from_json(cls, data: object) -> "LegacyProviderCountry":
         r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.str("countryIsoCode", required=True),
-                   currency_iso_code=r.str("currencyIsoCode"),
-                   providers=r.list("providers", LegacyProvider.from_json), raw=r.data)
+        return cls(country_iso_code=r.required_text("countryIsoCode"),
+                   currency_iso_code=r.text("currencyIsoCode"),
+                   providers=r.items("providers", LegacyProvider.from_json), raw=r.data)
 
 
 # ---------------------------------------------------------------------------------------------
 # Off-ramp
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpCashout:
     """The off-ramp price breakdown (spec 2.3)."""
 
@@ -989,7 +1002,7 @@ class OfframpCashout:
         return cls(**r.decimals(cls), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpOffer:
     """The offer of an off-ramp best-offer. Channel-based offers carry ``payment_channel``;
     type-based ones carry ``type`` and ``offer_id`` (their ``_id``)."""
@@ -1006,14 +1019,14 @@ class OfframpOffer:
     @classmethod
     def from_json(cls, data: object) -> "OfframpOffer":
         r = _Reader(data, cls.__name__)
-        return cls(offer_id=r.str("_id"), country_iso_code=r.str("countryIsoCode"),
-                   currency_iso_code=r.str("currencyIsoCode"),
+        return cls(offer_id=r.text("_id"), country_iso_code=r.text("countryIsoCode"),
+                   currency_iso_code=r.text("currencyIsoCode"),
                    exchange_rate=r.decimal("exchangeRate"),
-                   payment_channel=r.str("paymentChannel"), type=r.str("type"),
+                   payment_channel=r.text("paymentChannel"), type=r.text("type"),
                    required_fields=_required_fields(r, "requiredFields"), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpQuote:
     """An off-ramp best-offer: ``quote_id`` (channel-based) or ``offer_id`` (type-based), never
     neither, since an order cannot be created without one of them."""
@@ -1027,16 +1040,15 @@ class OfframpQuote:
     @classmethod
     def from_json(cls, data: object) -> "OfframpQuote":
         r = _Reader(data, cls.__name__)
-        offer = r.object("offer", OfframpOffer.from_json, required=True)
-        quote_id = r.str("quoteId")
+        offer = r.required_nested("offer", OfframpOffer.from_json)
+        quote_id = r.text("quoteId")
         if not quote_id and not offer.offer_id:
             raise r.bad("quoteId", "is missing and the offer has no _id")
-        return cls(offer=offer, cashout=r.object("cashout", OfframpCashout.from_json,
-                                                 required=True),
+        return cls(offer=offer, cashout=r.required_nested("cashout", OfframpCashout.from_json),
                    quote_id=quote_id, offer_id=offer.offer_id, raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class StatusChange:
     status: str
     changed_at: datetime | None = None
@@ -1045,11 +1057,11 @@ class StatusChange:
     @classmethod
     def from_json(cls, data: object) -> "StatusChange":
         r = _Reader(data, cls.__name__)
-        return cls(status=r.str("status", required=True), changed_at=r.datetime("changedAt"),
+        return cls(status=r.required_text("status"), changed_at=r.moment("changedAt"),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class SuppliedField:
     """A field as the user supplied it on an off-ramp order, with its display value."""
 
@@ -1061,10 +1073,10 @@ class SuppliedField:
     @classmethod
     def from_json(cls, data: object) -> "SuppliedField":
         r = _Reader(data, cls.__name__)
-        return cls(label=r.str("label"), type=r.str("type"), value=r.str("value"), raw=r.data)
+        return cls(label=r.text("label"), type=r.text("type"), value=r.text("value"), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class OfframpOrder:
     """An off-ramp order (spec 2.7). ``to_address`` is where the user sends the crypto.
 
@@ -1101,18 +1113,18 @@ class OfframpOrder:
         texts = ("offer_id", "payment_type", "network", "asset", "payment_channel",
                  "from_address", "to_address", "status", "hash", "country_iso_code",
                  "currency_iso_code", "user_phone_number", "user_email", "order_params")
-        return cls(id=r.str("_id", required=True),
+        return cls(id=r.required_text("_id"),
                    exchange_rate=r.decimal("exchangeRate"),
-                   cashout=r.object("cashout", OfframpCashout.from_json),
-                   created_at=r.datetime("createdAt"), expires_at=r.datetime("expiresAt"),
-                   status_history=r.list("statusHistory", StatusChange.from_json),
+                   cashout=r.nested("cashout", OfframpCashout.from_json),
+                   created_at=r.moment("createdAt"), expires_at=r.moment("expiresAt"),
+                   status_history=r.items("statusHistory", StatusChange.from_json),
                    required_fields=r.mapping("requiredFields"),
-                   offer_required_fields=r.list("offerRequiredFields", SuppliedField.from_json),
-                   **{name: r.str(camel(name)) for name in texts},
+                   offer_required_fields=r.items("offerRequiredFields", SuppliedField.from_json),
+                   **{name: r.text(camel(name)) for name in texts},
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class FieldDetail:
     """What ``/api/offramp/validate-fields`` found, e.g. the account holder's name to check."""
 
@@ -1123,20 +1135,20 @@ class FieldDetail:
     @classmethod
     def from_json(cls, data: object) -> "FieldDetail":
         r = _Reader(data, cls.__name__)
-        label = r.str("label", required=True)
-        return cls(label=label, value=r.str("value") or "", raw=r.data)
+        label = r.required_text("label")
+        return cls(label=label, value=r.text("value") or "", raw=r.data)
 
 
 def field_details_from_json(data: object) -> list[FieldDetail]:
     """The answer of ``/api/offramp/validate-fields``: ``{details: [{label, value}]}``."""
-    return _Reader(data, "ValidatedFields").list("details", FieldDetail.from_json)
+    return _Reader(data, "ValidatedFields").items("details", FieldDetail.from_json)
 
 
 # ---------------------------------------------------------------------------------------------
 # Utility, KYC and user
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class KycRule:
     """Orders from ``min`` up to ``max`` need KYC of ``type`` (none, basic, advanced)."""
 
@@ -1148,15 +1160,15 @@ class KycRule:
     @classmethod
     def from_json(cls, data: object) -> "KycRule":
         r = _Reader(data, cls.__name__)
-        return cls(type=r.str("type", required=True), min=r.decimal("min") or Decimal(0),
-                   max=r.decimal("max") if r.data.get("max") is not None else Decimal("Infinity"),
-                   raw=r.data)
+        upper = r.decimal("max")                 # absent means unbounded, like "Infinity"
+        return cls(type=r.required_text("type"), min=r.decimal("min") or Decimal(0),
+                   max=Decimal("Infinity") if upper is None else upper, raw=r.data)
 
     def covers(self, amount: Decimal) -> bool:
         return self.min <= amount <= self.max
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class KycRules:
     onramp: list[KycRule] = field(default_factory=list)
     offramp: list[KycRule] = field(default_factory=list)
@@ -1165,11 +1177,11 @@ class KycRules:
     @classmethod
     def from_json(cls, data: object) -> "KycRules":
         r = _Reader(data, cls.__name__)
-        return cls(onramp=r.list("onramp", KycRule.from_json),
-                   offramp=r.list("offramp", KycRule.from_json), raw=r.data)
+        return cls(onramp=r.items("onramp", KycRule.from_json),
+                   offramp=r.items("offramp", KycRule.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class KycThreshold:
     """An entry of ``onrampKycRules``/``offrampKycRules`` in the KYC state."""
 
@@ -1180,11 +1192,11 @@ class KycThreshold:
     @classmethod
     def from_json(cls, data: object) -> "KycThreshold":
         r = _Reader(data, cls.__name__)
-        return cls(type=r.str("type", required=True), min_amount=r.decimal("minAmount"),
+        return cls(type=r.required_text("type"), min_amount=r.decimal("minAmount"),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class KycDocument:
     """A kind of identity document and the fields its submission needs. ``value`` is what
     ``kyc_submit(id_type=...)`` takes; ``id`` (``_id``) is what ``user_kyc_submit`` takes."""
@@ -1199,12 +1211,12 @@ class KycDocument:
     @classmethod
     def from_json(cls, data: object) -> "KycDocument":
         r = _Reader(data, cls.__name__)
-        return cls(title=r.str("title"), value=r.str("value"), type=r.str("type"),
-                   id=r.str("_id"), required_fields=_required_fields(r, "requiredFields"),
+        return cls(title=r.text("title"), value=r.text("value"), type=r.text("type"),
+                   id=r.text("_id"), required_fields=_required_fields(r, "requiredFields"),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class UtilCountry:
     """An entry of ``/api/util/countries``: documents accepted and KYC rules by amount."""
 
@@ -1219,15 +1231,15 @@ class UtilCountry:
     @classmethod
     def from_json(cls, data: object) -> "UtilCountry":
         r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.str("countryIsoCode", required=True),
-                   currency_iso_code=r.str("currencyIsoCode"), name=r.str("name"),
-                   basic_documents=r.list("basicDocuments", KycDocument.from_json),
-                   advanced_documents=r.list("advancedDocuments", KycDocument.from_json),
-                   kyc_rules=r.object("kycRules", KycRules.from_json) or KycRules(),
+        return cls(country_iso_code=r.required_text("countryIsoCode"),
+                   currency_iso_code=r.text("currencyIsoCode"), name=r.text("name"),
+                   basic_documents=r.items("basicDocuments", KycDocument.from_json),
+                   advanced_documents=r.items("advancedDocuments", KycDocument.from_json),
+                   kyc_rules=r.nested("kycRules", KycRules.from_json) or KycRules(),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class KycState:
     """The answer of ``/api/kyc/state``."""
 
@@ -1244,16 +1256,16 @@ class KycState:
     @classmethod
     def from_json(cls, data: object) -> "KycState":
         r = _Reader(data, cls.__name__)
-        return cls(kyc_url=r.str("kycUrl"),
-                   onramp_kyc_rules=r.list("onrampKycRules", KycThreshold.from_json),
-                   offramp_kyc_rules=r.list("offrampKycRules", KycThreshold.from_json),
-                   passed_kyc=r.bool("passedKyc", False), kyc_status=r.str("kycStatus"),
-                   kyc_status_description=r.str("kycStatusDescription"),
-                   reached_kyc_limit=r.bool("reachedKycLimit", False),
-                   document_types=r.list("documentTypes", KycDocument.from_json), raw=r.data)
+        return cls(kyc_url=r.text("kycUrl"),
+                   onramp_kyc_rules=r.items("onrampKycRules", KycThreshold.from_json),
+                   offramp_kyc_rules=r.items("offrampKycRules", KycThreshold.from_json),
+                   passed_kyc=r.flag_or("passedKyc", False), kyc_status=r.text("kycStatus"),
+                   kyc_status_description=r.text("kycStatusDescription"),
+                   reached_kyc_limit=r.flag_or("reachedKycLimit", False),
+                   document_types=r.items("documentTypes", KycDocument.from_json), raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class UserKycStatus:
     """The answer of ``/api/user/kyc/status``."""
 
@@ -1268,15 +1280,15 @@ class UserKycStatus:
     @classmethod
     def from_json(cls, data: object) -> "UserKycStatus":
         r = _Reader(data, cls.__name__)
-        return cls(passed_kyc_type=r.str("passedKycType"), kyc_status=r.str("kycStatus"),
-                   kyc_status_description=r.str("kycStatusDescription"),
-                   reached_kyc_limit=r.bool("reachedKycLimit", False),
-                   basic_documents=r.list("basicDocuments", KycDocument.from_json),
-                   advanced_documents=r.list("advancedDocuments", KycDocument.from_json),
+        return cls(passed_kyc_type=r.text("passedKycType"), kyc_status=r.text("kycStatus"),
+                   kyc_status_description=r.text("kycStatusDescription"),
+                   reached_kyc_limit=r.flag_or("reachedKycLimit", False),
+                   basic_documents=r.items("basicDocuments", KycDocument.from_json),
+                   advanced_documents=r.items("advancedDocuments", KycDocument.from_json),
                    raw=r.data)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class UserTokens:
     """A user's JWTs. They are credentials: kept out of ``repr`` (and ``raw`` is, as everywhere)."""
 
@@ -1287,14 +1299,14 @@ class UserTokens:
     @classmethod
     def from_json(cls, data: object) -> "UserTokens":
         r = _Reader(data, cls.__name__)
-        return cls(access_token=r.str("accessToken", required=True),
-                   refresh_token=r.str("refreshToken", required=True), raw=r.data)
+        return cls(access_token=r.required_text("accessToken"),
+                   refresh_token=r.required_text("refreshToken"), raw=r.data)
 
 
 def success_from_json(data: object, type_name: str) -> bool:
     """``{success: boolean}`` answers (KYC submissions)."""
     r = _Reader(data, type_name)
-    success = r.bool("success")
+    success = r.flag("success")
     if success is None:
         raise r.bad("success", "is missing")
     return success
@@ -1303,7 +1315,7 @@ def success_from_json(data: object, type_name: str) -> bool:
 def address_used_from_json(data: object) -> bool:
     """The answer of ``/api/util/check-address``: ``{used: boolean}``."""
     r = _Reader(data, "AddressCheck")
-    used = r.bool("used")
+    used = r.flag("used")
     if used is None:
         raise r.bad("used", "is missing")
     return used
