@@ -23,6 +23,7 @@ def check_address() -> ResponseReturnValue:
     """Whether a wallet address has already been used in an order."""
     body = Body(request, allowed=("address",))
     address = body.text("address", required=True)
+    assert address is not None
     return jsonify(used=bool(_address_used()(address)))
 
 

@@ -1,8 +1,8 @@
 """KYC of the sandbox's users: who submitted which document, and the review's outcome.
 
 A user is known by email and/or phone number. Each submission goes ``pending`` and, after a review
-of ``REVIEW_SECONDS`` sandbox seconds (times the time scale), ``approved`` or ``rejected``. The sandbox
-approves every well-formed submission except one documented magic value: an ``id_number`` whose
+of ``REVIEW_SECONDS`` sandbox seconds (times the time scale), ``approved`` or ``rejected``. The
+sandbox approves every well-formed submission except one documented magic value: an ``id_number`` whose
 digits are all zeros (``00000000``, ``G0000000``, ``GHA-000000000-0``) is rejected, so merchants can
 exercise the rejection path.
 

@@ -25,7 +25,11 @@ holds literally. Off-ramps carry no gas: the user pays the network when sending.
 Limits are USD bounds on the amount before fees, per channel (a carrier may override them). Each
 limits function derives the bounds in the other units from quotes at those bounds, and the quote
 functions check the requested amount against exactly those numbers in the unit the caller chose:
-a quote at the minimum or the maximum is accepted, one unit outside is refused.
+a quote at the minimum or the maximum is accepted, one unit outside is refused. Only the chosen
+unit is checked: an on-ramp priced at exactly ``maxCrypto`` may ask for up to one local unit more
+than ``maxLocalCurrency`` (the local amount is rounded up so that it pays for the crypto), and is
+accepted. Order creation must call the same functions (``onramp_quote``/``check_onramp_amount``,
+``offramp_quote``/``check_offramp_amount``) with the currency of the order.
 
 Every refusal raises ``PricingError(message)``; the API layer answers HTTP 400 ``{message}``.
 Quote ids are not made here: the API layer adds ``quoteId`` (or offer ``_id``) to what these
@@ -93,7 +97,9 @@ def parse_amount(value: Any, places: int, unit: str) -> Decimal:
     if not amount.is_finite() or amount <= 0:
         raise PricingError("amount must be a positive number")
     try:
-        exact = amount.as_tuple().exponent >= -places or amount == round_half(amount, places)
+        exponent = amount.as_tuple().exponent
+        assert isinstance(exponent, int)      # finite, checked above
+        exact = exponent >= -places or amount == round_half(amount, places)
     except InvalidOperation:   # more digits than any limit allows
         raise PricingError("amount is too large") from None
     if not exact:
@@ -115,7 +121,7 @@ class Unit:
 
 @dataclass(frozen=True)
 class Amounts:
-    """One quote in one unit. ``before − fee − gas == after`` and ``fee == service + partner``."""
+    """One quote in one unit: ``before − fee − gas == after``, ``fee == service + partner``."""
 
     before: Decimal
     fee: Decimal
@@ -397,7 +403,8 @@ def _check_onramp(corridor: Corridor, currency: str, amount: Any) -> tuple[Decim
         raise PricingError("currency must be 'local' or 'crypto'")
     _require_available(corridor)
     bounds = _onramp_bounds(corridor)
-    local_range = f"{show(bounds.min_local)} to {show(bounds.max_local)} {corridor.country.currency}"
+    local_code = corridor.country.currency
+    local_range = f"{show(bounds.min_local)} to {show(bounds.max_local)} {local_code}"
     crypto_range = f"{show(bounds.min_crypto)} to {show(bounds.max_crypto)} {corridor.asset}"
     if currency == "local":
         value = parse_amount(amount, corridor.country.currency_places, corridor.country.currency)
@@ -540,7 +547,8 @@ def _check_offramp(corridor: Corridor, currency: str, amount: Any) -> tuple[str,
         raise PricingError("currency must be 'local' or 'usd'")
     _require_available(corridor)
     b = _offramp_bounds(corridor)
-    local_range = f"{show(b.min_local)} to {show(b.max_local)} {corridor.country.currency} after fees"
+    local_code = corridor.country.currency
+    local_range = f"{show(b.min_local)} to {show(b.max_local)} {local_code} after fees"
     if currency == "local":
         value = parse_amount(amount, corridor.country.currency_places, corridor.country.currency)
         if not b.min_local <= value <= b.max_local:

@@ -5,8 +5,8 @@ reference data is the same for every app and every request, and nothing may chan
 Money is ``Decimal`` throughout; ``pricing`` does the arithmetic, this module only describes.
 
 Values follow ``upstream-api.md`` 2.1 (asset lists, exactly) and ``upstream-notes.md`` 7 (realistic
-countries, rates, fees, limits, field keys and KYC documents). Where the notes give nothing, the values
-are plausible and chosen so that every variant the spec names occurs at least once: every transfer
+countries, rates, fees, limits, field keys and KYC documents). Where the notes give nothing, the
+values are plausible and chosen so that every variant the spec names occurs at least once: every transfer
 instruction type, a flat local fee, a carrier that must be chosen, a corridor that cannot be priced.
 """
 from __future__ import annotations

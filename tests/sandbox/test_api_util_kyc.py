@@ -1,4 +1,4 @@
-"""``/api/util/*``, ``/api/kyc/*`` and ``/api/user/*`` of the sandbox, on a tiny app of their own."""
+"""``/api/util/*``, ``/api/kyc/*`` and ``/api/user/*`` of the sandbox, on a tiny app."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -345,8 +345,10 @@ def test_user_tokens_are_signed_jwts(client, app):
     ({"countryIsoCode": "NG"}, "email is required"),
     ({"email": "ada@example.com"}, "countryIsoCode is required"),
     ({"email": "ada", "countryIsoCode": "NG"}, "email must be an email address"),
-    ({"email": "ada@example.com", "countryIsoCode": "US"}, "countryIsoCode 'US' is not a supported country"),
-    ({"email": "ada@example.com", "countryIsoCode": "ng"}, "countryIsoCode 'ng' is not a supported country"),
+    ({"email": "ada@example.com", "countryIsoCode": "US"},
+     "countryIsoCode 'US' is not a supported country"),
+    ({"email": "ada@example.com", "countryIsoCode": "ng"},
+     "countryIsoCode 'ng' is not a supported country"),
     ({"email": "ada@example.com", "countryIsoCode": "NG", "phone": "1"},
      "unknown field(s) in body: phone"),
 ])

@@ -30,7 +30,7 @@ def test_onramp_and_offramp_asset_lists_are_exactly_the_spec():
 def test_util_assets_flags_follow_spec_2_1():
     flags = {(a.asset, a.network): (a.can_offramp, a.can_onramp) for a in ref.UTIL_ASSETS}
     assert len(flags) == len(ref.UTIL_ASSETS), "no pair twice"
-    for network in ref.UTIL_NETWORKS:                     # NATIVE on every network, NEAR and TRON too
+    for network in ref.UTIL_NETWORKS:       # NATIVE on every network, NEAR and TRON too
         assert flags[("NATIVE", network)] == (False, False)
     for pair in [("USDC", "ALGORAND"), ("USDC", "NEAR"), ("USDGLO", "POLYGON"),
                  ("USDGLO", "CELO"), ("USDC_E", "AVALANCHE")]:
