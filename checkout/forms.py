@@ -289,8 +289,11 @@ def clean_corridor(form: Mapping[str, Any], session: SessionLike,
 
 
 def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
-                 limits: LimitsLike | None) -> FormResult:
-    """The amount and what it is in (local money or crypto), within the corridor's limits."""
+                 limits: LimitsLike | None, check_limits: bool = True) -> FormResult:
+    """The amount and what it is in (local money or crypto), within the corridor's limits.
+
+    ``check_limits=False`` checks the typing only (while the corridor itself is not valid yet).
+    """
     result = FormResult()
     currency = _pick(form, session, "currency", result) or "local"
     if currency not in CURRENCIES:
@@ -316,6 +319,8 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
         result.errors.setdefault("amount", str(exc))
         return result
     result.values["amount"] = _plain(amount)
+    if not check_limits:
+        return result
     if limits is None or not limits.available:
         result.errors.setdefault("amount", _("This payment method is not available right now."))
         return result

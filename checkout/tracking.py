@@ -1,0 +1,151 @@
+"""Where an order stands, in the words of the webhook status set, and the events for the parent page.
+
+Statuses are the webhook set of upstream-notes 4 (``deposit_awaiting`` ... ``refund_failed``). They are
+read through ``checkout.order_status.current`` (the stored status that webhooks keep, refreshed from
+the upstream when older than ``CHECKOUT_STATUS_MAX_AGE``); an order the store does not know yet is read
+from the upstream and its on-ramp status mapped as the sandbox maps it.
+
+Parent events: ``order-created`` once, ``status-changed`` once per new status, and exactly one of
+``completed`` and ``failed`` per order. The session records what was emitted (a compare-and-set save),
+so a reload, a second tab or a late poll never sends an event twice nor the other terminal event.
+
+Which statuses end an order for the user:
+
+- ``payout_successful`` -> ``completed``.
+- ``deposit_invalid`` (the deposit was refused), ``refund_pending``, ``refund_successful`` and
+  ``refund_failed`` (the money is on its way back, or stuck on its way back: the crypto will not come)
+  -> ``failed``.
+- ``payout_failed`` is retried by the upstream and may still succeed: no terminal event yet.
+- ``deposit_expired`` and ``deposit_canceled`` are not final upstream (a late payment is still paid
+  out), so no terminal event is sent for them: the page tells the user the order expired unpaid, and
+  keeps checking, slowly, in case a payment arrives late.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app
+
+from .errors import UpstreamError
+from .onramp import update_session
+from .sessions import CheckoutSession
+from .state import get_state
+
+log = logging.getLogger("checkout.tracking")
+
+WEBHOOK_STATUSES = (
+    "deposit_awaiting", "deposit_validating", "deposit_invalid", "deposit_canceled",
+    "deposit_expired", "deposit_successful", "payout_pending", "payout_successful",
+    "payout_failed", "refund_pending", "refund_successful", "refund_failed",
+)
+# upstream-notes 4, "Sandbox mapping": on-ramp order status -> webhook status.
+ONRAMP_TO_WEBHOOK = {
+    "swap_initiated": "deposit_awaiting", "swap_buyer_confirmed": "deposit_validating",
+    "swap_buyer_rejected": "deposit_canceled", "swap_expired": "deposit_expired",
+    "swap_seller_rejected": "deposit_invalid", "swap_seller_confirmed": "deposit_successful",
+    "pending": "payout_pending", "complete": "payout_successful", "failed": "payout_failed",
+}
+COMPLETED = frozenset({"payout_successful"})
+FAILED = frozenset({"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
+UNPAID_ENDED = frozenset({"deposit_expired", "deposit_canceled"})
+# Nothing more will happen: the page stops polling.
+SETTLED = frozenset({"payout_successful", "refund_successful", "deposit_invalid"})
+
+
+@dataclass(frozen=True)
+class OrderStatus:
+    status: str | None
+    tx_hash: str | None = None
+
+
+def _stored_status(order_id: str, flow: str) -> Any | None:
+    try:
+        module = importlib.import_module("checkout.order_status")
+    except ImportError:
+        return None
+    return module.current(current_app._get_current_object(), order_id, flow)
+
+
+def _hash_of(stored: Any) -> str | None:
+    for name in ("hash", "tx_hash", "transaction_hash"):
+        value = getattr(stored, name, None)
+        if value:
+            return str(value)
+    return None
+
+
+def current_status(session: CheckoutSession) -> OrderStatus:
+    """The order's status and crypto transaction hash, as fresh as the store allows."""
+    order_id = session.order_id
+    if not order_id:
+        return OrderStatus(None)
+    stored = _stored_status(order_id, session.flow)
+    if stored is not None and getattr(stored, "status", None):
+        tx_hash = _hash_of(stored) or session.data.get("txHash")
+        if stored.status in COMPLETED and not tx_hash:
+            tx_hash = _hash_from_upstream(session)
+        return OrderStatus(stored.status, tx_hash)
+    order = get_state().upstream.onramp_order(order_id=order_id)
+    return OrderStatus(ONRAMP_TO_WEBHOOK.get(order.status or "", order.status), order.hash)
+
+
+def _hash_from_upstream(session: CheckoutSession) -> str | None:
+    """Read the transaction hash once (the webhook summary may not carry it) and keep it."""
+    try:
+        order = get_state().upstream.onramp_order(order_id=session.order_id)
+    except UpstreamError as exc:
+        log.warning("could not read the transaction hash: %r", exc)
+        return None
+    if order.hash:
+        update_session(session.id, lambda s: s.data.__setitem__("txHash", order.hash))
+    return order.hash
+
+
+def terminal_event(status: str | None) -> str | None:
+    if status in COMPLETED:
+        return "completed"
+    if status in FAILED:
+        return "failed"
+    return None
+
+
+@dataclass(frozen=True)
+class ParentEvent:
+    type: str
+    key: str
+    order: dict[str, Any]
+
+
+def due_events(session: CheckoutSession, status: str | None) -> list[ParentEvent]:
+    """The parent events not sent yet for this order at ``status``; records them as sent."""
+    if not session.order_id:
+        return []
+    order_id = session.order_id
+    due: list[ParentEvent] = []
+
+    def change(fresh: CheckoutSession) -> bool:
+        due.clear()
+        events = dict(fresh.data.get("events") or {})
+        order = {"id": order_id, "status": status}
+        if not events.get("order-created"):
+            events["order-created"] = True
+            due.append(ParentEvent("order-created", f"order-created:{order_id}", order))
+        seen = list(events.get("statuses") or [])
+        if status and status not in seen:
+            seen.append(status)
+            events["statuses"] = seen
+            due.append(ParentEvent("status-changed", f"status:{order_id}:{status}", order))
+        terminal = terminal_event(status)
+        if terminal and not events.get("terminal"):
+            events["terminal"] = terminal
+            due.append(ParentEvent(terminal, f"terminal:{order_id}", order))
+        if not due:
+            return False
+        fresh.data["events"] = events
+        return True
+
+    update_session(session.id, change)
+    return list(due)

@@ -1,0 +1,106 @@
+"""The order's status: a page that updates itself until the order settles, and the return page.
+
+``GET /s/<id>/status`` shows the order's status and polls ``/status/live`` every 3 seconds (htmx)
+until a settled state; ``GET /s/<id>/return`` is where a payment provider sends the user back after a
+``redirect`` payment. That page may be the top-level window (the user left the iframe to pay), so it
+stands on its own, links back to the shop's ``returnUrl``, and sends no parent events: there is no
+parent to receive them. The shop gets ``completed``/``failed`` when the checkout is framed again
+(the same launch token reopens the same session at its status).
+"""
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import segno
+from flask import Blueprint, Response, redirect, request, url_for
+from markupsafe import Markup
+
+from .. import tracking
+from ..addresses import explorer_tx_url
+from ..htmx import htmx_redirect, is_htmx, render
+from ..sessions import CheckoutSession
+from .context import session_route
+
+POLL = "every 3s"
+SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid late
+
+
+def resume_context(session: CheckoutSession, provider_resume_url: str | None) -> dict[str, Any]:
+    """Our resume link (with its QR code) and the payment provider's, for the pages after creation."""
+    url = url_for("checkout.flow", session_id=session.id, _external=True)
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="svg", scale=3, border=2, xmldecl=False,
+                                    svgns=True, title=None, nl=False)
+    return {"url": url, "qr_svg": Markup(buffer.getvalue().decode("utf-8")),
+            "provider_url": provider_resume_url or (session.data.get("order") or {}).get(
+                "resumeUrl")}
+
+
+def _poll_trigger(status: str | None) -> str | None:
+    if status in tracking.SETTLED:
+        return None
+    if status in tracking.UNPAID_ENDED:
+        return SLOW_POLL
+    return POLL
+
+
+def _context(session: CheckoutSession, *, framed: bool = True,
+             message: str | None = None) -> dict[str, Any]:
+    current = tracking.current_status(session)
+    events = tracking.due_events(session, current.status) if framed else []
+    network = session.value("network")
+    return {
+        "status": current.status, "tx_hash": current.tx_hash,
+        "explorer_url": explorer_tx_url(network, current.tx_hash),
+        "completed": current.status in tracking.COMPLETED,
+        "failed": current.status in tracking.FAILED,
+        "unpaid_ended": current.status in tracking.UNPAID_ENDED,
+        "poll": _poll_trigger(current.status), "events": events, "framed": framed,
+        "quote": session.data.get("quote") or {}, "message": message,
+        "return_url": session.claims.get("returnUrl"),
+    }
+
+
+def show_status(session: CheckoutSession, *, message: str | None = None) -> Response:
+    """The status page of the session's order."""
+    return render("checkout/status/status.html", "checkout/status/_status.html",
+                  resume=resume_context(session, None), step="status",
+                  **_context(session, message=message))
+
+
+@session_route
+def status(session: CheckoutSession) -> Response:
+    """Where the order stands, updated live until it settles."""
+    if not session.order_id:
+        return redirect(url_for("checkout.flow", session_id=session.id), code=303)
+    return show_status(session)
+
+
+@session_route
+def status_live(session: CheckoutSession) -> Response:
+    """The status block alone, for polling; on the pay page it moves on once the money is seen."""
+    if not session.order_id:
+        return htmx_redirect(url_for("checkout.flow", session_id=session.id))
+    framed = request.args.get("top") != "1"
+    context = _context(session, framed=framed)
+    if request.args.get("from") == "pay" and context["status"] not in (None, "deposit_awaiting"):
+        return htmx_redirect(url_for("checkout.status", session_id=session.id))
+    return render("checkout/status/_live.html", "checkout/status/_live.html", **context)
+
+
+@session_route
+def payment_return(session: CheckoutSession) -> Response:
+    """Back from a payment provider's page (often as the top-level window): the order's status."""
+    if not session.order_id:
+        return redirect(url_for("checkout.flow", session_id=session.id), code=303)
+    return render("checkout/status/return.html", "checkout/status/_status.html",
+                  resume=resume_context(session, None), step="status",
+                  **_context(session, framed=False))
+
+
+def init(bp: Blueprint) -> None:
+    rule = "/s/<session_id>"
+    bp.add_url_rule(f"{rule}/status", "status", status, methods=["GET"])
+    bp.add_url_rule(f"{rule}/status/live", "status_live", status_live, methods=["GET"])
+    bp.add_url_rule(f"{rule}/return", "payment_return", payment_return, methods=["GET"])
