@@ -6,10 +6,9 @@ left out) and parse the answer; sending, signing, retrying and error mapping liv
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar
 from urllib.parse import quote
-
 
 from ..errors import UpstreamBadResponse
 from . import types as t
@@ -42,6 +41,20 @@ OFFRAMP_ORDER_FILTERS = {
     "order_params": "orderParams", "status": "status", "payment_type": "paymentType",
     "offramp_type": "offrampType",
 }
+
+
+def _amount(value: Amount) -> Decimal:
+    """An amount as an exact Decimal, so that it goes out as a JSON number (never a string) and
+    as plain digits in a query string."""
+    if isinstance(value, bool):
+        raise TypeError("an amount cannot be a boolean")
+    try:
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    except InvalidOperation:
+        raise ValueError(f"an amount must be a number, not {value!r}") from None
+    if not number.is_finite():
+        raise ValueError(f"an amount must be a finite number, not {value!r}")
+    return number
 
 
 def _check_limit(limit: int) -> int:
@@ -141,7 +154,7 @@ class UpstreamClient:
         only the sandbox knows it, so leave it ``None`` against the real service.
         """
         return self._get("/api/onramp/best-offer", t.OnrampQuote.from_json, network=network,
-                         asset=asset, currency=currency, amount=amount,
+                         asset=asset, currency=currency, amount=_amount(amount),
                          countryIsoCode=country_iso_code, paymentChannel=payment_channel,
                          carrierCode=carrier_code, sandboxOutcome=sandbox_outcome)
 
@@ -189,7 +202,7 @@ class UpstreamClient:
         """Create the order from a quote. Never retried: on ``UpstreamUnavailable`` the order may
         exist, so look it up by ``order_params`` before creating another."""
         return self._post("/api/onramp/order/create", t.OnrampOrder.from_json, quoteId=quote_id,
-                          network=network, asset=asset, amount=amount, currency=currency,
+                          network=network, asset=asset, amount=_amount(amount), currency=currency,
                           email=email, userIp=user_ip, address=address, memo=memo,
                           orderParams=order_params, redirectUrl=redirect_url,
                           extraFields=dict(extra_fields) if extra_fields is not None else None,
@@ -253,7 +266,7 @@ class UpstreamClient:
                      provider: str, carrier_id: str | None = None) -> t.LegacyPrice:
         """``currency`` is ``usdc`` or ``local``; ``country`` an ISO code."""
         return self._get("/api/pay-widget-merchant/price", t.LegacyPrice.from_json,
-                         network=network, asset=asset, currency=currency, amount=amount,
+                         network=network, asset=asset, currency=currency, amount=_amount(amount),
                          country=country, provider=provider, carrierId=carrier_id)
 
     def legacy_providers(self, include_limits: bool = True,
@@ -273,7 +286,7 @@ class UpstreamClient:
     def offramp_best_offer(self, amount: Amount, currency: str, country_iso_code: str,
                            payment_channel: str, network: str, asset: str,
                            sandbox_outcome: str | None = None) -> t.OfframpQuote:
-        return self._get("/api/offramp/best-offer", t.OfframpQuote.from_json, amount=amount,
+        return self._get("/api/offramp/best-offer", t.OfframpQuote.from_json, amount=_amount(amount),
                          currency=currency, countryIsoCode=country_iso_code,
                          paymentChannel=payment_channel, network=network, asset=asset,
                          sandboxOutcome=sandbox_outcome)
@@ -317,7 +330,7 @@ class UpstreamClient:
     def offramp_typed_best_offer(self, amount: Amount, currency: str, country: str, type: str,
                                  network: str, asset: str,
                                  sandbox_outcome: str | None = None) -> t.OfframpQuote:
-        return self._get("/api/offramp/best-offer", t.OfframpQuote.from_json, amount=amount,
+        return self._get("/api/offramp/best-offer", t.OfframpQuote.from_json, amount=_amount(amount),
                          currency=currency, country=country, type=type, network=network,
                          asset=asset, sandboxOutcome=sandbox_outcome)
 
@@ -347,7 +360,7 @@ class UpstreamClient:
         ``webhook_url`` overrides the merchant's global webhook URL for this order (spec 6.1)."""
         return self._post("/api/offramp/create-order", t.OfframpOrder.from_json,
                           offerId=offer_id, paymentType=payment_type, network=network,
-                          asset=asset, address=address, currency=currency, amount=amount, ip=ip,
+                          asset=asset, address=address, currency=currency, amount=_amount(amount), ip=ip,
                           orderParams=order_params,
                           requiredFields=(dict(required_fields) if required_fields is not None
                                           else None),

@@ -248,6 +248,41 @@ def test_onramp_push_retry(sandbox):
         fast.close()
 
 
+def test_an_expired_quote_is_quote_expired(sandbox):
+    # A minute of sandbox time lasts 60 ms here: the 10-minute quote is gone after 0.6 s.
+    fast = serve(sandbox.mode, SANDBOX_TIME_SCALE=0.001)
+    try:
+        with fast.client() as client:
+            quote = client.onramp_best_offer(network="CELO", asset="USDT", currency="local",
+                                             amount=1300, country_iso_code="KE",
+                                             payment_channel="bank")
+            time.sleep(0.8)
+            with pytest.raises(errors.QuoteExpired):
+                client.onramp_create_order(
+                    quote_id=quote.quote_id, network="CELO", asset="USDT", amount=1300,
+                    currency="local", email="buyer@example.com", user_ip="203.0.113.9")
+    finally:
+        fast.close()
+
+
+def test_too_many_wrong_codes_expire_the_order(client):
+    quote = client.onramp_best_offer(network="CELO", asset="USDT", currency="local", amount=100,
+                                     country_iso_code="GH", payment_channel="mobile_money",
+                                     carrier_code="MTN")
+    order = client.onramp_create_order(quote_id=quote.quote_id, network="CELO", asset="USDT",
+                                       amount=100, currency="local", email="buyer@example.com",
+                                       user_ip="203.0.113.9",
+                                       extra_fields={"phoneNumber": "233240000000"})
+    raised = []
+    while not raised or not isinstance(raised[-1], errors.QuoteExpired):
+        assert len(raised) < 5, raised
+        with pytest.raises(errors.UpstreamBadRequest) as info:
+            client.onramp_submit_otp(order.id, "999999")
+        raised.append(info.value)
+    assert not any(isinstance(e, errors.QuoteExpired) for e in raised[:-1])
+    assert client.onramp_order(order_id=order.id).status == "swap_expired"
+
+
 # -- legacy on-ramp --------------------------------------------------------------------------
 
 

@@ -539,3 +539,19 @@ def test_the_shared_session_keeps_no_cookies(client):
     assert "Cookie" not in responses.calls[1].request.headers
     assert len(client.http.cookies) == 0
     assert "checkout" in responses.calls[0].request.headers["User-Agent"]
+
+
+@responses.activate
+@pytest.mark.parametrize("amount", ["1500.50", 1500.5, Decimal("1500.50")])
+def test_amounts_go_out_as_json_numbers_whatever_their_python_type(client, amount):
+    responses.add(responses.POST, f"{BASE}/api/offramp/create-order", json={"_id": "off-1"})
+    client.offramp_create_order(offer_id="o", payment_type="CRYPTO_WALLET", network="CELO",
+                                asset="USDT", address="0xabc", currency="usd", amount=amount)
+    assert json.loads(responses.calls[0].request.body)["amount"] == 1500.5
+
+
+@pytest.mark.parametrize("amount", [float("nan"), "Infinity", True, "12,5"])
+def test_amounts_must_be_finite_numbers(client, amount):
+    with pytest.raises((ValueError, TypeError)):
+        client.onramp_best_offer(network="CELO", asset="USDT", currency="local", amount=amount,
+                                 country_iso_code="KE", payment_channel="mobile_money")
