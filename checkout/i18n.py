@@ -25,7 +25,7 @@ from flask_babel import Babel, Domain, get_babel, get_locale, refresh
 __all__ = [
     "SUPPORTED_LANGUAGES", "DEFAULT_LANGUAGE", "TRANSLATIONS", "domain", "init_babel",
     "select_locale", "money_locale", "format_money", "format_crypto", "format_datetime",
-    "use_checkout_domain",
+    "use_checkout_domain", "refresh",
 ]
 
 SUPPORTED_LANGUAGES = ("en", "fr", "sw", "pt")

@@ -63,6 +63,7 @@ _WALLET = re.compile(r"^\S{1,256}$")
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,190}$")
 _PHONE = re.compile(r"^\+?[0-9][0-9 ()-]{3,30}$")
 _LOCALE = re.compile(r"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8}){0,2}$")
+_HOST = re.compile(r"^([a-z0-9-]+(\.[a-z0-9-]+)*\.?|[0-9a-f:.]+)$")
 _JTI = re.compile(r"^[\x21-\x7e]{8,128}$")
 
 # User-facing reasons (shown on the 400 page, so they say what to do, not what failed inside).
@@ -246,6 +247,8 @@ def normalize_origin(value: str, *, allow_path: bool = False) -> str | None:
                            or value.endswith("/")):
         return None
     host = parts.hostname.lower()
+    if not _HOST.match(host):  # wildcards and other oddities are not one origin
+        return None
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
     default_port = {"http": 80, "https": 443}[parts.scheme]

@@ -100,6 +100,17 @@ def template_context() -> dict[str, Any]:
     }
 
 
+def start_request() -> None:
+    """Begin every checkout request with no session and no locale chosen yet.
+
+    ``g`` lives in the app context, which a request reuses when one is already pushed (as test
+    tools do); a session or locale left from an earlier request must never leak into this one.
+    """
+    g.pop("checkout_session", None)
+    i18n.refresh()
+    i18n.use_checkout_domain()
+
+
 def init(bp: Blueprint) -> None:
-    bp.before_request(i18n.use_checkout_domain)
+    bp.before_request(start_request)
     bp.context_processor(template_context)

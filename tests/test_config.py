@@ -1,0 +1,59 @@
+"""Start-up configuration: a missing or weak setting fails in Checkout(app), naming the key."""
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+
+from checkout import Checkout
+from checkout.errors import ConfigurationError
+
+REAL_UPSTREAM = {
+    "CHECKOUT_API_BASE_URL": "https://api.exchange.example",
+    "CHECKOUT_CLIENT_ID": "merchant-id",
+    "CHECKOUT_WEBHOOK_SECRET": "merchant-webhook-secret",
+    "CHECKOUT_LAUNCH_SECRET": "m" * 32,
+}
+
+
+def build(tmp_path, **config) -> Flask:
+    app = Flask("host_site", instance_path=str(tmp_path / "instance"))
+    app.config.update(CHECKOUT_DATABASE_URL=f"sqlite:///{tmp_path}/c.sqlite3", **config)
+    Checkout(app)
+    return app
+
+
+@pytest.mark.parametrize("key", ["CHECKOUT_CLIENT_ID", "CHECKOUT_WEBHOOK_SECRET",
+                                 "CHECKOUT_LAUNCH_SECRET"])
+def test_missing_key_is_named_at_start_up_outside_the_sandbox(tmp_path, key):
+    config = {k: v for k, v in REAL_UPSTREAM.items() if k != key}
+    with pytest.raises(ConfigurationError, match=key):
+        build(tmp_path, **config)
+
+
+@pytest.mark.parametrize("empty", ["", None])
+def test_empty_key_counts_as_missing(tmp_path, empty):
+    with pytest.raises(ConfigurationError, match="CHECKOUT_LAUNCH_SECRET"):
+        build(tmp_path, **{**REAL_UPSTREAM, "CHECKOUT_LAUNCH_SECRET": empty})
+
+
+def test_short_launch_secret_is_refused(tmp_path):
+    with pytest.raises(ConfigurationError, match="at least 32 bytes") as info:
+        build(tmp_path, **{**REAL_UPSTREAM, "CHECKOUT_LAUNCH_SECRET": "s" * 31})
+    assert "s" * 31 not in str(info.value)   # the message names the key, never the value
+
+
+def test_complete_configuration_starts(tmp_path):
+    app = build(tmp_path, **REAL_UPSTREAM)
+    assert app.extensions["checkout"].sandbox is None
+
+
+def test_sandbox_needs_no_credentials(tmp_path):
+    app = build(tmp_path)
+    assert app.extensions["checkout"].sandbox is not None
+    assert len(app.config["CHECKOUT_LAUNCH_SECRET"]) >= 32
+
+
+@pytest.mark.parametrize("ancestors", ["https://shop.test", [1]])
+def test_frame_ancestors_must_be_a_list_of_strings(tmp_path, ancestors):
+    with pytest.raises(ConfigurationError, match="CHECKOUT_FRAME_ANCESTORS"):
+        build(tmp_path, CHECKOUT_FRAME_ANCESTORS=ancestors)

@@ -1,0 +1,175 @@
+"""Languages and money: locale selection, Babel formatting, and a catalogue that covers every text."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from datetime import datetime, timezone
+from decimal import Decimal
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from flask import Flask, render_template_string
+from flask_babel import Babel, get_locale, gettext
+
+from checkout import Checkout
+from checkout.i18n import TRANSLATIONS, format_crypto, format_datetime, format_money
+from checkout.paths import TEMPLATES
+
+from .launch_support import claims, install_flow_stub, session_id_from, sign
+
+ROOT = Path(__file__).resolve().parent.parent
+NBSP, NNBSP = "\u00a0", "\u202f"
+
+
+class TestMoney:
+    @pytest.mark.parametrize("amount, currency, locale, expected", [
+        (Decimal("1500"), "KES", "sw_KE", f"Ksh{NBSP}1,500.00"),
+        (Decimal("1500"), "XOF", "fr_SN", f"1{NNBSP}500{NBSP}F{NNBSP}CFA"),
+        (Decimal("1500"), "NGN", "en_NG", "₦1,500.00"),
+        (Decimal("2500.5"), "GHS", "en_GH", "GH₵2,500.50"),
+        ("1234.567", "NGN", "en_NG", "₦1,234.57"),
+    ])
+    def test_format_money(self, amount, currency, locale, expected):
+        assert format_money(amount, currency, locale=locale) == expected
+
+    def test_format_money_never_goes_through_float(self):
+        assert format_money(Decimal("0.125"), "USD", locale="en") == "$0.12"   # half-even
+        assert format_money(0.1 + 0.2, "USD", locale="en") == "$0.30"
+
+    @pytest.mark.parametrize("amount, locale, expected", [
+        (Decimal("12.5"), "en", f"12.5{NBSP}USDC"),
+        (Decimal("1234.1234567"), "en", f"1,234.123457{NBSP}USDC"),
+        (Decimal("1234.5"), "fr", f"1{NNBSP}234,5{NBSP}USDC"),
+        (Decimal("3"), "sw", f"3{NBSP}USDC"),
+    ])
+    def test_format_crypto(self, amount, locale, expected):
+        assert format_crypto(amount, "USDC", locale=locale) == expected
+
+    def test_format_datetime(self):
+        when = datetime(2026, 11, 22, 9, 5, tzinfo=timezone.utc)
+        assert format_datetime(when, locale="en") == "Nov 22, 2026, 9:05:00\u202fAM"
+        assert format_datetime("2026-11-22T09:05:00Z", locale="fr").startswith("22 nov. 2026")
+        assert format_datetime(None) == ""
+
+
+@pytest.fixture
+def app(app):
+    install_flow_stub(app)
+    return app
+
+
+def open_session(app, **extra) -> str:
+    client = app.test_client()
+    location = client.get("/checkout/launch",
+                          query_string={"token": sign(app, claims(**extra))}).headers["Location"]
+    return session_id_from(location)
+
+
+class TestLocaleSelection:
+    def page_lang(self, client, url, **headers) -> str:
+        body = client.get(url, headers=headers).get_data(as_text=True)
+        return re.search(r'<html lang="([^"]+)"', body).group(1)
+
+    def test_session_claim_wins(self, app):
+        sid = open_session(app, locale="sw")
+        client = app.test_client()
+        assert self.page_lang(client, f"/checkout/s/{sid}/?locale=fr",
+                              **{"Accept-Language": "pt"}) == "sw"
+
+    def test_query_then_accept_language_then_english(self, app):
+        client = app.test_client()
+        assert self.page_lang(client, "/checkout/offramp?locale=fr",
+                              **{"Accept-Language": "pt"}) == "fr"
+        assert self.page_lang(client, "/checkout/offramp",
+                              **{"Accept-Language": "de, pt;q=0.8, en;q=0.5"}) == "pt"
+        assert self.page_lang(client, "/checkout/offramp", **{"Accept-Language": "de"}) == "en"
+        assert self.page_lang(client, "/checkout/offramp?locale=de") == "en"
+
+    def test_money_uses_the_sessions_country(self, app):
+        sid = open_session(app, locale="en", countryIsoCode="NG")
+        with app.test_request_context(f"/checkout/s/{sid}/"):
+            from checkout.views.context import load_session
+
+            load_session(sid)
+            assert render_template_string("{{ 1500|money('NGN') }}") == "₦1,500.00"
+            assert str(get_locale()) == "en"
+
+    def test_host_babel_is_reused_and_keeps_its_own_selector(self, tmp_path):
+        host = Flask("host_site", instance_path=str(tmp_path / "i"))
+        host.config.update(CHECKOUT_DATABASE_URL=f"sqlite:///{tmp_path}/c.sqlite3")
+        babel = Babel(host, locale_selector=lambda: "de")
+        Checkout(host)
+        assert host.extensions["babel"].instance is babel
+        host.add_url_rule("/", endpoint="home", view_func=lambda: str(get_locale()))
+        client = host.test_client()
+        assert client.get("/").get_data(as_text=True) == "de"
+        page = client.get("/checkout/offramp", headers={"Accept-Language": "fr"})
+        assert '<html lang="fr">' in page.get_data(as_text=True)
+
+    def test_checkout_catalogue_is_used_inside_the_checkout_only(self, app):
+        with app.test_request_context("/checkout/offramp"):
+            app.preprocess_request()
+            from flask_babel import get_domain
+
+            assert get_domain().translation_directories == [str(TRANSLATIONS)]
+            assert gettext("Try again") == "Try again"
+
+
+class _VisibleText(HTMLParser):
+    """Text a user would read that is not inside a Jinja expression (so not translated)."""
+
+    ATTRIBUTES = {"title", "alt", "placeholder", "aria-label", "label"}
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_data(self, data):
+        if re.search(r"[A-Za-z]{2,}", data):
+            self.found.append(data.strip())
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in self.ATTRIBUTES and value and re.search(r"[A-Za-z]{2,}", value):
+                self.found.append(f"{name}={value}")
+
+
+JINJA = re.compile(r"\{#.*?#\}|\{%.*?%\}|\{\{.*?\}\}", re.S)
+
+
+def checkout_templates():
+    # The sandbox's console pages are a developer tool in English, not the checkout's UI.
+    return sorted(p for p in (TEMPLATES / "checkout").rglob("*.html")
+                  if "sandbox" not in p.relative_to(TEMPLATES).parts)
+
+
+@pytest.mark.parametrize("template", checkout_templates(),
+                         ids=lambda p: str(p.relative_to(TEMPLATES)))
+def test_every_visible_text_in_templates_goes_through_gettext(template):
+    parser = _VisibleText()
+    parser.feed(JINJA.sub("q0", template.read_text()))
+    assert parser.found == []
+
+
+def test_the_committed_catalogue_covers_every_template_string(tmp_path):
+    """``scripts/i18n extract`` was run after the last template change (else: run it)."""
+    pot = tmp_path / "fresh.pot"
+    pybabel = Path(sys.executable).with_name("pybabel")
+    subprocess.run([str(pybabel), "-q", "extract", "-F", "babel.cfg", "-k", "lazy_gettext",
+                    "-o", str(pot), "."], cwd=ROOT, check=True)
+    with pot.open("rb") as f:
+        extracted = {m.id for m in read_po(f)
+                     if m.id and any(path.startswith("templates/") for path, _ in m.locations)}
+    with (TRANSLATIONS / "messages.pot").open("rb") as f:
+        committed = {m.id for m in read_po(f) if m.id}
+    assert extracted, "extraction found no template strings"
+    assert "Try again" in extracted
+    assert extracted <= committed, sorted(extracted - committed)[:10]
+
+
+def test_english_catalogue_is_compiled():
+    assert (TRANSLATIONS / "en" / "LC_MESSAGES" / "messages.mo").is_file()
+    assert (TRANSLATIONS / "en" / "LC_MESSAGES" / "messages.po").is_file()
