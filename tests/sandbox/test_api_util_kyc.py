@@ -399,3 +399,33 @@ def test_user_kyc_submit_refusals(client, body, message):
     client.post("/api/user/kyc/status", json={"email": "ada@example.com", "countryIsoCode": "NG"})
     response = client.post("/api/user/kyc/submit", json=body)
     assert response.status_code == 400 and message in response.json["message"]
+
+
+def test_concurrent_submissions_for_one_phone_make_one_user_and_one_review(clock):
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = KycStore(now=clock)
+    kenya = ref.country("KE")
+    document = kenya.basic_documents[0]
+
+    def attempt(_):
+        user, _ = store.get_or_create(kenya, phone=KE_PHONE)
+        try:
+            store.submit(user, document, person())
+            return user, True
+        except kyc.KycError:
+            return user, False
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(attempt, range(40)))
+    assert len({id(user) for user, _ in results}) == 1
+    assert sum(ok for _, ok in results) == 1
+    assert len(results[0][0].submissions) == 1
+
+
+def test_allowed_volume_by_passed_kyc_type():
+    rules = ref.RULES_WITH_ADVANCED
+    assert kyc.allowed_volume(rules, "none") == 100
+    assert kyc.allowed_volume(rules, "basic") == 1000
+    assert kyc.allowed_volume(rules, "advanced") is None
+    assert kyc.allowed_volume(ref.RULES_BASIC_ONLY, "basic") is None
