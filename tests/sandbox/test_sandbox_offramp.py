@@ -1,0 +1,235 @@
+"""/api/offramp/*: both variants, validation, lifecycles with statusHistory, outcomes and filters."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from .sandbox_support import (  # noqa: F401
+    EVM_ADDRESS, OTHER_EVM_ADDRESS, TX_HASH, Api, api, sandbox_app, sandbox_factory, wait_for,
+)
+
+
+def step_through(api: Api, order_id: str) -> list[str]:
+    while api.sandbox_order(order_id)["pendingTimers"]:
+        api.advance(order_id)
+    return [entry["status"] for entry in api.get(f"/api/offramp/order/{order_id}")["statusHistory"]]
+
+
+def test_reference_endpoints(api):
+    assert len(api.get("/api/offramp/assets")) == 9
+    assert api.get("/api/offramp/wallets") == api.get("/api/offramp/assets")
+    channels = api.get("/api/offramp/payment-channels")
+    kenya = next(c for c in channels if c["countryIsoCode"] == "KE")
+    assert "paybill" in {ch["paymentChannel"] for ch in kenya["paymentChannels"]}
+    countries = api.get("/api/offramp/countries")
+    assert all("offrampTypes" in c for c in countries)
+
+
+def test_limits_of_both_variants(api):
+    channel = api.get("/api/offramp/limits", paymentChannel="mobile_money", countryIsoCode="KE",
+                      network="CELO", asset="USDT")
+    typed = api.get("/api/offramp/limits", type="mobile_money", country="KE")
+    assert set(channel) == set(typed) == {"minUsd", "maxUsd", "minLocalCurrency", "maxLocalCurrency"}
+    assert channel == typed
+    assert "asset is required" in api.get("/api/offramp/limits", paymentChannel="bank",
+                                          countryIsoCode="KE", network="CELO", expect=400)["message"]
+    assert "country is required" in api.get("/api/offramp/limits", type="bank", expect=400)["message"]
+    assert "not available for off-ramp" in api.get(
+        "/api/offramp/limits", paymentChannel="bank", countryIsoCode="KE", network="SOLANA",
+        asset="USDC", expect=400)["message"]
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"amount": None}, "amount is required"),
+    ({"amount": "abc"}, "amount must be a number"),
+    ({"currency": "eur"}, "currency must be one of"),
+    ({"type": "cash"}, "type must be one of"),
+    ({"network": "TON", "asset": "USDT"}, "not available for off-ramp"),
+    ({"country": "ng"}, "country must be"),
+    ({"amount": "100000"}, "100000"),
+])
+def test_typed_best_offer_validation(api, params, message):
+    query = {"amount": "20", "currency": "usd", "country": "NG", "type": "bank",
+             "network": "POLYGON", "asset": "USDC", **params}
+    query = {k: v for k, v in query.items() if v is not None}
+    assert message in api.get("/api/offramp/best-offer", expect=400, **query)["message"]
+
+
+def test_channel_best_offer_needs_channel_params(api):
+    body = api.get("/api/offramp/best-offer", amount="10", currency="usd", network="CELO",
+                   asset="USDT", expect=400)
+    assert "countryIsoCode is required" in body["message"]
+
+
+def test_offer_shapes(api):
+    typed = api.offramp_offer()
+    assert set(typed) == {"offer", "cashout"} and len(typed["offer"]["_id"]) == 24
+    assert typed["offer"]["type"] == "bank"
+    channel = api.get("/api/offramp/best-offer", amount="10", currency="usd",
+                      countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                      asset="USDT")
+    assert set(channel) == {"quoteId", "offer", "cashout"}
+    assert channel["offer"]["paymentChannel"] == "mobile_money"
+
+
+def test_typed_order_lifecycle(api):
+    offer = api.offramp_offer()
+    order = api.offramp_typed_order(offer, orderParams="sale-9")
+    assert order["status"] == "initiated" and order["offerId"] == offer["offer"]["_id"]
+    assert order["paymentType"] == "CRYPTO_WALLET" and order["fromAddress"] == EVM_ADDRESS
+    assert order["toAddress"].startswith("0x") and len(order["toAddress"]) == 42
+    assert order["expiresAt"] > order["createdAt"]
+    assert order["cashout"] == offer["cashout"]
+    assert {f["label"]: f["value"] for f in order["offerRequiredFields"]}["Bank"] == "First Bank of Nigeria"
+    assert order["statusHistory"] == [{"status": "initiated", "changedAt": order["createdAt"]}]
+    confirmed = api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+    assert confirmed["status"] == "awaiting_transaction_confirmation" and confirmed["hash"] == TX_HASH
+    assert step_through(api, order["_id"]) == [
+        "initiated", "awaiting_transaction_confirmation", "validating_transaction",
+        "transaction_confirmed", "offramp_pending", "offramp_success"]
+    again = api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH},
+                     expect=400)
+    assert "offramp_success" in again["message"]
+
+
+@pytest.mark.parametrize("outcome, tail", [
+    ("deposit_invalid", ["validating_transaction", "transaction_invalid"]),
+    ("underpayment", ["validating_transaction", "transaction_invalid", "refunding", "refunded"]),
+    ("overpayment", ["validating_transaction", "transaction_confirmed", "offramp_pending",
+                     "offramp_success"]),
+    ("payout_failed", ["validating_transaction", "transaction_confirmed", "offramp_pending",
+                       "offramp_failed", "offramp_retry", "offramp_failed"]),
+    ("refund", ["validating_transaction", "transaction_confirmed", "offramp_pending",
+                "offramp_failed", "refunding", "refunded"]),
+    ("expire", ["expired"]),
+])
+def test_forced_outcomes(api, outcome, tail):
+    order = api.offramp_typed_order(api.offramp_offer(sandboxOutcome=outcome))
+    api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+    assert step_through(api, order["_id"]) == ["initiated", "awaiting_transaction_confirmation", *tail]
+
+
+def test_unpaid_order_expires(api):
+    order = api.offramp_typed_order()
+    assert step_through(api, order["_id"]) == ["initiated", "expired"]
+
+
+def test_virtual_wallet_pays_by_itself(api):
+    order = api.offramp_typed_order(paymentType="VIRTUAL_WALLET")
+    api.advance(order["_id"])
+    paid = api.get(f"/api/offramp/order/{order['_id']}")
+    assert paid["status"] == "awaiting_transaction_confirmation" and paid["hash"].startswith("0x")
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"offerId": "0" * 24}, "offerId is unknown"),
+    ({"paymentType": "CASH"}, "paymentType must be one of"),
+    ({"address": None}, "address is required"),
+    ({"address": "0xnothex"}, "not a valid POLYGON address"),
+    ({"amount": 21}, "amount does not match the quote"),
+    ({"currency": "local"}, "currency does not match the quote"),
+    ({"network": "CELO"}, "network does not match the quote"),
+    ({"requiredFields": {"bankCode": "011:02"}}, "requiredFields.bankAccountNumber is required"),
+    ({"requiredFields": {"bankCode": "999", "bankAccountNumber": "1"}}, "requiredFields.bankCode must be one of"),
+    ({"ip": "localhost"}, "ip must be an IPv4 address"),
+    ({"email": "x@example.com"}, "unknown field(s) in body: email"),
+])
+def test_create_order_validation(api, overrides, message):
+    offer = api.offramp_offer()
+    body = {"offerId": offer["offer"]["_id"], "paymentType": "CRYPTO_WALLET", "network": "POLYGON",
+            "asset": "USDC", "address": EVM_ADDRESS, "currency": "usd", "amount": 20,
+            "requiredFields": {"bankCode": "011:02", "bankAccountNumber": "0123456789"}}
+    body.update(overrides)
+    body = {k: v for k, v in body.items() if v is not None}
+    assert message in api.post("/api/offramp/create-order", body, expect=400)["message"]
+
+
+def test_offer_is_single_use_and_expires(api, sandbox_factory):
+    offer = api.offramp_offer()
+    api.offramp_typed_order(offer)
+    body = {"offerId": offer["offer"]["_id"], "paymentType": "CRYPTO_WALLET", "network": "POLYGON",
+            "asset": "USDC", "address": EVM_ADDRESS, "currency": "usd", "amount": 20,
+            "requiredFields": {"bankCode": "011:02", "bankAccountNumber": "0123456789"}}
+    assert "already been used" in api.post("/api/offramp/create-order", body, expect=400)["message"]
+    fast = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.0005))     # 10 minutes last 0.3 s
+    offer = fast.offramp_offer()
+    time.sleep(0.35)
+    expired = fast.post("/api/offramp/validate-fields",
+                        {"offerId": offer["offer"]["_id"], "requiredFields": {}}, expect=400)
+    assert expired == {"message": "The quote is expired"}
+
+
+def test_confirm_order_validation(api):
+    order = api.offramp_typed_order()
+    assert "hash must be a transaction hash" in api.post(
+        "/api/offramp/confirm-order", {"orderId": order["_id"], "hash": "0x12"}, expect=400)["message"]
+    assert api.post("/api/offramp/confirm-order", {"orderId": "b" * 24, "hash": TX_HASH},
+                    expect=404) == {"code": "ORDER_NOT_AVAILABLE"}
+    assert api.get("/api/offramp/order/" + "b" * 24, expect=404) == {"code": "ORDER_NOT_AVAILABLE"}
+
+
+def test_validate_fields(api):
+    offer = api.offramp_offer()
+    body = {"offerId": offer["offer"]["_id"],
+            "requiredFields": {"bankCode": "011:02", "bankAccountNumber": "0123456789"}}
+    details = api.post("/api/offramp/validate-fields", body)["details"]
+    by_label = {d["label"]: d["value"] for d in details}
+    assert by_label["Bank"] == "First Bank of Nigeria"
+    assert by_label["Account holder name"]
+    assert api.post("/api/offramp/validate-fields", body)["details"] == details      # stable
+    bad = {"offerId": offer["offer"]["_id"], "requiredFields": {"bankCode": "011:02"}}
+    assert "bankAccountNumber is required" in api.post("/api/offramp/validate-fields", bad,
+                                                       expect=400)["message"]
+    # Validating does not use the offer up.
+    api.offramp_typed_order(offer)
+
+
+def test_channel_based_order_via_sandbox_endpoint(api):
+    order = api.offramp_channel_order(orderParams="payout-3")
+    assert order["paymentChannel"] == "mobile_money" and "offerId" not in order
+    assert order["userPhoneNumber"] == "254110611756" and order["userEmail"] == "kim@example.com"
+    deposited = api.client.post(f"/sandbox/orders/{order['_id']}/deposit", json={})
+    assert deposited.get_json()["status"] == "awaiting_transaction_confirmation"
+    assert step_through(api, order["_id"])[-1] == "offramp_success"
+    response = api.client.post("/sandbox/offramp/orders", json={"quoteId": "nope"})
+    assert response.status_code == 400
+
+
+def test_whole_lifecycle_runs_by_itself_at_scale(sandbox_factory):
+    api = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.001))
+    order = api.offramp_typed_order()
+    api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+    wait_for(lambda: api.get(f"/api/offramp/order/{order['_id']}")["status"] == "offramp_success",
+             timeout=3)
+
+
+def test_list_filters(api):
+    typed = api.offramp_typed_order(orderParams="t-1")
+    virtual = api.offramp_typed_order(paymentType="VIRTUAL_WALLET", address=OTHER_EVM_ADDRESS)
+    channel = api.offramp_channel_order(orderParams="c-1")
+    api.post("/api/offramp/confirm-order", {"orderId": typed["_id"], "hash": TX_HASH})
+
+    def ids(**filters) -> set[str]:
+        return {o["_id"] for o in api.get("/api/offramp/orders", limit=100, **filters)["list"]}
+
+    everything = {typed["_id"], virtual["_id"], channel["_id"]}
+    assert ids() == everything
+    assert ids(network="POLYGON") == {typed["_id"], virtual["_id"]}
+    assert ids(asset="USDT") == {channel["_id"]}
+    assert ids(fromAddress=OTHER_EVM_ADDRESS.upper().replace("0X", "0x")) == {virtual["_id"]}
+    assert ids(userPhoneNumber="254110611756") == {channel["_id"]}
+    assert ids(userEmail="KIM@example.com") == {channel["_id"]}
+    assert ids(hash=TX_HASH) == {typed["_id"]}
+    assert ids(countryIsoCode="KE") == {channel["_id"]}
+    assert ids(paymentChannel="mobile_money") == {channel["_id"]}
+    assert ids(orderParams="t-1") == {typed["_id"]}
+    assert ids(status="awaiting_transaction_confirmation") == {typed["_id"]}
+    assert ids(status="initiated") == {virtual["_id"], channel["_id"]}
+    assert ids(paymentType="VIRTUAL_WALLET") == {virtual["_id"]}
+    assert ids(offrampType="bank") == {typed["_id"], virtual["_id"]}
+    for bad in ({"status": "done"}, {"paymentType": "x"}, {"network": "MARS"}, {"limit": 0},
+                {"limit": 101}, {"limit": "ten"}, {"cursor": "!!"}):
+        params = {"limit": 10, **bad}
+        assert api.get("/api/offramp/orders", expect=400, **params)["message"]
+    assert "limit is required" in api.get("/api/offramp/orders", expect=400)["message"]

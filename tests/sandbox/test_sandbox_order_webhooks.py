@@ -1,0 +1,132 @@
+"""A signed webhook for every order status change, delivered to a real receiver on 127.0.0.1."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from checkout import config as checkout_config
+from checkout.signature import verify
+
+from .sandbox_support import EVM_ADDRESS, TX_HASH, Api, sandbox_factory, wait_for  # noqa: F401
+from .webhook_receiver import Receiver
+
+SECRET = checkout_config.SANDBOX_WEBHOOK_SECRET
+LIFECYCLE = ["deposit_awaiting", "deposit_validating", "deposit_invalid", "deposit_canceled",
+             "deposit_expired", "deposit_successful", "payout_pending", "payout_failed",
+             "payout_successful", "refund_pending", "refund_failed", "refund_successful"]
+
+
+@pytest.fixture
+def receiver():
+    server = Receiver()
+    yield server
+    server.stop()
+
+
+def payloads(receiver: Receiver, path: str, order_id: str) -> list[dict]:
+    found = []
+    for item in receiver.at(path):
+        verify(item.body, item.headers.get("X-Signature"), SECRET)     # raises if not signed
+        payload = json.loads(item.body)
+        if payload["data"]["order"]["_id"] == order_id:
+            found.append(payload)
+    # Deliveries run in parallel and may arrive out of order (spec 6.4): order them as a receiver
+    # must, by the order's updatedAt (two changes within one millisecond keep the lifecycle order).
+    return sorted(found, key=lambda p: (p["data"]["order"]["updatedAt"],
+                                        LIFECYCLE.index(p["data"]["order"]["status"])))
+
+
+def test_onramp_lifecycle_webhooks(sandbox_factory, receiver):
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+                          SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
+    api = Api(app)
+    order = api.onramp_order(orderParams="cart-1")
+    api.post("/api/onramp/order/confirm", {"orderId": order["orderId"]})
+    wait_for(lambda: len(payloads(receiver, "/hooks", order["orderId"])) == 5, timeout=5)
+    events = payloads(receiver, "/hooks", order["orderId"])
+    assert [p["data"]["order"]["status"] for p in events] == [
+        "deposit_awaiting", "deposit_validating", "deposit_successful", "payout_pending",
+        "payout_successful"]
+    last = events[-1]
+    assert last["event"] == "order-status-change" and "userKyc" in last["data"]
+    summary = last["data"]["order"]
+    assert summary["type"] == "on_ramp" and summary["flow"] == "regular" and summary["source"] == "api"
+    assert summary["merchantOrderParams"] == "cart-1" and summary["userEmail"] == "ada@example.com"
+    assert summary["deposit"]["cashout"]["amountBeforeFees"] == order["localCurrencyAmount"]
+    assert summary["deposit"]["currencyCode"] == "NGN" and summary["deposit"]["currencyType"] == "fiat"
+    assert summary["payout"]["cashout"]["amountAfterFees"] == order["amountCrypto"]
+    meta = summary["payout"]["transaction"]["meta"]
+    assert meta["toAddress"] == EVM_ADDRESS and meta["transactionHash"].startswith("0x")
+    assert "transferInstructions" not in summary and "expiresAt" not in summary
+    first_meta = events[0]["data"]["order"]["payout"]["transaction"]["meta"]
+    assert "transactionHash" not in first_meta
+
+
+def test_per_order_url_overrides_the_global_one(sandbox_factory, receiver):
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/global"),
+                          SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
+    api = Api(app)
+    order = api.onramp_order(webhookUrl=receiver.url("/mine"))
+    wait_for(lambda: payloads(receiver, "/mine", order["orderId"]), timeout=3)
+    assert app.extensions["sandbox"].webhooks.drain(5)
+    assert payloads(receiver, "/global", order["orderId"]) == []
+
+
+def test_no_destination_no_delivery(sandbox_factory):
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001)
+    api = Api(app)
+    order = api.onramp_order()
+    api.post("/api/onramp/order/confirm", {"orderId": order["orderId"]})
+    wait_for(lambda: api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "complete",
+             timeout=3)
+    assert app.extensions["sandbox"].webhooks.deliveries() == []
+
+
+def test_offramp_refund_webhooks(sandbox_factory, receiver):
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+                          SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
+    api = Api(app)
+    order = api.offramp_typed_order(api.offramp_offer(sandboxOutcome="refund"))
+    api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+    expected = ["deposit_awaiting", "deposit_validating", "deposit_validating", "deposit_successful",
+                "payout_pending", "payout_failed", "refund_pending", "refund_successful"]
+    wait_for(lambda: len(payloads(receiver, "/hooks", order["_id"])) == len(expected), timeout=5)
+    events = payloads(receiver, "/hooks", order["_id"])
+    assert [p["data"]["order"]["status"] for p in events] == expected
+    summary = events[-1]["data"]["order"]
+    assert summary["type"] == "off_ramp"
+    assert summary["deposit"]["transaction"]["meta"] == {
+        "transactionHash": TX_HASH, "fromAddress": EVM_ADDRESS, "toAddress": order["toAddress"]}
+    assert summary["payout"]["cashout"]["amountAfterFees"] == order["cashout"]["localCurrencyAmount"]
+    assert summary["refund"]["transaction"]["meta"] == {"toAddress": EVM_ADDRESS}
+    history = api.get(f"/api/offramp/order/{order['_id']}")["statusHistory"]
+    assert len(history) == len(expected)
+
+
+def test_underpayment_shows_what_arrived(sandbox_factory, receiver):
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+                          SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
+    api = Api(app)
+    order = api.offramp_typed_order(api.offramp_offer(sandboxOutcome="underpayment"))
+    api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+    wait_for(lambda: any(p["data"]["order"]["status"] == "deposit_invalid"
+                         for p in payloads(receiver, "/hooks", order["_id"])), timeout=5)
+    invalid = next(p for p in payloads(receiver, "/hooks", order["_id"])
+                   if p["data"]["order"]["status"] == "deposit_invalid")
+    assert invalid["data"]["order"]["deposit"]["cashout"]["amountBeforeFees"] == pytest.approx(
+        order["cashout"]["cryptoAmount"] / 2)
+
+
+def test_auth_and_kyc_events_are_opt_in(sandbox_factory, receiver):
+    url = receiver.url("/events")
+    plain = sandbox_factory(SANDBOX_WEBHOOK_URL=url, SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
+    plain.extensions["sandbox"].emit_kyc_event({"event": "kyc", "data": {}})
+    plain.extensions["sandbox"].emit_auth_event({"event": "auth", "data": {}})
+    assert plain.extensions["sandbox"].webhooks.deliveries() == []
+    opted = sandbox_factory(SANDBOX_WEBHOOK_URL=url, SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True,
+                            SANDBOX_WEBHOOK_EVENTS=["order", "kyc"])
+    opted.extensions["sandbox"].emit_kyc_event({"event": "kyc", "data": {"kycStatus": "approved"}})
+    opted.extensions["sandbox"].emit_auth_event({"event": "auth", "data": {}})
+    deliveries = opted.extensions["sandbox"].webhooks.deliveries()
+    assert [d.event for d in deliveries] == ["kyc"]
