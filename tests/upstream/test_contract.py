@@ -6,6 +6,7 @@ the same URLs, headers and signatures, the same statuses and error classes.
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -117,6 +118,19 @@ def test_bad_credentials_are_an_auth_error(sandbox, credentials):
             client.onramp_assets()
     assert info.value.status == 401
     assert SANDBOX_CLIENT_SECRET not in repr(info.value)
+
+
+def test_no_log_line_anywhere_carries_the_credentials(sandbox, caplog):
+    caplog.set_level(logging.DEBUG)               # every logger: ours, urllib3's, werkzeug's
+    with sandbox.client() as client:
+        client.onramp_order(order_id=ke_mobile_money_order(client).id)
+    with sandbox.client(client_secret="d3JvbmctY2xpZW50LXNlY3JldA") as client:
+        with pytest.raises(errors.UpstreamAuthError):
+            client.onramp_assets()
+    assert any(r.name == "checkout.upstream" for r in caplog.records)
+    assert SANDBOX_CLIENT_ID not in caplog.text
+    assert SANDBOX_CLIENT_SECRET not in caplog.text
+    assert "d3JvbmctY2xpZW50LXNlY3JldA" not in caplog.text
 
 
 def test_signature_covers_an_awkward_query(client):
@@ -233,17 +247,22 @@ def test_onramp_otp_then_push(client):
 
 
 def test_onramp_push_retry(sandbox):
-    # Sandbox time runs 100 times faster here, so the 30 s wait before a retry lasts 0.3 s.
+    # Sandbox time runs 100 times faster here: the 30 s wait before another push lasts 0.3 s,
+    # and the unpaid order (never approved: outcome "expire") lives 3 s.
     fast = serve(sandbox.mode, SANDBOX_TIME_SCALE=0.01)
     try:
         with fast.client() as client:
             order = ke_mobile_money_order(client, outcome="expire")
-            with pytest.raises(errors.UpstreamBadRequest):
-                client.onramp_retry_push(order.id)                # too early
-            time.sleep(0.4)
+            assert order.transfer_instructions.is_intermediate_action_available is False
+            deadline = time.monotonic() + 2.5
+            while not client.onramp_order(order_id=order.id).transfer_instructions \
+                    .is_intermediate_action_available:
+                assert time.monotonic() < deadline, "the push never became retryable"
+                time.sleep(0.05)
             retried = client.onramp_retry_push(order.id)
             assert retried.id == order.id
             assert retried.transfer_instructions.intermediate_action_attempts == 2
+            assert retried.transfer_instructions.is_intermediate_action_available is False
     finally:
         fast.close()
 
