@@ -3,8 +3,8 @@
 Every owed signal is a row (``checkout_signal_log`` for ``order_status_changed``,
 ``checkout_signal_outbox`` for the others), dispatched in creation order:
 
-1. claim: a conditional UPDATE pending -> dispatching, committed before any merchant code runs, so
-   two workers never both send it;
+1. claim: a conditional UPDATE pending -> dispatching (a small batch at a time), committed before
+   any merchant code runs, so two workers never both send it;
 2. send with the Flask app as sender, inside an app context;
 3. mark dispatched, or failed with the receiver's error (logged; ``flask checkout webhooks replay``
    sends it again).
@@ -33,6 +33,8 @@ from .store import (DISPATCHED, DISPATCHING, PENDING, SIGNAL_FAILED, events_tabl
 
 log = logging.getLogger(__name__)
 
+CLAIM_BATCH = 20
+
 OUTBOX_SIGNALS: dict[str, NamedSignal] = {
     "webhook_received": signals.webhook_received,
     "kyc_event": signals.kyc_event,
@@ -47,13 +49,13 @@ def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000) -> int:
     # webhook_received first: for one delivery it was owed before the status move was.
     for table in (outbox_table, signal_log_table):
         while sent < limit:
-            batch = _due_ids(engine, table, lease, min(200, limit - sent))
-            if not batch:
+            claimed = _claim_batch(engine, table, lease, min(CLAIM_BATCH, limit - sent))
+            if not claimed:
                 break
-            for row_id in batch:
-                if _claim(engine, table, row_id, lease):
-                    _send(app, engine, table, row_id)
-                    sent += 1
+            bodies = _event_bodies(engine, {row.event_id for row in claimed})
+            for row in claimed:
+                _send(app, engine, table, row, bodies.get(row.event_id))
+                sent += 1
     return sent
 
 
@@ -63,28 +65,33 @@ def _due(table: Table, lease: timedelta) -> Any:
                and_(table.c.state == DISPATCHING, table.c.claimed_at < stale))
 
 
-def _due_ids(engine: Engine, table: Table, lease: timedelta, limit: int) -> list[int]:
-    with engine.connect() as conn:
-        return list(conn.execute(select(table.c.id).where(_due(table, lease))
-                                 .order_by(table.c.id).limit(limit)).scalars())
+def _claim_batch(engine: Engine, table: Table, lease: timedelta, size: int) -> list[Any]:
+    """Take up to ``size`` due rows, committed before any merchant code runs.
 
-
-def _claim(engine: Engine, table: Table, row_id: int, lease: timedelta) -> bool:
+    Small batches: every row of a batch must be sent well within the lease, or another worker
+    would take it again. PostgreSQL skips rows another worker is claiming; SQLite has one writer.
+    """
+    due = (select(table.c.id).where(_due(table, lease)).order_by(table.c.id).limit(size)
+           .with_for_update(skip_locked=True))
     with engine.begin() as conn:
-        claimed = conn.execute(
-            update(table).where(table.c.id == row_id, _due(table, lease))
+        rows = conn.execute(
+            update(table).where(table.c.id.in_(due.scalar_subquery()), _due(table, lease))
             .values(state=DISPATCHING, claimed_at=utcnow(), attempts=table.c.attempts + 1)
-        ).rowcount
-    return claimed == 1
+            .returning(*table.c)
+        ).all()
+    return sorted(rows, key=lambda row: row.id)
 
 
-def _send(app: Flask, engine: Engine, table: Table, row_id: int) -> None:
+def _event_bodies(engine: Engine, event_ids: set[int | None]) -> dict[int, bytes]:
+    wanted = [event_id for event_id in event_ids if event_id is not None]
+    if not wanted:
+        return {}
     with engine.connect() as conn:
-        row = conn.execute(select(table).where(table.c.id == row_id)).first()
-        body = None
-        if row.event_id is not None:
-            body = conn.execute(select(events_table.c.body)
-                                .where(events_table.c.id == row.event_id)).scalar_one()
+        return {row.id: row.body for row in conn.execute(
+            select(events_table.c.id, events_table.c.body).where(events_table.c.id.in_(wanted)))}
+
+
+def _send(app: Flask, engine: Engine, table: Table, row: Any, body: bytes | None) -> None:
     event = json.loads(body) if body is not None else None
     try:
         with app.app_context():
@@ -96,10 +103,10 @@ def _send(app: Flask, engine: Engine, table: Table, row_id: int) -> None:
             else:
                 OUTBOX_SIGNALS[row.signal].send(app, event=event)
     except Exception as exc:  # noqa: BLE001 - merchant code: record it, never lose the row
-        log.exception("a receiver of %s failed (row %s)", _name(table, row), row_id)
-        _finish(engine, table, row_id, SIGNAL_FAILED, f"{type(exc).__name__}: {exc}"[:2000])
+        log.exception("a receiver of %s failed (row %s)", _name(table, row), row.id)
+        _finish(engine, table, row.id, SIGNAL_FAILED, f"{type(exc).__name__}: {exc}"[:2000])
         return
-    _finish(engine, table, row_id, DISPATCHED, None)
+    _finish(engine, table, row.id, DISPATCHED, None)
 
 
 def _finish(engine: Engine, table: Table, row_id: int, state: str, error: str | None) -> None:

@@ -40,18 +40,28 @@ class Round:
 
 
 def process_pending(app: Flask, *, fetch: bool | None = None) -> Round:
-    """Process stored events, send owed signals, fetch due full orders; once, in this thread."""
+    """Process stored events, send owed signals, fetch due full orders, until nothing is left.
+
+    Runs in the calling thread. Safe to run in several threads and processes at once: every step
+    claims its rows in the database first.
+    """
     app = real_app(app)
-    engine = app.extensions["checkout"].engine
     if fetch is None:
         fetch = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
+    total = Round(0, 0, 0)
+    while True:
+        done = _one_round(app, fetch)
+        total = Round(total.events + done.events, total.signals + done.signals,
+                      total.fetches + done.fetches)
+        if not done.busy:
+            return total
+
+
+def _one_round(app: Flask, fetch: bool) -> Round:
+    engine = app.extensions["checkout"].engine
     events = process_stored_events(app, engine)
     signals = dispatch_signals(app, engine)
-    fetches = 0
-    if fetch:
-        fetches = fetch_due_orders(app, engine)
-        if fetches:
-            signals += dispatch_signals(app, engine)   # a fetch may have seen a new status
+    fetches = fetch_due_orders(app, engine) if fetch else 0
     return Round(events, signals, fetches)
 
 
@@ -98,18 +108,18 @@ class Dispatcher:
 
     def _run(self) -> None:
         interval = float(self._app.config.get("CHECKOUT_WEBHOOK_SWEEP_INTERVAL", 5.0))
-        busy = True   # the start-up sweep: events a dead process left behind
+        first = True   # the start-up sweep: events a dead process left behind
         while not self._stop.is_set():
-            if not busy:
+            if not first:
                 self._wake.wait(interval)
+            first = False
             self._wake.clear()
             if self._stop.is_set():
                 break
             try:
-                busy = process_pending(self._app).busy
+                process_pending(self._app)
             except Exception:  # noqa: BLE001 - the database may be down; try again later
                 log.exception("webhook dispatcher round failed")
-                busy = False
 
 
 def real_app(app: Flask) -> Flask:

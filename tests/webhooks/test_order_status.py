@@ -1,0 +1,141 @@
+"""What status pages read: the webhook-kept status, the upstream asked only when it is stale."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+
+from checkout import order_status
+from checkout.errors import UpstreamUnavailable
+from checkout.webhooks.store import orders_table, utcnow
+
+from .helpers import T0, iso, order_payload, signed_webhook
+
+
+def _age(app, order_id, seconds):
+    """Pretend the stored status was last confirmed ``seconds`` ago."""
+    with app.extensions["checkout"].engine.begin() as conn:
+        conn.execute(update(orders_table).where(orders_table.c.order_id == order_id)
+                     .values(refreshed_at=utcnow() - timedelta(seconds=seconds)))
+
+
+def test_fresh_webhook_status_costs_the_upstream_nothing(app, receiver, fake_upstream):
+    receiver.post(signed_webhook(order_payload("o1", "deposit_validating")))
+    receiver.process()
+    for _ in range(20):                       # twenty browsers polling
+        stored = order_status.current(app, "o1", "onramp")
+        assert stored.status == "deposit_validating" and stored.source == "webhook"
+    assert fake_upstream.calls == []
+
+
+def test_stale_status_is_refreshed_from_the_upstream_once(app, receiver, recorder, fake_upstream):
+    receiver.post(signed_webhook(order_payload("o1", "deposit_validating")))
+    receiver.process()
+    fake_upstream.orders["o1"] = {"_id": "o1", "status": "complete", "hash": "0xabc",
+                                  "feeAmountUsd": 0.25, "date": iso(T0)}
+    _age(app, "o1", app.config["CHECKOUT_STATUS_MAX_AGE"] + 1)
+    stored = order_status.current(app, "o1", "onramp")
+    assert (stored.status, stored.previous_status, stored.source) == \
+        ("payout_successful", "deposit_validating", "upstream")
+    assert stored.transaction_hash == "0xabc" and stored.full_order["feeAmountUsd"] == 0.25
+    assert order_status.current(app, "o1", "onramp").status == "payout_successful"
+    assert fake_upstream.calls == ["o1"]
+    receiver.process()
+    assert recorder.statuses() == [("o1", "deposit_validating"), ("o1", "payout_successful")]
+    assert recorder.of("order_status_changed")[1]["event"] is None
+    # The webhook of that status arrives later: stored, but no second signal.
+    receiver.post(signed_webhook(order_payload("o1", "payout_successful",
+                                               updated_at=T0 + timedelta(minutes=5))))
+    receiver.process()
+    assert order_status.get(app.extensions["checkout"].engine, "o1").source == "webhook"
+    assert recorder.status_counts()[("o1", "payout_successful")] == 1
+
+
+def test_a_fetch_never_rolls_back_a_webhook_that_landed_during_it(app, receiver, fake_upstream):
+    receiver.post(signed_webhook(order_payload("o1", "deposit_awaiting")))
+    receiver.process()
+    fake_upstream.orders["o1"] = {"_id": "o1", "status": "swap_buyer_confirmed"}   # validating
+
+    def webhook_lands_meanwhile():
+        fake_upstream.during_fetch = None
+        receiver.post(signed_webhook(order_payload("o1", "deposit_successful",
+                                                   updated_at=T0 + timedelta(minutes=1))))
+        receiver.process()
+
+    fake_upstream.during_fetch = webhook_lands_meanwhile
+    _age(app, "o1", 3600)
+    stored = order_status.current(app, "o1", "onramp")
+    assert stored.status == "deposit_successful"
+
+
+def test_offramp_history_time_orders_a_fetch_against_webhooks(app, receiver, fake_upstream):
+    receiver.post(signed_webhook(order_payload("o2", "payout_pending", order_type="off_ramp",
+                                               updated_at=T0 + timedelta(minutes=10))))
+    receiver.process()
+    # The upstream answers with an older picture (a lagging replica): not applied.
+    fake_upstream.orders["o2"] = {"_id": "o2", "status": "transaction_confirmed", "statusHistory": [
+        {"status": "initiated", "changedAt": iso(T0)},
+        {"status": "transaction_confirmed", "changedAt": iso(T0 + timedelta(minutes=5))}]}
+    _age(app, "o2", 3600)
+    assert order_status.current(app, "o2", "offramp").status == "payout_pending"
+    fake_upstream.orders["o2"]["status"] = "offramp_success"
+    fake_upstream.orders["o2"]["statusHistory"].append(
+        {"status": "offramp_success", "changedAt": iso(T0 + timedelta(minutes=11))})
+    _age(app, "o2", 3600)
+    stored = order_status.current(app, "o2", "offramp")
+    assert stored.status == "payout_successful"
+    assert stored.updated_at == T0 + timedelta(minutes=11)
+
+
+def test_unknown_order_is_fetched_and_stored(app, fake_upstream, recorder, receiver):
+    assert order_status.current(app, "nope", "onramp") is None
+    fake_upstream.orders["o3"] = {"_id": "o3", "status": "swap_initiated", "orderParams": "ref"}
+    stored = order_status.current(app, "o3", "onramp")
+    assert (stored.status, stored.order_params) == ("deposit_awaiting", "ref")
+    receiver.process()
+    assert recorder.statuses() == [("o3", "deposit_awaiting")]
+
+
+def test_upstream_down_returns_the_stored_status_or_raises(app, receiver, fake_upstream):
+    fake_upstream.failures = 10
+    with pytest.raises(UpstreamUnavailable):
+        order_status.current(app, "o4", "onramp")
+    receiver.post(signed_webhook(order_payload("o4", "deposit_awaiting")))
+    receiver.process()
+    _age(app, "o4", 3600)
+    assert order_status.current(app, "o4", "onramp").status == "deposit_awaiting"
+
+
+@pytest.mark.parametrize("flow, mapping", [("onramp", order_status.ONRAMP_TO_WEBHOOK),
+                                           ("offramp", order_status.OFFRAMP_TO_WEBHOOK)])
+def test_every_order_status_maps_into_the_webhook_set(flow, mapping):
+    assert set(mapping.values()) <= set(order_status.WEBHOOK_STATUSES)
+    for upstream_status, webhook_status in mapping.items():
+        assert order_status.webhook_status_of(flow, upstream_status) == webhook_status
+
+
+def test_full_order_is_fetched_after_the_ack_with_retries(app, receiver, fake_upstream):
+    app.config["CHECKOUT_WEBHOOK_FETCH_ORDERS"] = True
+    fake_upstream.orders["o5"] = {"_id": "o5", "status": "swap_initiated",
+                                  "transferInstructions": {"type": "manual"}}
+    fake_upstream.failures = 2
+    assert receiver.post(signed_webhook(order_payload("o5", "deposit_awaiting"))).status_code == 200
+    assert fake_upstream.calls == []          # the acknowledgement never waits on the upstream
+    engine = app.extensions["checkout"].engine
+    for attempt in range(3):
+        receiver.process()
+        assert len(fake_upstream.calls) == attempt + 1
+        row = order_status.get(engine, "o5")
+        if attempt < 2:
+            assert row.full_order is None
+            _make_fetch_due(app, "o5")        # skip the backoff wait
+    assert row.full_order["transferInstructions"] == {"type": "manual"}
+    receiver.process()
+    assert len(fake_upstream.calls) == 3      # done: not fetched again
+
+
+def _make_fetch_due(app, order_id):
+    with app.extensions["checkout"].engine.begin() as conn:
+        conn.execute(update(orders_table).where(orders_table.c.order_id == order_id)
+                     .values(fetch_due_at=utcnow() - timedelta(seconds=1)))
