@@ -652,6 +652,10 @@ class OnrampOrder:
     gas_amount_local_currency: Decimal | None = None
     transfer_instructions: TransferInstructions | None = None
     redirect_url: str | None = None
+    # Not in spec 2.4, but sent alongside it: ``updated_at`` orders status changes (notes 4).
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    expires_at: datetime | None = None
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
@@ -665,6 +669,9 @@ class OnrampOrder:
         return cls(
             id=order_id,
             date=r.moment("date"),
+            created_at=r.moment("createdAt"),
+            updated_at=r.moment("updatedAt"),
+            expires_at=r.moment("expiresAt"),
             transfer_instructions=r.nested("transferInstructions",
                                            TransferInstructions.from_json),
             **plain,
@@ -1095,6 +1102,7 @@ class OfframpOrder:
     to_address: str | None = None
     status: str | None = None
     created_at: datetime | None = None
+    updated_at: datetime | None = None                # sent alongside spec 2.7
     expires_at: datetime | None = None
     hash: str | None = None
     status_history: list[StatusChange] = field(default_factory=list)
@@ -1116,7 +1124,8 @@ class OfframpOrder:
         return cls(id=r.required_text("_id"),
                    exchange_rate=r.decimal("exchangeRate"),
                    cashout=r.nested("cashout", OfframpCashout.from_json),
-                   created_at=r.moment("createdAt"), expires_at=r.moment("expiresAt"),
+                   created_at=r.moment("createdAt"), updated_at=r.moment("updatedAt"),
+                   expires_at=r.moment("expiresAt"),
                    status_history=r.items("statusHistory", StatusChange.from_json),
                    required_fields=r.mapping("requiredFields"),
                    offer_required_fields=r.items("offerRequiredFields", SuppliedField.from_json),

@@ -170,6 +170,7 @@ def test_onramp_quote_and_order_with_stk_push(client):
         email="buyer@example.com", user_ip="203.0.113.9", address=CELO_ADDRESS,
         order_params=params, extra_fields={"phoneNumber": KE_PHONE})
     assert order.status == "swap_initiated" and order.order_params == params
+    assert order.updated_at and order.expires_at and order.expires_at > order.updated_at
     assert order.transfer_instructions.type == TransferInstructions.STK_PUSH
     assert order.transfer_instructions.intermediate_action_attempts == 1
 
