@@ -1,7 +1,7 @@
 """The sandbox's own order pages and actions (not part of the upstream API).
 
 HTML (plain forms, no script):
-- ``GET /sandbox/``: index of the sandbox: credentials' names, links, the magic values.
+- ``GET /sandbox/``: index of the sandbox: links, whether requests must be signed, magic values.
 - ``GET /sandbox/orders``: every order with its status and buttons to force an outcome or advance it.
 - ``GET /sandbox/orders/<id>``: one order (an on-ramp order's ``resumeUrl`` points here).
 - ``GET /sandbox/pay/<id>``: the payment page of ``redirect`` orders; ``POST`` it with
@@ -10,7 +10,8 @@ HTML (plain forms, no script):
 Actions (form posts answer 303 to the orders page; JSON posts answer the order as JSON):
 - ``POST /sandbox/orders/<id>/outcome`` ``{outcome}``: force the rest of the order's life.
 - ``POST /sandbox/orders/<id>/advance``: run the order's next timer now.
-- ``POST /sandbox/orders/<id>/reject``: an on-ramp buyer abandons the order (``swap_buyer_rejected``).
+- ``POST /sandbox/orders/<id>/reject``: the user abandons the order before paying (on-ramp:
+  ``swap_buyer_rejected``; off-ramp: ``cancelled``).
 - ``POST /sandbox/orders/<id>/deposit`` ``{hash?}``: an off-ramp user sends the crypto.
 - ``POST /sandbox/offramp/orders``: create a channel-based off-ramp order (the spec has no endpoint).
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from . import orders as flow
@@ -87,7 +88,8 @@ bp.before_request(_guard)
 def index() -> ResponseReturnValue:
     """The sandbox's front page."""
     return render_template("checkout/sandbox/index.html", outcomes=OUTCOMES,
-                           otp=transfer.SANDBOX_OTP)
+                           otp=transfer.SANDBOX_OTP,
+                           signed=bool(current_app.config.get("SANDBOX_CLIENT_SECRET")))
 
 
 @bp.get("/sandbox/orders")
@@ -153,11 +155,14 @@ def advance(order_id: str) -> ResponseReturnValue:
 
 @bp.post("/sandbox/orders/<order_id>/reject")
 def reject(order_id: str) -> ResponseReturnValue:
-    """The on-ramp buyer abandons the order before paying."""
+    """The user abandons the order before paying."""
     store = current().orders
     with store.lock:
-        order = store.get(order_id, "onramp")
-        flow.onramp_buyer_rejects(store, order)
+        order = store.get(order_id)
+        if order.family == "onramp":
+            flow.onramp_buyer_rejects(store, order)
+        else:
+            flow.offramp_cancel(store, order)
     return _done(order)
 
 

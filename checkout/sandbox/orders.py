@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import base58
+
 from .clock import Clock, ScheduledCall, Scheduler
 from .validation import InvalidRequest, OrderNotAvailable
 
@@ -116,13 +118,15 @@ class Order:
 
     @property
     def sort_key(self) -> tuple[str, str]:
-        return (self.created_at.isoformat(), self.id)
+        # Fixed-width UTC text, so that comparing the strings compares the instants.
+        return (self.created_at.astimezone(UTC).isoformat(timespec="microseconds"), self.id)
 
 
 # -- cursors --------------------------------------------------------------------------------------
 
 def encode_cursor(order: Order) -> str:
-    raw = json.dumps({"c": order.created_at.isoformat(), "i": order.id}, separators=(",", ":"))
+    created, order_id = order.sort_key
+    raw = json.dumps({"c": created, "i": order_id}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
@@ -403,9 +407,7 @@ def _onramp_payout_done(store: OrderStore, order: Order) -> None:
 
 
 def fake_transaction_hash(network: str) -> str:
-    if network in ("SOLANA",):
-        import base58
-
+    if network == "SOLANA":
         return base58.b58encode(os.urandom(64)).decode()
     if network in ("STELLAR", "TON", "ALGORAND"):
         return os.urandom(32).hex()
@@ -430,6 +432,14 @@ def _offramp_expire(store: OrderStore, order: Order) -> None:
     if order.status in ("initiated", "awaiting_transaction_confirmation"):
         store.cancel_all(order)
         store.set_status(order, "expired")
+
+
+def offramp_cancel(store: OrderStore, order: Order) -> None:
+    """The user gives up before sending anything."""
+    if order.status != "initiated":
+        raise InvalidRequest(f"the order cannot be cancelled in status {order.status}")
+    store.cancel_all(order)
+    store.set_status(order, "cancelled")
 
 
 def offramp_deposit_sent(store: OrderStore, order: Order, tx_hash: str) -> None:

@@ -233,3 +233,14 @@ def test_list_filters(api):
         params = {"limit": 10, **bad}
         assert api.get("/api/offramp/orders", expect=400, **params)["message"]
     assert "limit is required" in api.get("/api/offramp/orders", expect=400)["message"]
+
+
+def test_user_cancels_before_paying(api):
+    order = api.offramp_typed_order()
+    response = api.client.post(f"/sandbox/orders/{order['_id']}/reject", json={})
+    assert response.get_json()["status"] == "cancelled"
+    assert api.sandbox_order(order["_id"])["pendingTimers"] == []
+    assert api.client.post(f"/sandbox/orders/{order['_id']}/reject", json={}).status_code == 400
+    late = api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH},
+                    expect=400)
+    assert "cancelled" in late["message"]
