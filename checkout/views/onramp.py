@@ -16,7 +16,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from .. import onramp as domain
-from ..addresses import address_notice, network_has_memo
+from ..addresses import network_has_memo
 from ..errors import UpstreamError, UpstreamRejected
 from ..forms import FormResult, clean_amount, clean_corridor, clean_required_fields, clean_wallet, \
     input_type, amount_bounds
@@ -274,7 +274,9 @@ def wallet(session: CheckoutSession) -> Response:
     result = clean_wallet(form, session, network=session.value("network"))
     if not result.ok:
         return _show_wallet(session, form, result)
-    saved = _save(session.id, result.values, step="wallet", still_valid=("details",))
+    # Checksummed now, but as typed it had none: the review asks to compare it character by character.
+    saved = _save(session.id, result.values, step="wallet", still_valid=("details",),
+                  extra={"addressNotice": result.notices.get("address")})
     return htmx_redirect(_step_url(saved, _next_pre_order(saved)))
 
 
@@ -349,8 +351,7 @@ def _show_review(session: CheckoutSession, *, notice: str | None = None,
                   breakdown=domain.Breakdown.from_record(record), quote_id=record.get("id"),
                   country=catalog.country(session.value("countryIsoCode")), channel=channel,
                   carrier=carrier, specs=specs, extra=session.data.get("extraFields") or {},
-                  address_notice=address_notice(session.value("network"),
-                                                session.value("address") or ""),
+                  address_notice=session.data.get("addressNotice"),
                   notice=notice, form_error=form_error, retry=retry, step="review",
                   channel_name=channel_name)
 

@@ -51,7 +51,8 @@ def _context(session: CheckoutSession, *, framed: bool = True,
     events = tracking.due_events(session, current.status) if framed else []
     network = session.value("network")
     return {
-        "status": current.status, "tx_hash": current.tx_hash,
+        # Not "status": htmx.render takes that keyword as the HTTP status.
+        "order_status": current.status, "tx_hash": current.tx_hash,
         "explorer_url": explorer_tx_url(network, current.tx_hash),
         "completed": current.status in tracking.COMPLETED,
         "failed": current.status in tracking.FAILED,
@@ -84,7 +85,7 @@ def status_live(session: CheckoutSession) -> Response:
         return htmx_redirect(url_for("checkout.flow", session_id=session.id))
     framed = request.args.get("top") != "1"
     context = _context(session, framed=framed)
-    if request.args.get("from") == "pay" and context["status"] not in (None, "deposit_awaiting"):
+    if request.args.get("from") == "pay" and context["order_status"] not in (None, "deposit_awaiting"):
         return htmx_redirect(url_for("checkout.status", session_id=session.id))
     return render("checkout/status/_live.html", "checkout/status/_live.html", **context)
 

@@ -1,0 +1,165 @@
+"""Fixtures of the on-ramp view tests: an app on the embedded sandbox and a ``Flow`` helper."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+from checkout import Checkout
+from checkout.state import get_state
+
+from ..conftest import make_app
+
+EVM_ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+STELLAR_ADDRESS = "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7"
+TON_ADDRESS = "EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N"
+SOLANA_ADDRESS = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+
+# Corridors of the sandbox's reference data (checkout/sandbox/reference.py), one per transfer type.
+CORRIDORS: dict[str, dict[str, str]] = {
+    "manual": {"countryIsoCode": "NG", "paymentChannel": "bank"},
+    "redirect": {"countryIsoCode": "GH", "paymentChannel": "bank"},
+    "ussd": {"countryIsoCode": "NG", "paymentChannel": "airtime", "carrierCode": "MTN"},
+    "stk_push": {"countryIsoCode": "KE", "paymentChannel": "mobile_money"},
+    "otp_stk_push": {"countryIsoCode": "GH", "paymentChannel": "mobile_money",
+                     "carrierCode": "MTN"},
+}
+AMOUNTS = {"NG": "5000", "GH": "100", "KE": "1000"}
+PHONES = {"NG": "08012345678", "GH": "0241234567", "KE": "0712345678"}
+
+
+@pytest.fixture
+def time_scale() -> float:
+    """Sandbox seconds per real second; real time keeps quotes and unpaid orders alive."""
+    return 1.0
+
+
+@pytest.fixture
+def sandbox_config() -> dict:
+    """Extra settings of the embedded sandbox (e.g. a forced ``SANDBOX_OUTCOME``)."""
+    return {}
+
+
+@pytest.fixture
+def config(config, time_scale, sandbox_config) -> dict:
+    config["CHECKOUT_SANDBOX"] = {"SANDBOX_TIME_SCALE": time_scale, **sandbox_config}
+    return config
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+class Flow:
+    """One user walking through the on-ramp with the test client."""
+
+    def __init__(self, app: Flask, client: FlaskClient) -> None:
+        self.app = app
+        self.client = client
+        self.session_id: str | None = None
+        self.csrf: str | None = None
+        self.responses: list[TestResponse] = []
+
+    # -- plumbing
+
+    @property
+    def base(self) -> str:
+        return f"{self.app.config['CHECKOUT_URL_PREFIX']}/s/{self.session_id}"
+
+    def _keep(self, response: TestResponse) -> TestResponse:
+        self.responses.append(response)
+        match = re.search(r'name="csrf_token" value="([^"]+)"', response.get_data(as_text=True))
+        if match:
+            self.csrf = match.group(1)
+        return response
+
+    def get(self, path: str = "/", **kwargs: Any) -> TestResponse:
+        return self._keep(self.client.get(self.base + path, **kwargs))
+
+    def post(self, path: str, data: dict[str, Any] | None = None, **kwargs: Any) -> TestResponse:
+        form = {"csrf_token": self.csrf, **(data or {})}
+        return self._keep(self.client.post(self.base + path, data=form, **kwargs))
+
+    def follow(self, response: TestResponse) -> TestResponse:
+        assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+        return self._keep(self.client.get(response.headers["Location"]))
+
+    @property
+    def session(self):
+        with self.app.app_context():
+            return get_state().sessions.get(self.session_id)
+
+    # -- starting
+
+    def start(self, **claims: Any) -> TestResponse:
+        """Unsigned start, or a launch token with ``claims`` (and their ``lock``)."""
+        prefix = self.app.config["CHECKOUT_URL_PREFIX"]
+        if claims:
+            with self.app.test_request_context():
+                url = Checkout.launch_url("onramp", **claims)
+        else:
+            url = f"{prefix}/onramp"
+        response = self._keep(self.client.get(url))
+        assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+        self.session_id = response.headers["Location"].rstrip("/").split("/")[-1]
+        return self.follow(response)
+
+    # -- steps
+
+    def choose(self, transfer: str = "manual", **fields: Any) -> TestResponse:
+        corridor = CORRIDORS[transfer]
+        form = {"network": "CELO", "asset": "USDT", "currency": "local",
+                "amount": AMOUNTS[corridor["countryIsoCode"]], **corridor, **fields}
+        return self.post("/choose", {k: v for k, v in form.items() if v is not None})
+
+    def wallet(self, **fields: Any) -> TestResponse:
+        form = {"address": EVM_ADDRESS, "email": "ada@example.com", **fields}
+        return self.post("/wallet", {k: v for k, v in form.items() if v is not None})
+
+    def details(self, **fields: Any) -> TestResponse:
+        return self.post("/details", fields)
+
+    def quote_id(self, response: TestResponse) -> str:
+        match = re.search(r'name="quote_id" value="([^"]+)"', response.get_data(as_text=True))
+        assert match, response.get_data(as_text=True)[:3000]
+        return match.group(1)
+
+    def to_review(self, transfer: str = "manual", **choose: Any) -> TestResponse:
+        response = self.follow(self.choose(transfer, **choose))
+        response = self.follow(self.wallet())
+        if response.request.path.endswith("/details"):
+            country = CORRIDORS[transfer]["countryIsoCode"]
+            response = self.follow(self.details(phoneNumber=PHONES[country]))
+        assert response.request.path.endswith("/review"), response.request.path
+        return response
+
+    def create(self, review: TestResponse) -> TestResponse:
+        return self.post("/create", {"quote_id": self.quote_id(review)})
+
+    def to_pay(self, transfer: str = "manual", **choose: Any) -> TestResponse:
+        if self.session_id is None:
+            self.start()
+        review = self.to_review(transfer, **choose)
+        return self.follow(self.create(review))
+
+
+@pytest.fixture
+def flow(app: Flask, client: FlaskClient) -> Flow:
+    return Flow(app, client)
+
+
+def sandbox_order(app: Flask, order_id: str) -> Any:
+    """The sandbox's own record of an order (to check what the upstream received)."""
+    from checkout.sandbox.state import current
+
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        store = current().orders
+        with store.lock:
+            return store.get(order_id, "onramp")

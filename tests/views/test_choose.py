@@ -1,0 +1,171 @@
+"""Step 1: country, channel, carrier, network, asset and amount, with live limits and quotes."""
+from __future__ import annotations
+
+import pytest
+
+from checkout.errors import UpstreamTimeout
+from checkout.state import get_state
+
+from .conftest import CORRIDORS
+
+
+def test_unsigned_start_shows_the_choose_page(flow):
+    page = flow.start()
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "Nigeria" in html and 'name="amount"' in html
+    assert 'hx-trigger="input changed delay:400ms, load"' in html
+    assert page.headers["Vary"] and "HX-Request" in page.headers["Vary"]
+
+
+def test_choosing_a_country_rerenders_the_channels_for_htmx(flow):
+    flow.start()
+    page = flow.get("/choose", query_string={"countryIsoCode": "KE"},
+                    headers={"HX-Request": "true"})
+    html = page.get_data(as_text=True)
+    assert html.startswith("\n<div id=\"step\">") or html.lstrip().startswith('<div id="step">')
+    assert "<html" not in html
+    assert 'value="mobile_money"' in html and "Mobile money" in html
+    assert flow.session.data == {}          # a draft is never saved
+
+
+def test_limits_are_shown_next_to_the_amount(flow):
+    flow.start()
+    page = flow.get("/choose", query_string={"countryIsoCode": "NG", "paymentChannel": "bank",
+                                             "network": "CELO", "asset": "USDT",
+                                             "currency": "local"},
+                    headers={"HX-Request": "true"})
+    html = page.get_data(as_text=True)
+    assert 'id="field-amount-help"' in html and "From " in html and "NGN" in html
+
+
+def test_live_quote_shows_the_whole_breakdown(flow):
+    flow.start()
+    page = flow.get("/quote", query_string={**CORRIDORS["manual"], "network": "CELO",
+                                            "asset": "USDT", "currency": "local",
+                                            "amount": "5000"},
+                    headers={"HX-Request": "true"})
+    html = page.get_data(as_text=True)
+    for label in ("Exchange rate", "Service fee", "Payment partner fee", "Network fee (gas)",
+                  "You pay", "You get"):
+        assert label in html
+    assert "5,000.00" in html and "USDT" in html
+
+
+def test_live_quote_for_an_amount_over_the_limit_shows_the_limit_and_asks_no_quote(flow,
+                                                                                     monkeypatch):
+    flow.start()
+    with flow.app.app_context():
+        client = get_state().upstream
+    calls = []
+    monkeypatch.setattr(client, "onramp_best_offer", lambda **kw: calls.append(kw))
+    page = flow.get("/quote", query_string={**CORRIDORS["manual"], "network": "CELO",
+                                            "asset": "USDT", "currency": "local",
+                                            "amount": "99999999"},
+                    headers={"HX-Request": "true"})
+    assert "The maximum is" in page.get_data(as_text=True)
+    assert calls == []
+
+
+def test_a_valid_choice_is_saved_and_leads_to_the_wallet(flow):
+    flow.start()
+    response = flow.choose()
+    assert response.status_code == 303 and response.headers["Location"].endswith("/wallet")
+    data = flow.session.data
+    assert data["countryIsoCode"] == "NG" and data["amount"] == "5000"
+    assert data["quote"]["id"] and data["quote"]["params"]["network"] == "CELO"
+
+
+@pytest.mark.parametrize(("change", "field", "message"), [
+    ({"countryIsoCode": "XX"}, "countryIsoCode", "Choose your country"),
+    ({"paymentChannel": "paybill"}, "paymentChannel", "Choose how you pay"),
+    ({"paymentChannel": "airtime"}, "carrierCode", "Choose your mobile network"),
+    ({"paymentChannel": "airtime", "carrierCode": "NOPE"}, "carrierCode", "mobile network"),
+    ({"network": "DOGE"}, "network", "Choose a network"),
+    ({"network": "TON", "asset": "USDC"}, "asset", "not available on this network"),
+    ({"amount": ""}, "amount", "Enter an amount"),
+    ({"amount": "abc"}, "amount", "in digits"),
+    ({"amount": "-5"}, "amount", "digits"),
+    ({"amount": "1"}, "amount", "The minimum is"),
+    ({"amount": "999999999"}, "amount", "The maximum is"),
+    ({"currency": "crypto", "amount": "100000"}, "amount", "The maximum is"),
+    ({"currency": "usd"}, "currency", "local money or crypto"),
+])
+def test_bad_choices_are_refused_next_to_the_field(flow, change, field, message):
+    flow.start()
+    page = flow.choose(**change)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert f'id="field-{field}-error"' in html and message in html
+    assert "quote" not in flow.session.data
+
+
+def test_a_corridor_whose_limits_are_all_zero_is_unavailable(flow):
+    flow.start()
+    page = flow.choose(countryIsoCode="ZM", paymentChannel="bank", amount="500")
+    html = page.get_data(as_text=True)
+    assert "not available right now" in html
+    assert "quote" not in flow.session.data
+
+
+def test_locked_claims_are_shown_read_only_and_a_forged_value_is_refused(flow):
+    page = flow.start(network="CELO", asset="CUSD", countryIsoCode="NG",
+                      lock=["network", "asset", "countryIsoCode"])
+    html = page.get_data(as_text=True)
+    assert 'name="network" disabled' in html and 'name="countryIsoCode" disabled' in html
+    forged = flow.choose(network="POLYGON", asset="USDC")
+    assert "cannot be changed" in forged.get_data(as_text=True)
+    assert "quote" not in flow.session.data
+    ok = flow.choose(network=None, asset=None, countryIsoCode=None)   # disabled: not submitted
+    assert ok.status_code == 303
+    assert flow.session.data["quote"]["params"]["asset"] == "CUSD"
+
+
+def test_upstream_timeout_while_quoting_keeps_the_form_with_a_message(flow, monkeypatch):
+    flow.start()
+    with flow.app.app_context():
+        client = get_state().upstream
+
+    def timeout(**kwargs):
+        raise UpstreamTimeout("read timeout", method="GET", path="/api/onramp/best-offer")
+
+    monkeypatch.setattr(client, "onramp_best_offer", timeout)
+    page = flow.choose()
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "not answering" in html and 'value="5000"' in html
+    live = flow.get("/quote", query_string={**CORRIDORS["manual"], "network": "CELO",
+                                            "asset": "USDT", "currency": "local",
+                                            "amount": "5000"}, headers={"HX-Request": "true"})
+    assert "Try again" in live.get_data(as_text=True)
+
+
+def test_an_unreachable_upstream_gives_a_friendly_page_with_retry(config, tmp_path):
+    from ..conftest import make_app
+
+    config = dict(config, CHECKOUT_API_BASE_URL="http://127.0.0.1:9",
+                  CHECKOUT_CLIENT_ID="merchant-id", CHECKOUT_WEBHOOK_SECRET="w" * 32,
+                  CHECKOUT_LAUNCH_SECRET="l" * 40, CHECKOUT_HTTP_TIMEOUT=(0.5, 0.5))
+    app = make_app(config)
+    client = app.test_client()
+    start = client.get("/checkout/onramp")
+    page = client.get(start.headers["Location"])
+    html = page.get_data(as_text=True)
+    assert page.status_code == 502
+    assert "not answering" in html and "Try again" in html and "Traceback" not in html
+
+
+def test_reference_data_is_cached_between_pages(flow, monkeypatch):
+    flow.start()
+    with flow.app.app_context():
+        client = get_state().upstream
+    calls = []
+    for name in ("onramp_payment_channels", "onramp_assets", "onramp_limits"):
+        original = getattr(client, name)
+        monkeypatch.setattr(client, name, lambda *a, _o=original, _n=name, **k: (
+            calls.append(_n), _o(*a, **k))[1])
+    query = {**CORRIDORS["manual"], "network": "CELO", "asset": "USDT", "currency": "local"}
+    flow.get("/choose", query_string=query, headers={"HX-Request": "true"})
+    flow.get("/choose", query_string=query, headers={"HX-Request": "true"})
+    assert calls.count("onramp_payment_channels") == 0     # cached by the first page
+    assert calls.count("onramp_limits") == 1

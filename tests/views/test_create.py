@@ -1,0 +1,235 @@
+"""Steps 4 and 5: review with a fresh price, and creating exactly one order."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from checkout.errors import UpstreamBadRequest, UpstreamTimeout, UpstreamUnavailable
+from checkout.state import get_state
+
+from .conftest import EVM_ADDRESS, Flow, sandbox_order
+
+
+def upstream(flow):
+    with flow.app.app_context():
+        return get_state().upstream
+
+
+def orders_of(flow) -> list:
+    """Every order the sandbox holds for this session's reference."""
+    from checkout.sandbox.state import current
+
+    reference = flow.session.claims.get("orderParams") or flow.session.data.get("orderParams")
+    with flow.app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        store = current().orders
+        with store.lock:
+            return store.find("onramp", lambda o: o.data.get("orderParams") == reference)
+
+
+def test_review_shows_everything_and_a_price(flow):
+    flow.start()
+    review = flow.to_review()
+    html = review.get_data(as_text=True)
+    for text in ("Review your order", "You pay", "You get", EVM_ADDRESS, "ada@example.com",
+                 "Nigeria", "Bank transfer", "Confirm and pay"):
+        assert text in html
+
+
+def test_create_makes_one_order_with_what_the_user_chose(flow):
+    flow.start(orderParams="merchant-cart-42")
+    review = flow.to_review()
+    response = flow.create(review)
+    assert response.status_code == 303 and response.headers["Location"].endswith("/pay")
+    session = flow.session
+    assert session.order_id and session.step == "pay"
+    order = sandbox_order(flow.app, session.order_id)
+    assert order.data["address"] == EVM_ADDRESS
+    assert order.data["orderParams"] == "merchant-cart-42"
+    assert order.data["email"] == "ada@example.com"
+    assert order.data["redirectUrl"].endswith(f"/checkout/s/{flow.session_id}/return")
+    assert order.data["userIp"] == "127.0.0.1"
+
+
+def test_without_merchant_reference_a_checkout_reference_is_used(flow):
+    flow.start()
+    flow.create(flow.to_review())
+    reference = flow.session.data["orderParams"]
+    assert reference.startswith("chk_") and flow.session_id not in reference
+    assert sandbox_order(flow.app, flow.session.order_id).data["orderParams"] == reference
+
+
+def test_double_submit_creates_one_order(flow):
+    flow.start()
+    review = flow.to_review()
+    first = flow.create(review)
+    second = flow.create(review)
+    assert first.headers["Location"] == second.headers["Location"]
+    assert len(orders_of(flow)) == 1
+
+
+def test_concurrent_creates_make_one_order(app):
+    flow = Flow(app, app.test_client())
+    flow.start()
+    review = flow.to_review()
+    quote_id = flow.quote_id(review)
+    barrier = threading.Barrier(4)
+    statuses = []
+
+    def submit():
+        client = app.test_client()
+        barrier.wait()
+        response = client.post(f"{flow.base}/create",
+                               data={"csrf_token": flow.csrf, "quote_id": quote_id})
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=submit) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(orders_of(flow)) == 1
+    assert all(status in (200, 303) for status in statuses)
+    # Whoever lost the race now lands on the one order too.
+    assert flow.get("/").get_data(as_text=True).count("I have paid") == 1
+
+
+def test_a_resumed_session_never_creates_a_second_order(app):
+    flow = Flow(app, app.test_client())
+    flow.start()
+    review = flow.to_review()
+    flow.create(review)
+    other_device = Flow(app, app.test_client())
+    other_device.session_id = flow.session_id
+    page = other_device.get("/")
+    assert "I have paid" in page.get_data(as_text=True)
+    other_device.post("/create", {"quote_id": flow.quote_id(review)})
+    assert other_device.get("/review").headers["Location"].endswith("/pay")
+    assert len(orders_of(flow)) == 1
+
+
+def test_an_old_quote_is_renewed_and_shown_before_creating(flow, monkeypatch):
+    flow.start()
+    review = flow.to_review()
+    old_id = flow.quote_id(review)
+    flow.app.config["CHECKOUT_QUOTE_MAX_AGE"] = 0
+    response = flow.create(review)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "The price has changed" in html and "You pay" in html
+    assert flow.quote_id(response) != old_id
+    assert flow.session.order_id is None
+
+
+def test_a_quote_the_upstream_calls_expired_is_renewed_and_confirmed_again(flow, monkeypatch):
+    flow.start()
+    review = flow.to_review()
+    client = upstream(flow)
+    original = client.onramp_create_order
+    calls = []
+
+    def expired_once(**kwargs):
+        calls.append(kwargs["quote_id"])
+        if len(calls) == 1:
+            from checkout.errors import QuoteExpired
+            raise QuoteExpired("The order is expired", status=400)
+        return original(**kwargs)
+
+    monkeypatch.setattr(client, "onramp_create_order", expired_once)
+    page = flow.create(review)
+    assert "The price expired" in page.get_data(as_text=True)
+    assert flow.session.order_id is None and flow.session.creating_since is None
+    response = flow.create(page)
+    assert response.headers["Location"].endswith("/pay")
+    assert calls[0] != calls[1]
+
+
+def test_a_submitted_quote_other_than_the_one_shown_is_not_used(flow):
+    flow.start()
+    flow.to_review()
+    page = flow.post("/create", {"quote_id": "someone-elses-quote"})
+    assert "The price has changed" in page.get_data(as_text=True)
+    assert flow.session.order_id is None
+
+
+def test_timeout_after_the_upstream_created_the_order_adopts_it(flow, monkeypatch):
+    flow.start()
+    review = flow.to_review()
+    client = upstream(flow)
+    original = client.onramp_create_order
+
+    def created_then_timeout(**kwargs):
+        original(**kwargs)
+        raise UpstreamTimeout("read timeout", method="POST", path="/api/onramp/order/create")
+
+    monkeypatch.setattr(client, "onramp_create_order", created_then_timeout)
+    response = flow.create(review)
+    assert response.status_code == 303 and response.headers["Location"].endswith("/pay")
+    assert len(orders_of(flow)) == 1
+    assert flow.session.order_id == orders_of(flow)[0].id
+
+
+def test_timeout_before_anything_was_created_allows_a_retry(flow, monkeypatch):
+    flow.start()
+    review = flow.to_review()
+    client = upstream(flow)
+    original = client.onramp_create_order
+    calls = []
+
+    def timeout_once(**kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise UpstreamUnavailable("502", status=502)
+        return original(**kwargs)
+
+    monkeypatch.setattr(client, "onramp_create_order", timeout_once)
+    page = flow.create(review)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "could not confirm" in html and "Try again" in html
+    assert orders_of(flow) == []
+    response = flow.create(page)
+    assert response.headers["Location"].endswith("/pay")
+    assert len(orders_of(flow)) == 1
+
+
+def test_when_the_lookup_also_fails_nobody_creates_until_it_is_settled(flow, monkeypatch):
+    flow.start()
+    review = flow.to_review()
+    client = upstream(flow)
+
+    def down(**kwargs):
+        raise UpstreamTimeout("timeout")
+
+    monkeypatch.setattr(client, "onramp_create_order", down)
+    monkeypatch.setattr(client, "onramp_order", down)
+    page = flow.create(review)
+    assert "could not confirm" in page.get_data(as_text=True)
+    again = flow.create(page)
+    assert "being created" in again.get_data(as_text=True)     # the claim is still held
+
+
+def test_a_rejected_create_frees_the_session_and_says_so(flow, monkeypatch):
+    flow.start()
+    review = flow.to_review()
+    client = upstream(flow)
+
+    def rejected(**kwargs):
+        raise UpstreamBadRequest("address is not valid", status=400)
+
+    monkeypatch.setattr(client, "onramp_create_order", rejected)
+    page = flow.create(review)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "could not create this order" in html
+    assert flow.session.creating_since is None and flow.session.order_id is None
+
+
+def test_create_needs_the_anti_forgery_token(flow):
+    flow.start()
+    review = flow.to_review()
+    response = flow.client.post(f"{flow.base}/create", data={"quote_id": flow.quote_id(review)})
+    assert response.status_code == 400
+    assert flow.session.order_id is None

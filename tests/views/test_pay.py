@@ -1,0 +1,120 @@
+"""Step 6: the transfer step of every transfer-instructions type, and the user's actions."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from .conftest import sandbox_order
+
+
+def test_manual_transfer_details_with_copy_buttons_and_i_have_paid(flow):
+    page = flow.to_pay("manual")
+    html = page.get_data(as_text=True)
+    assert 'data-transfer-type="manual"' in html
+    assert 'data-testid="detail-recipientBankAccountNumber">0123456789' in html
+    assert 'data-copy="0123456789"' in html
+    assert "Important:" in html and "I have paid" in html
+    response = flow.post("/pay/confirm")
+    assert response.status_code == 303 and response.headers["Location"].endswith("/status")
+    assert sandbox_order(flow.app, flow.session.order_id).status == "swap_buyer_confirmed"
+
+
+def test_redirect_leaves_the_frame_for_the_payment_page(flow):
+    page = flow.to_pay("redirect")
+    html = page.get_data(as_text=True)
+    assert 'data-transfer-type="redirect"' in html
+    assert 'target="_top"' in html and "data-leave-frame" in html
+    assert "/sandbox/pay/" in html and "I have paid" not in html
+
+
+def test_ussd_code_with_pin_placeholder_and_dialer_link(flow):
+    page = flow.to_pay("ussd")
+    html = page.get_data(as_text=True)
+    assert 'data-transfer-type="ussd"' in html
+    assert "{pin}" in html and "your own PIN" in html
+    assert 'href="tel:%2A737%2A000%2A' in html         # the code before {pin}, # escaped
+    assert "I have paid" in html
+    assert flow.post("/pay/confirm").status_code == 303
+
+
+def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
+    page = flow.to_pay("stk_push")
+    html = page.get_data(as_text=True)
+    assert 'data-transfer-type="stk_push"' in html
+    assert "payment request to your phone" in html
+    assert "Requests sent: 1 of 3" in html
+    assert re.search(r'type="submit" disabled>Send the request again', html)  # too early
+    assert "You can ask for a new request in" in html
+    refused = flow.post("/pay/retry")
+    assert "cannot be sent now" in refused.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("time_scale", [0.01])
+@pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # never approved
+def test_stk_push_retry_when_allowed(flow):
+    flow.to_pay("stk_push")
+    time.sleep(0.5)                                    # 30 sandbox seconds
+    ready = flow.get("/pay").get_data(as_text=True)
+    assert re.search(r'type="submit">Send the request again', ready)
+    page = flow.post("/pay/retry")
+    html = page.get_data(as_text=True)
+    assert "A new payment request was sent" in html, html[:3000]
+    assert "Requests sent: 2 of 3" in html
+    # The next request must wait again.
+    assert re.search(r'type="submit" disabled>Send the request again', html)
+
+
+def test_otp_entry_wrong_code_then_right_code(flow):
+    page = flow.to_pay("otp_stk_push")
+    html = page.get_data(as_text=True)
+    assert 'data-transfer-type="otp_stk_push"' in html and 'name="otp"' in html
+    assert "Attempts left: 3" in html
+    wrong = flow.post("/pay/otp", {"otp": "000000"})
+    assert "That code is not right. Attempts left: 2." in wrong.get_data(as_text=True)
+    bad = flow.post("/pay/otp", {"otp": "12ab"})
+    assert "digits only" in bad.get_data(as_text=True)
+    right = flow.post("/pay/otp", {"otp": "123456"})
+    html = right.get_data(as_text=True)
+    assert "Code accepted" in html and "payment request to your phone" in html
+
+
+def test_too_many_wrong_codes_expire_the_order(flow):
+    flow.to_pay("otp_stk_push")
+    for _ in range(2):
+        flow.post("/pay/otp", {"otp": "000000"})
+    last = flow.post("/pay/otp", {"otp": "000000"})
+    html = last.get_data(as_text=True)
+    assert "Too many wrong codes" in html
+    assert "expired" in html
+
+
+def test_pay_page_shows_our_resume_link_with_a_qr_code(flow):
+    page = flow.to_pay("manual")
+    html = page.get_data(as_text=True)
+    resume = f"http://shop.test/checkout/s/{flow.session_id}/"
+    assert f'data-testid="resume-url">{resume}' in html
+    assert f'data-copy="{resume}"' in html
+    assert "<svg" in html and 'class="segno"' in html
+
+
+def test_order_created_event_is_rendered_once(flow):
+    page = flow.to_pay("manual")
+    assert page.get_data(as_text=True).count('data-checkout-event="order-created"') == 1
+    again = flow.get("/pay")
+    assert 'data-checkout-event="order-created"' not in again.get_data(as_text=True)
+
+
+def test_the_session_link_reopens_the_order(flow):
+    flow.to_pay("manual")
+    page = flow.get("/")
+    assert "I have paid" in page.get_data(as_text=True)
+    for step in ("/choose", "/wallet", "/details", "/review"):
+        assert flow.get(step).headers["Location"].endswith("/pay")
+
+
+def test_actions_before_an_order_exists_go_back_to_the_flow(flow):
+    flow.start()
+    for path in ("/pay/confirm", "/pay/otp", "/pay/retry"):
+        assert flow.post(path).status_code == 303

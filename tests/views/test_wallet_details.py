@@ -1,0 +1,128 @@
+"""Steps 2 and 3: the wallet (checked for the network) and the offer's required fields."""
+from __future__ import annotations
+
+import pytest
+
+from .conftest import EVM_ADDRESS, SOLANA_ADDRESS, STELLAR_ADDRESS, TON_ADDRESS
+
+
+def test_steps_cannot_be_skipped(flow):
+    flow.start()
+    for path in ("/wallet", "/details", "/review"):
+        response = flow.get(path)
+        assert response.status_code == 303 and response.headers["Location"].endswith("/choose")
+
+
+def test_a_valid_wallet_is_saved_checksummed(flow):
+    flow.start()
+    flow.choose()
+    response = flow.wallet(address=EVM_ADDRESS.lower(), email="Ada@Example.com")
+    assert response.status_code == 303
+    data = flow.session.data
+    assert data["address"] == EVM_ADDRESS and data["email"] == "Ada@example.com"
+    review = flow.follow(response)
+    assert "no checksum" in review.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("network", "asset", "fields", "field", "message"), [
+    ("CELO", "USDT", {"address": EVM_ADDRESS[:-1] + "E"}, "address", "checksum"),
+    ("CELO", "USDT", {"address": SOLANA_ADDRESS}, "address", "0x followed by 40"),
+    ("CELO", "USDT", {"address": ""}, "address", "Enter the wallet address"),
+    ("SOLANA", "USDC", {"address": EVM_ADDRESS}, "address", "Solana"),
+    ("STELLAR", "USDC", {"address": STELLAR_ADDRESS[:-1] + "A"}, "address", "checksum"),
+    ("STELLAR", "USDC", {"address": STELLAR_ADDRESS, "memo": "m" * 29}, "memo", "at most 28"),
+    ("TON", "USDT", {"address": TON_ADDRESS[:-2] + "AA"}, "address", "checksum"),
+    ("CELO", "USDT", {"email": ""}, "email", "Enter your email"),
+    ("CELO", "USDT", {"email": "ada@"}, "email", "valid email"),
+])
+def test_bad_wallets_never_reach_an_order(flow, network, asset, fields, field, message):
+    flow.start()
+    flow.choose(network=network, asset=asset)
+    page = flow.wallet(**fields)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert f'id="field-{field}-error"' in html and message in html
+    assert "wallet" not in (flow.session.data.get("done") or [])
+
+
+def test_memo_field_only_where_the_network_has_memos(flow):
+    flow.start()
+    flow.choose(network="STELLAR", asset="USDC")
+    assert 'name="memo"' in flow.get("/wallet").get_data(as_text=True)
+    flow.choose(network="CELO", asset="USDT")
+    assert 'name="memo"' not in flow.get("/wallet").get_data(as_text=True)
+
+
+def test_stellar_wallet_with_memo(flow):
+    flow.start()
+    flow.choose(network="STELLAR", asset="USDC")
+    response = flow.wallet(address=STELLAR_ADDRESS, memo="123456")
+    assert response.status_code == 303
+    assert flow.session.data["memo"] == "123456"
+
+
+def test_locked_address_is_refused_when_changed(flow):
+    flow.start(network="CELO", address=EVM_ADDRESS, lock=["network", "address"])
+    flow.choose(network=None)
+    page = flow.get("/wallet")
+    assert 'name="address" type="text" value="%s"' % EVM_ADDRESS in page.get_data(as_text=True)
+    assert "readonly" in page.get_data(as_text=True)
+    forged = flow.wallet(address="0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359")
+    assert "cannot be changed" in forged.get_data(as_text=True)
+    assert flow.wallet().status_code == 303
+    assert flow.session.value("address") == EVM_ADDRESS
+
+
+def test_required_fields_form_is_built_from_the_offer(flow):
+    flow.start()
+    flow.choose("ussd")
+    response = flow.wallet()
+    assert response.headers["Location"].endswith("/details")
+    page = flow.follow(response)
+    html = page.get_data(as_text=True)
+    assert 'name="phoneNumber" type="tel"' in html and "Phone number" in html
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("", "required"),
+    ("123", "not valid"),
+    ("+254712345678", "country you pay from"),
+])
+def test_bad_required_field_values(flow, value, message):
+    flow.start()
+    flow.choose("ussd")
+    flow.wallet()
+    page = flow.details(phoneNumber=value)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and 'id="field-phoneNumber-error"' in html and message in html
+
+
+def test_required_fields_are_normalised_and_kept(flow):
+    flow.start()
+    flow.choose("ussd")
+    flow.wallet()
+    response = flow.details(phoneNumber="0801 234 5678")
+    assert response.headers["Location"].endswith("/review")
+    assert flow.session.data["extraFields"] == {"phoneNumber": "2348012345678"}
+
+
+def test_locked_phone_claim_prefills_and_cannot_be_changed(flow):
+    flow.start(phoneNumber="2348012345678", lock=["phoneNumber"])
+    flow.choose("ussd")
+    flow.wallet()
+    page = flow.get("/details")
+    assert 'value="2348012345678"' in page.get_data(as_text=True)
+    forged = flow.details(phoneNumber="08099999999")
+    assert "cannot be changed" in forged.get_data(as_text=True)
+    assert flow.details().status_code == 303
+    assert flow.session.data["extraFields"]["phoneNumber"] == "2348012345678"
+
+
+def test_changing_the_amount_keeps_the_wallet_but_changing_network_does_not(flow):
+    flow.start()
+    flow.choose()
+    flow.wallet()
+    flow.choose(amount="6000")
+    assert flow.session.data["done"] == ["choose", "wallet", "details"]
+    flow.choose(network="POLYGON", asset="USDC")
+    assert "wallet" not in flow.session.data["done"]
