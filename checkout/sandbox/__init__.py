@@ -9,7 +9,7 @@ Every path of the upstream spec answers under ``/api/...``; the sandbox's own pa
 ``/sandbox/...``. Configuration keys (defaults in :data:`DEFAULTS`): ``SANDBOX_CLIENT_ID``,
 ``SANDBOX_CLIENT_SECRET``, ``SANDBOX_WEBHOOK_SECRET``, ``SANDBOX_WEBHOOK_URL``,
 ``SANDBOX_WEBHOOK_ALLOW_LOOPBACK``, ``SANDBOX_WEBHOOK_EVENTS``, ``SANDBOX_TIME_SCALE``,
-``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``. When started by ``flask`` (no config given), each
+``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_PUBLIC_URL``. When started by ``flask`` (no config given), each
 key may also come from an environment variable of the same name (JSON values, or plain text).
 """
 from __future__ import annotations
@@ -44,6 +44,10 @@ DEFAULTS: dict[str, Any] = {
     "SANDBOX_TIME_SCALE": 1.0,
     "SANDBOX_USER_ENDPOINTS": False,
     "SANDBOX_OUTCOME": None,
+    # Where browsers reach the sandbox's pages (payment page, resume page). None: the address the
+    # API request came in on. An embedded sandbox answers at an address no browser can open, so its
+    # host site mounts the pages somewhere public and says where here.
+    "SANDBOX_PUBLIC_URL": None,
 }
 WEBHOOK_EVENT_KINDS = ("order", "auth", "kyc")
 
@@ -71,6 +75,9 @@ def _check_config(app: Flask) -> None:
     events = cfg["SANDBOX_WEBHOOK_EVENTS"]
     if isinstance(events, str) or not set(events) <= set(WEBHOOK_EVENT_KINDS):
         raise ValueError(f"SANDBOX_WEBHOOK_EVENTS must be a list drawn from {WEBHOOK_EVENT_KINDS}")
+    public = cfg["SANDBOX_PUBLIC_URL"]
+    if public is not None and not (isinstance(public, str) and public.startswith(("http://", "https://"))):
+        raise ValueError("SANDBOX_PUBLIC_URL must be an absolute http(s) URL")
     outcome = cfg["SANDBOX_OUTCOME"]
     if outcome is not None and outcome not in OUTCOMES:
         raise ValueError(f"SANDBOX_OUTCOME must be one of {', '.join(OUTCOMES)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request, url_for
+from flask import Blueprint, Response, current_app, jsonify, request, url_for
 from flask.typing import ResponseReturnValue
 
 from . import orders as flow
@@ -252,12 +252,20 @@ def _new_order(quote: Any, *, email: str, user_ip: str, address: str | None, mem
         data[key] = cashout.get(key)
     transfer_type = channel_ref.transfer_type if channel_ref else "manual"
     order = store.new_order("onramp", "swap_initiated", quote, webhook_url, data)
-    order.data["resumeUrl"] = url_for("sandbox_orders.resume", order_id=order.id, _external=True)
-    payment_url = (url_for("sandbox_orders.pay_page", order_id=order.id, _external=True)
+    order.data["resumeUrl"] = public_url("sandbox_orders.resume", order_id=order.id)
+    payment_url = (public_url("sandbox_orders.pay_page", order_id=order.id)
                    if transfer_type == "redirect" else None)
     transfer.start(store, order, transfer_type, payment_url)
     flow.onramp_start(store, order)
     return order
+
+
+def public_url(endpoint: str, **values: Any) -> str:
+    """An absolute URL of a sandbox page, at the address browsers use (``SANDBOX_PUBLIC_URL``)."""
+    base = current_app.config.get("SANDBOX_PUBLIC_URL")
+    if not base:
+        return url_for(endpoint, _external=True, **values)
+    return base.rstrip("/") + url_for(endpoint, **values)
 
 
 def _order_id_body(extra: tuple[str, ...] = ()) -> tuple[Body, str]:

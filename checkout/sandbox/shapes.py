@@ -120,28 +120,28 @@ def offramp_json(order: Order) -> dict[str, Any]:
 
 # -- webhook summary (spec 6.2) -------------------------------------------------------------------
 
-def _fiat_leg(data: dict[str, Any], channel: str, before: float, after: float,
-              before_usd: float, after_usd: float) -> dict[str, Any]:
-    rate = _num(data["exchangeRate"])
+def _leg_cashout(rate: float, effective_rate: float, before: float, after: float,
+                 before_usd: float, after_usd: float) -> dict[str, float]:
+    return {"exchangeRate": rate, "exchangeRateAfterFees": effective_rate,
+            "amountBeforeFees": before, "amountAfterFees": after,
+            "amountBeforeFeesUsd": before_usd, "amountAfterFeesUsd": after_usd}
+
+
+def _fiat_leg(data: dict[str, Any], channel: str, cashout: dict[str, float]) -> dict[str, Any]:
     return {"paymentChannel": channel, "currencyType": "fiat",
             "currencyCode": data["currencyIsoCode"],
-            "currencyDetails": {"countryIsoCode": data["countryIsoCode"]},
-            "cashout": {"exchangeRate": rate,
-                        "exchangeRateAfterFees": round(after / before_usd, 6) if before_usd else rate,
-                        "amountBeforeFees": before, "amountAfterFees": after,
-                        "amountBeforeFeesUsd": before_usd, "amountAfterFeesUsd": after_usd}}
+            "currencyDetails": {"countryIsoCode": data["countryIsoCode"]}, "cashout": cashout}
 
 
-def _crypto_leg(data: dict[str, Any], before: float, after: float, before_usd: float,
-                after_usd: float, meta: dict[str, Any]) -> dict[str, Any]:
-    rate = round(before / before_usd, 6) if before_usd else 1.0
+def _crypto_leg(data: dict[str, Any], cashout: dict[str, float],
+                meta: dict[str, Any]) -> dict[str, Any]:
     return {"paymentChannel": "crypto", "currencyType": "crypto", "currencyCode": data["asset"],
-            "currencyDetails": {"network": data["network"]},
-            "cashout": {"exchangeRate": rate,
-                        "exchangeRateAfterFees": round(after / before_usd, 6) if before_usd else rate,
-                        "amountBeforeFees": before, "amountAfterFees": after,
-                        "amountBeforeFeesUsd": before_usd, "amountAfterFeesUsd": after_usd},
+            "currencyDetails": {"network": data["network"]}, "cashout": cashout,
             "transaction": {"meta": {k: v for k, v in meta.items() if v}}}
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return round(numerator / denominator, 6) if denominator else 0.0
 
 
 def webhook_summary(order: Order) -> dict[str, Any]:
@@ -154,39 +154,44 @@ def webhook_summary(order: Order) -> dict[str, Any]:
         "createdAt": iso(order.created_at), "updatedAt": iso(order.updated_at),
     }
     factor = deposit_factor(order.outcome)
+    rate = _num(data["exchangeRate"])               # local currency per USD
+    # exchangeRateAfterFees: the rate the user effectively gets, fees included.
     if order.family == "onramp":
         seen = order.status in _ONRAMP_DEPOSIT_SEEN
-        local = _num(data["localCurrencyAmount"]) * (factor if seen else 1.0)
-        usd = _num(data["amount"]) * (factor if seen else 1.0)
+        local = round(_num(data["localCurrencyAmount"]) * (factor if seen else 1.0), 2)
+        usd = round(_num(data["amount"]) * (factor if seen else 1.0), 6)
         fee_local = _num(data["feeAmountLocalCurrency"]) + _num(data["gasAmountLocalCurrency"])
         fee_usd = _num(data["feeAmountUsd"]) + _num(data["gasAmountUsd"])
-        summary["deposit"] = _fiat_leg(data, data["paymentChannel"], round(local, 2),
-                                       round(max(local - fee_local, 0), 2), round(usd, 6),
-                                       round(max(usd - fee_usd, 0), 6))
-        summary["payout"] = _crypto_leg(data, _num(data["totalAmountCrypto"]), _num(data["amountCrypto"]),
-                                        usd if not seen else _num(data["amount"]),
-                                        _num(data["withdrawAmountUsd"]),
-                                        {"transactionHash": data.get("hash"),
-                                         "toAddress": data.get("address")})
+        received_usd = _num(data["withdrawAmountUsd"])
+        summary["deposit"] = _fiat_leg(data, data["paymentChannel"], _leg_cashout(
+            rate, _ratio(_num(data["localCurrencyAmount"]), received_usd), local,
+            round(max(local - fee_local, 0), 2), usd, round(max(usd - fee_usd, 0), 6)))
+        crypto_before, crypto_after = _num(data["totalAmountCrypto"]), _num(data["amountCrypto"])
+        summary["payout"] = _crypto_leg(data, _leg_cashout(
+            _ratio(crypto_before, _num(data["amount"])), _ratio(crypto_after, _num(data["amount"])),
+            crypto_before, crypto_after, _num(data["amount"]), received_usd),
+            {"transactionHash": data.get("hash"), "toAddress": data.get("address")})
     else:
         cashout = data["cashout"]
         seen = order.status in _OFFRAMP_DEPOSIT_SEEN
-        crypto = _num(cashout["cryptoAmount"]) * (factor if seen else 1.0)
-        usd = _num(cashout["usdAmount"]) * (factor if seen else 1.0)
+        crypto = round(_num(cashout["cryptoAmount"]) * (factor if seen else 1.0), 6)
+        usd = round(_num(cashout["usdAmount"]) * (factor if seen else 1.0), 6)
         fee_crypto = _num(cashout.get("feeAmountCrypto"))
         fee_usd = _num(cashout.get("feeAmountUsd"))
-        summary["deposit"] = _crypto_leg(data, round(crypto, 6), round(max(crypto - fee_crypto, 0), 6),
-                                         round(usd, 6), round(max(usd - fee_usd, 0), 6),
-                                         {"transactionHash": data.get("hash"),
-                                          "fromAddress": data.get("fromAddress"),
-                                          "toAddress": data.get("toAddress")})
+        quoted_usd = _num(cashout["usdAmount"])
+        summary["deposit"] = _crypto_leg(data, _leg_cashout(
+            _ratio(crypto, usd), _ratio(crypto, max(usd - fee_usd, 0)), crypto,
+            round(max(crypto - fee_crypto, 0), 6), usd, round(max(usd - fee_usd, 0), 6)),
+            {"transactionHash": data.get("hash"), "fromAddress": data.get("fromAddress"),
+             "toAddress": data.get("toAddress")})
         local = _num(cashout["localCurrencyAmount"])
         fee_local = _num(cashout.get("feeAmountLocalCurrency"))
-        quoted_usd = _num(cashout["usdAmount"])
-        summary["payout"] = _fiat_leg(data, data.get("paymentChannel") or data.get("offrampType"),
-                                      round(local + fee_local, 2), local, quoted_usd,
-                                      round(max(quoted_usd - fee_usd, 0), 6))
+        summary["payout"] = _fiat_leg(
+            data, data.get("paymentChannel") or data.get("offrampType"),
+            _leg_cashout(rate, _ratio(local, quoted_usd), round(local + fee_local, 2), local,
+                         quoted_usd, round(max(quoted_usd - fee_usd, 0), 6)))
         if order.status in ("refunding", "refunded", "refund_failed"):
-            summary["refund"] = _crypto_leg(data, round(crypto, 6), round(crypto, 6), round(usd, 6),
-                                            round(usd, 6), {"toAddress": data.get("fromAddress")})
+            summary["refund"] = _crypto_leg(data, _leg_cashout(
+                _ratio(crypto, usd), _ratio(crypto, usd), crypto, crypto, usd, usd),
+                {"toAddress": data.get("fromAddress")})
     return summary

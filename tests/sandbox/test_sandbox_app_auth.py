@@ -42,7 +42,8 @@ def test_defaults_and_state(sandbox_factory):
 
 @pytest.mark.parametrize("bad", [{"SANDBOX_TIME_SCALE": 0}, {"SANDBOX_TIME_SCALE": "fast"},
                                  {"SANDBOX_WEBHOOK_EVENTS": ["orders"]},
-                                 {"SANDBOX_OUTCOME": "win"}, {"SANDBOX_CLIENT_ID": ""}])
+                                 {"SANDBOX_OUTCOME": "win"}, {"SANDBOX_CLIENT_ID": ""},
+                                 {"SANDBOX_PUBLIC_URL": "shop.example"}])
 def test_bad_config_fails_at_start(bad):
     with pytest.raises(ValueError):
         create_app(bad)

@@ -447,3 +447,12 @@ def test_otp_validation(api):
 def test_every_outcome_is_known():
     assert set(OUTCOMES) == {"deposit_success", "deposit_invalid", "underpayment", "overpayment",
                              "payout_success", "payout_failed", "refund", "expire"}
+
+
+def test_public_url_of_sandbox_pages(sandbox_factory):
+    api = Api(sandbox_factory(SANDBOX_PUBLIC_URL="https://shop.example/sandbox-upstream/"))
+    quote = api.onramp_quote(countryIsoCode="GH", paymentChannel="bank", amount="100")
+    order = api.onramp_order(quote, quote_params={"amount": "100"})
+    assert order["transferInstructions"]["paymentUrl"] == (
+        f"https://shop.example/sandbox-upstream/sandbox/pay/{order['orderId']}")
+    assert order["resumeUrl"] == f"https://shop.example/sandbox-upstream/sandbox/orders/{order['orderId']}"

@@ -56,6 +56,10 @@ def test_onramp_lifecycle_webhooks(sandbox_factory, receiver):
     assert summary["deposit"]["cashout"]["amountBeforeFees"] == order["localCurrencyAmount"]
     assert summary["deposit"]["currencyCode"] == "NGN" and summary["deposit"]["currencyType"] == "fiat"
     assert summary["payout"]["cashout"]["amountAfterFees"] == order["amountCrypto"]
+    deposit_cashout = summary["deposit"]["cashout"]
+    # Fees make the user pay more local money per dollar received than the plain rate.
+    assert deposit_cashout["exchangeRateAfterFees"] > deposit_cashout["exchangeRate"] == 1480
+    assert deposit_cashout["amountAfterFees"] < deposit_cashout["amountBeforeFees"]
     meta = summary["payout"]["transaction"]["meta"]
     assert meta["toAddress"] == EVM_ADDRESS and meta["transactionHash"].startswith("0x")
     assert "transferInstructions" not in summary and "expiresAt" not in summary
@@ -99,6 +103,8 @@ def test_offramp_refund_webhooks(sandbox_factory, receiver):
     assert summary["deposit"]["transaction"]["meta"] == {
         "transactionHash": TX_HASH, "fromAddress": EVM_ADDRESS, "toAddress": order["toAddress"]}
     assert summary["payout"]["cashout"]["amountAfterFees"] == order["cashout"]["localCurrencyAmount"]
+    payout_cashout = summary["payout"]["cashout"]
+    assert payout_cashout["exchangeRateAfterFees"] < payout_cashout["exchangeRate"]
     assert summary["refund"]["transaction"]["meta"] == {"toAddress": EVM_ADDRESS}
     history = api.get(f"/api/offramp/order/{order['_id']}")["statusHistory"]
     assert len(history) == len(expected)
