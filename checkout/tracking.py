@@ -2,8 +2,7 @@
 
 Statuses are the webhook set of upstream-notes 4 (``deposit_awaiting`` ... ``refund_failed``). They are
 read through ``checkout.order_status.current`` (the stored status that webhooks keep, refreshed from
-the upstream when older than ``CHECKOUT_STATUS_MAX_AGE``); an order the store does not know yet is read
-from the upstream and its on-ramp status mapped as the sandbox maps it.
+the upstream when older than ``CHECKOUT_STATUS_MAX_AGE``).
 
 Parent events: ``order-created`` once, ``status-changed`` once per new status, and exactly one of
 ``completed`` and ``failed`` per order. The session records what was emitted (a compare-and-set save),
@@ -22,13 +21,13 @@ Which statuses end an order for the user:
 """
 from __future__ import annotations
 
-import importlib
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
 
+from . import order_status
 from .errors import UpstreamError
 from .onramp import update_session
 from .sessions import CheckoutSession
@@ -36,18 +35,6 @@ from .state import get_state
 
 log = logging.getLogger("checkout.tracking")
 
-WEBHOOK_STATUSES = (
-    "deposit_awaiting", "deposit_validating", "deposit_invalid", "deposit_canceled",
-    "deposit_expired", "deposit_successful", "payout_pending", "payout_successful",
-    "payout_failed", "refund_pending", "refund_successful", "refund_failed",
-)
-# upstream-notes 4, "Sandbox mapping": on-ramp order status -> webhook status.
-ONRAMP_TO_WEBHOOK = {
-    "swap_initiated": "deposit_awaiting", "swap_buyer_confirmed": "deposit_validating",
-    "swap_buyer_rejected": "deposit_canceled", "swap_expired": "deposit_expired",
-    "swap_seller_rejected": "deposit_invalid", "swap_seller_confirmed": "deposit_successful",
-    "pending": "payout_pending", "complete": "payout_successful", "failed": "payout_failed",
-}
 COMPLETED = frozenset({"payout_successful"})
 FAILED = frozenset({"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
 UNPAID_ENDED = frozenset({"deposit_expired", "deposit_canceled"})
@@ -61,39 +48,22 @@ class OrderStatus:
     tx_hash: str | None = None
 
 
-def _stored_status(order_id: str, flow: str) -> Any | None:
-    try:
-        module = importlib.import_module("checkout.order_status")
-    except ImportError:
-        return None
-    return module.current(current_app._get_current_object(), order_id, flow)
-
-
-def _hash_of(stored: Any) -> str | None:
-    for name in ("hash", "tx_hash", "transaction_hash"):
-        value = getattr(stored, name, None)
-        if value:
-            return str(value)
-    return None
-
-
 def current_status(session: CheckoutSession) -> OrderStatus:
     """The order's status and crypto transaction hash, as fresh as the store allows."""
-    order_id = session.order_id
-    if not order_id:
+    if not session.order_id:
         return OrderStatus(None)
-    stored = _stored_status(order_id, session.flow)
-    if stored is not None and getattr(stored, "status", None):
-        tx_hash = _hash_of(stored) or session.data.get("txHash")
-        if stored.status in COMPLETED and not tx_hash:
-            tx_hash = _hash_from_upstream(session)
-        return OrderStatus(stored.status, tx_hash)
-    order = get_state().upstream.onramp_order(order_id=order_id)
-    return OrderStatus(ONRAMP_TO_WEBHOOK.get(order.status or "", order.status), order.hash)
+    stored = order_status.current(current_app._get_current_object(), session.order_id,
+                                  session.flow)
+    if stored is None:
+        return OrderStatus(None)
+    tx_hash = stored.hash or session.data.get("txHash")
+    if stored.status in COMPLETED and not tx_hash:
+        tx_hash = _hash_from_upstream(session)
+    return OrderStatus(stored.status, tx_hash)
 
 
 def _hash_from_upstream(session: CheckoutSession) -> str | None:
-    """Read the transaction hash once (the webhook summary may not carry it) and keep it."""
+    """Read the transaction hash once (a stored summary may lack it) and keep it."""
     try:
         order = get_state().upstream.onramp_order(order_id=session.order_id)
     except UpstreamError as exc:

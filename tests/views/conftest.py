@@ -47,6 +47,8 @@ def sandbox_config() -> dict:
 @pytest.fixture
 def config(config, time_scale, sandbox_config) -> dict:
     config["CHECKOUT_SANDBOX"] = {"SANDBOX_TIME_SCALE": time_scale, **sandbox_config}
+    # No webhook reaches the test client: let every status read ask the upstream.
+    config["CHECKOUT_STATUS_MAX_AGE"] = 0
     return config
 
 

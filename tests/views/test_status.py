@@ -1,0 +1,139 @@
+"""Steps 7 and 8: the live status page, parent events exactly once, the return page, resuming."""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from .conftest import Flow
+
+pytestmark = pytest.mark.parametrize("time_scale", [0.01])
+
+
+def events_in(html: str) -> list[tuple[str, dict]]:
+    return [(kind, json.loads(order.replace("&#34;", '"')))
+            for kind, order in re.findall(
+                r'data-checkout-event="([^"]+)" data-event-key="[^"]+" data-order=\'([^\']+)\'',
+                html)]
+
+
+def poll_until(flow: Flow, wanted: str, path: str = "/status/live", timeout: float = 8.0,
+               **kwargs) -> list[str]:
+    """Poll like the page does; returns every page body seen."""
+    bodies = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = flow.get(path, headers={"HX-Request": "true"}, **kwargs).get_data(as_text=True)
+        bodies.append(body)
+        if f'data-status="{wanted}"' in body:
+            return bodies
+        time.sleep(0.1)
+    raise AssertionError(f"never reached {wanted}: {bodies[-1][:1500]}")
+
+
+def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow):
+    flow.to_pay("manual")
+    status = flow.follow(flow.post("/pay/confirm"))
+    html = status.get_data(as_text=True)
+    assert 'hx-trigger="every 3s"' in html and "Your order" in html
+    bodies = poll_until(flow, "payout_successful")
+    final = bodies[-1]
+    assert "Done! Your crypto has been sent" in final
+    assert 'hx-trigger' not in final                       # settled: polling stops
+    tx_hash = re.search(r'data-testid="tx-hash">([^<]+)<', final).group(1)
+    assert f'href="https://celoscan.io/tx/{tx_hash}"' in final
+
+
+def test_parent_events_are_each_sent_once_and_one_terminal_event(flow):
+    flow.to_pay("manual")
+    seen = events_in(flow.responses[-1].get_data(as_text=True))
+    flow.follow(flow.post("/pay/confirm"))
+    seen += events_in(flow.responses[-1].get_data(as_text=True))
+    for body in poll_until(flow, "payout_successful"):
+        seen += events_in(body)
+    for _ in range(3):                                     # reloads and late polls
+        seen += events_in(flow.get("/status").get_data(as_text=True))
+        seen += events_in(flow.get("/status/live").get_data(as_text=True))
+    kinds = [kind for kind, _ in seen]
+    assert kinds.count("order-created") == 1
+    assert kinds.count("completed") == 1 and "failed" not in kinds
+    statuses = [order["status"] for kind, order in seen if kind == "status-changed"]
+    assert len(statuses) == len(set(statuses))
+    assert statuses[0] == "deposit_awaiting" and statuses[-1] == "payout_successful"
+    assert all(order["id"] == flow.session.order_id for _, order in seen)
+    assert flow.session.data["events"]["terminal"] == "completed"
+
+
+@pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "deposit_invalid"}])
+def test_a_refused_deposit_ends_with_failed(flow):
+    flow.to_pay("manual")
+    flow.post("/pay/confirm")
+    bodies = poll_until(flow, "deposit_invalid")
+    kinds = [kind for body in bodies for kind, _ in events_in(body)]
+    assert kinds.count("failed") == 1 and "completed" not in kinds
+    assert "could not be accepted" in bodies[-1]
+
+
+@pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])
+def test_an_unpaid_order_that_expired_shows_expired_but_is_not_failed(flow):
+    flow.to_pay("manual")
+    time.sleep(3.2)                                        # 300 sandbox seconds
+    bodies = poll_until(flow, "deposit_expired")
+    kinds = [kind for body in bodies for kind, _ in events_in(body)]
+    assert "failed" not in kinds and "completed" not in kinds
+    assert "expired before a payment arrived" in bodies[-1]
+    assert 'hx-trigger="every 30s"' in bodies[-1]          # a late payment may still arrive
+    page = flow.get("/pay")                                # nothing left to pay
+    assert "I have paid" not in page.get_data(as_text=True)
+
+
+def test_pay_page_moves_on_once_the_payment_is_seen(flow):
+    flow.to_pay("manual")
+    waiting = flow.get("/status/live", query_string={"from": "pay"},
+                       headers={"HX-Request": "true"})
+    assert "HX-Redirect" not in waiting.headers
+    flow.post("/pay/confirm")
+    moved = flow.get("/status/live", query_string={"from": "pay"},
+                     headers={"HX-Request": "true"})
+    assert moved.headers["HX-Redirect"].endswith(f"/s/{flow.session_id}/status")
+
+
+def test_return_page_stands_alone_with_back_to_shop_and_sends_no_events(flow):
+    flow.start(returnUrl="https://shop.test/thanks", lock=[])
+    flow.to_pay("redirect")
+    page = flow.get("/return")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "Your order" in html and 'href="https://shop.test/thanks"' in html
+    assert "data-checkout-event" not in html
+    assert "top=1" in html                                 # its polling sends no events either
+    live = flow.get("/status/live", query_string={"top": "1"}, headers={"HX-Request": "true"})
+    assert "data-checkout-event" not in live.get_data(as_text=True)
+
+
+def test_status_and_return_before_an_order_go_to_the_flow(flow):
+    flow.start()
+    assert flow.get("/status").status_code == 303
+    assert flow.get("/return").status_code == 303
+    assert "HX-Redirect" in flow.get("/status/live", headers={"HX-Request": "true"}).headers
+
+
+def test_the_resume_link_reopens_the_session_at_its_step_on_another_device(app):
+    first = Flow(app, app.test_client())
+    first.start()
+    first.choose()
+    first.wallet()
+    other = Flow(app, app.test_client())
+    other.session_id = first.session_id
+    page = other.get("/")
+    assert "Review your order" in page.get_data(as_text=True)
+    first.create(first.get("/review"))
+    assert "I have paid" in other.get("/").get_data(as_text=True)
+
+
+def test_unknown_session_is_a_friendly_404(client):
+    response = client.get("/checkout/s/not-a-session/")
+    assert response.status_code == 404
+    assert "not found" in response.get_data(as_text=True).lower()
