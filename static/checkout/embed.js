@@ -1,0 +1,96 @@
+/* embed.js: mount the hosted checkout in a merchant's page. No dependencies.
+ *
+ *   <div id="checkout"></div>
+ *   <script src="https://pay.example.com/checkout/static/embed.js"></script>
+ *   <script src="/your-shop.js"></script>   // calls:
+ *
+ *   var handle = Checkout.mount(document.getElementById("checkout"), {
+ *     url: launchUrl,                 // from checkout.launch_url(..., parentOrigin=<this page's origin>)
+ *     onEvent: function (event) {     // {source, version, type, sessionId, order?, height?}
+ *       if (event.type === "completed") { ... }
+ *     },
+ *     title: "Buy USDC",              // optional: the iframe's accessible name
+ *     minHeight: 480                  // optional: pixels before the first "resize" event
+ *   });
+ *   handle.iframe; handle.destroy();
+ *
+ * Only messages whose origin is the checkout's own origin (taken from `url`), whose source is this
+ * very iframe, and whose data says {source: "checkout"} reach onEvent. "resize" events also set the
+ * iframe's height, so the checkout never scrolls inside the merchant's page.
+ */
+(function (global) {
+  "use strict";
+
+  // What the checkout's pages need from the frame: copy buttons (clipboard-write) and the Payment
+  // Request API for wallets that use it (payment). No sandbox attribute: redirect payments leave the
+  // frame by a user's click on a target="_top" link, which a sandbox would forbid.
+  var ALLOW = "clipboard-write; payment";
+  var EVENT_TYPES = {
+    "ready": 1, "resize": 1, "order-created": 1, "status-changed": 1,
+    "completed": 1, "failed": 1, "closed": 1
+  };
+
+  function resolveElement(target) {
+    var element = typeof target === "string" ? document.querySelector(target) : target;
+    if (!element || element.nodeType !== 1) {
+      throw new Error("Checkout.mount: no element to mount into");
+    }
+    return element;
+  }
+
+  function mount(target, options) {
+    options = options || {};
+    if (!options.url) throw new Error("Checkout.mount: options.url is required");
+    var element = resolveElement(target);
+    var src = new URL(options.url, global.location.href);
+    if (src.protocol !== "https:" && src.protocol !== "http:") {
+      throw new Error("Checkout.mount: options.url must be http(s)");
+    }
+    var checkoutOrigin = src.origin;
+    var onEvent = typeof options.onEvent === "function" ? options.onEvent : function () {};
+
+    var iframe = document.createElement("iframe");
+    iframe.src = src.href;
+    iframe.title = options.title || "Checkout";
+    iframe.setAttribute("allow", ALLOW);
+    iframe.setAttribute("referrerpolicy", "origin");
+    iframe.setAttribute("loading", "eager");
+    iframe.className = "checkout-frame";
+    iframe.style.width = "100%";
+    iframe.style.border = "0";
+    iframe.style.display = "block";
+    iframe.style.height = (options.minHeight || 480) + "px";
+
+    function onMessage(event) {
+      if (event.origin !== checkoutOrigin) return;
+      if (event.source !== iframe.contentWindow) return;
+      var data = event.data;
+      if (!data || typeof data !== "object" || data.source !== "checkout") return;
+      if (data.version !== 1 || !EVENT_TYPES[data.type]) return;
+      if (data.type === "resize" && typeof data.height === "number" && data.height > 0) {
+        iframe.style.height = Math.ceil(data.height) + "px";
+      }
+      try {
+        onEvent(data);
+      } catch (err) {
+        // A merchant's callback error must not stop the next events from arriving.
+        if (global.console) global.console.error(err);
+      }
+    }
+
+    global.addEventListener("message", onMessage);
+    element.appendChild(iframe);
+
+    return {
+      iframe: iframe,
+      origin: checkoutOrigin,
+      destroy: function () {
+        global.removeEventListener("message", onMessage);
+        if (iframe.parentNode) iframe.parentNode.removeChild(iframe);
+      }
+    };
+  }
+
+  global.Checkout = global.Checkout || {};
+  global.Checkout.mount = mount;
+})(window);

@@ -1,0 +1,321 @@
+"""Real-browser harness: the checkout in a cross-site iframe, in Debian's Chromium via Playwright.
+
+Two servers run in threads of this process for the whole session:
+
+* the checkout (on the embedded sandbox), reached as ``http://localhost:<port>``;
+* a minimal merchant page reached as ``http://127.0.0.1:<port>``: another site, so the iframe is
+  cross-site and Chromium's default third-party-cookie blocking applies, as on a real shop.
+
+Fixtures: ``checkout_server`` / ``checkout_app``, ``shop`` (opens the merchant page with a launch
+token and gives the checkout's frame and the events the parent received), ``browser``, ``context``,
+``page`` and ``browser_log`` (console errors and CSP violations of every frame; any CSP violation
+fails the test). Screenshots go to ``test-artifacts/browser/`` (git ignores it); a failing test
+leaves one named after it.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import quote
+
+import pytest
+from flask import Flask, Response, abort, render_template_string, request
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from checkout import Checkout
+from checkout.launch import launch_url
+from checkout.paths import STATIC
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = "/usr/bin/chromium"
+# Keep Chromium off the closed network (TESTING.md); third-party-cookie blocking stays default.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+# Records CSP violations in every frame, ours and the merchant's. Playwright injects this script
+# itself (it is not part of any page), so it does not weaken the pages' own policies.
+RECORD_VIOLATIONS = """
+(() => {
+  document.addEventListener("securitypolicyviolation", (e) => {
+    const v = {directive: e.violatedDirective, blocked: e.blockedURI, document: e.documentURI,
+               sample: e.sample, line: e.lineNumber};
+    (window.__cspViolations = window.__cspViolations || []).push(v);
+    if (window.__reportCspViolation) window.__reportCspViolation(v);
+  });
+})();
+"""
+
+
+class _Late:
+    """A WSGI app set after the server exists (the app's settings need the server's port)."""
+
+    def __init__(self) -> None:
+        self.app: Any = None
+
+    def __call__(self, environ: dict, start_response: Any) -> Any:
+        return self.app(environ, start_response)
+
+
+@dataclass
+class LiveServer:
+    server: BaseWSGIServer
+    host: str
+    target: _Late
+    thread: threading.Thread | None = None
+
+    @classmethod
+    def start(cls, host: str) -> "LiveServer":
+        target = _Late()
+        server = make_server("127.0.0.1", 0, target, threaded=True)
+        live = cls(server=server, host=host, target=target)
+        live.thread = threading.Thread(target=server.serve_forever, daemon=True)
+        live.thread.start()
+        return live
+
+    @property
+    def port(self) -> int:
+        return self.server.server_port
+
+    @property
+    def origin(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def app(self) -> Flask:
+        return self.target.app
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+MERCHANT_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Test shop</title>
+  <link rel="stylesheet" href="/demo/shop.css">
+  <script src="{{ checkout_origin }}/checkout/static/embed.js" defer></script>
+  <script src="/demo/shop.js" defer></script>
+</head>
+<body>
+  <header><h1>Test shop</h1></header>
+  <main class="shop-layout">
+    <div id="checkout" class="shop-checkout" data-checkout-url="{{ launch }}"
+         data-checkout-title="Buy stablecoins"></div>
+    <ol id="checkout-events" class="shop-events"></ol>
+  </main>
+</body>
+</html>
+"""
+
+
+def merchant_app(checkout_origin: str) -> Flask:
+    """The merchant's page: mounts whatever launch URL on the checkout's origin it is given."""
+    app = Flask("test_shop", static_folder=str(STATIC / "demo"), static_url_path="/demo")
+
+    @app.get("/")
+    def shop() -> Response:
+        launch = request.args.get("launch", "")
+        if not launch.startswith(checkout_origin + "/"):
+            abort(400)
+        response = Response(render_template_string(MERCHANT_PAGE, launch=launch,
+                                                   checkout_origin=checkout_origin))
+        # A merchant with a strict policy of its own: embed.js must need nothing inline.
+        response.headers["Content-Security-Policy"] = (
+            f"default-src 'none'; script-src 'self' {checkout_origin}; style-src 'self'; "
+            f"frame-src {checkout_origin}; base-uri 'none'")
+        return response
+
+    return app
+
+
+@pytest.fixture(scope="session")
+def shop_server() -> Iterator[LiveServer]:
+    live = LiveServer.start("127.0.0.1")
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="session")
+def checkout_server(tmp_path_factory, shop_server) -> Iterator[LiveServer]:
+    """The checkout on the embedded sandbox, framed only by the test shop."""
+    live = LiveServer.start("localhost")
+    folder = tmp_path_factory.mktemp("checkout-browser")
+    app = Flask("browser_host", instance_path=str(folder / "instance"))
+    app.config.update(
+        CHECKOUT_DATABASE_URL=f"sqlite:///{folder}/checkout.sqlite3",
+        CHECKOUT_FRAME_ANCESTORS=[shop_server.origin],
+        CHECKOUT_SANDBOX={
+            # Fast enough for a whole order in a test, slow enough to watch it move.
+            "SANDBOX_TIME_SCALE": 0.01,
+            "SANDBOX_WEBHOOK_URL": f"{live.origin}/checkout/webhooks",
+            "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": True,
+        },
+    )
+    Checkout(app)
+    _add_probe_routes(app)
+    live.target.app = app
+    shop_server.target.app = merchant_app(live.origin)
+    yield live
+    live.stop()
+
+
+def _add_probe_routes(app: Flask) -> None:
+    """A session POST that htmx calls in the embed test (CSRF header, swap, parent event)."""
+    from checkout.views.context import session_route
+
+    @session_route
+    def htmx_probe(session):
+        return render_template_string(
+            '{% from "checkout/macros.html" import parent_event with context %}'
+            '<p id="htmx-probe-result">{{ _("Checkout") }} {{ checkout_session.flow }}</p>'
+            '{{ parent_event("status-changed", {"id": "probe", "status": "probe"}, '
+            'key="probe") }}')
+
+    app.add_url_rule("/checkout/s/<session_id>/test-htmx-probe",
+                     endpoint="checkout.test_htmx_probe", view_func=htmx_probe,
+                     methods=["POST"])
+
+
+@pytest.fixture(scope="session")
+def checkout_app(checkout_server) -> Flask:
+    return checkout_server.app
+
+
+@pytest.fixture(scope="session")
+def playwright_instance():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance):
+    browser = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@dataclass
+class BrowserLog:
+    """What the browser said: console errors and CSP violations, from every frame."""
+
+    console_errors: list[str] = field(default_factory=list)
+    csp_violations: list[dict] = field(default_factory=list)
+
+    def on_console(self, message: Any) -> None:
+        if message.type == "error":
+            self.console_errors.append(message.text)
+            if "Content Security Policy" in message.text:
+                self.csp_violations.append({"console": message.text})
+
+
+@pytest.fixture
+def browser_log() -> BrowserLog:
+    return BrowserLog()
+
+
+@pytest.fixture
+def context(browser, browser_log):
+    # A phone-sized window: most users are on phones.
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    context.expose_binding("__reportCspViolation",
+                           lambda source, violation: browser_log.csp_violations.append(violation))
+    context.add_init_script(RECORD_VIOLATIONS)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context, browser_log, request):
+    page = context.new_page()
+    page.on("console", browser_log.on_console)
+    page.on("pageerror", lambda error: browser_log.console_errors.append(str(error)))
+    yield page
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        screenshot(page, f"FAILED-{request.node.name}")
+    assert browser_log.csp_violations == [], f"CSP violations: {browser_log.csp_violations}"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.rep_call = report
+    return report
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a full-page screenshot under test-artifacts/browser/ and return its path."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name) + ".png")
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+class Shop:
+    """The merchant page with the checkout in it."""
+
+    def __init__(self, shop_server: LiveServer, checkout_server: LiveServer) -> None:
+        self.shop_server = shop_server
+        self.checkout_server = checkout_server
+
+    @property
+    def origin(self) -> str:
+        return self.shop_server.origin
+
+    @property
+    def checkout_origin(self) -> str:
+        return self.checkout_server.origin
+
+    def launch_url(self, flow: str = "onramp", **claims: Any) -> str:
+        """A launch URL on the checkout's origin, framed by (and reporting to) this shop."""
+        claims.setdefault("parentOrigin", self.origin)
+        app = self.checkout_server.app
+        with app.app_context():
+            return launch_url(app, flow, _base_url=self.checkout_origin, **claims)
+
+    def open(self, page: Any, flow: str = "onramp", **claims: Any) -> Any:
+        """Open the shop with a fresh launch token; return the checkout's frame once loaded."""
+        url = self.launch_url(flow, **claims)
+        page.goto(f"{self.origin}/?launch={quote(url, safe='')}")
+        page.wait_for_selector("iframe.checkout-frame")
+        self.wait_for_event(page, "ready")
+        return self.frame(page)
+
+    def frame(self, page: Any) -> Any:
+        for frame in page.frames:
+            if frame.url.startswith(self.checkout_origin + "/"):
+                return frame
+        raise AssertionError(f"no checkout frame among {[f.url for f in page.frames]}")
+
+    def events(self, page: Any) -> list[dict]:
+        return page.evaluate("() => window.checkoutEvents || []")
+
+    def wait_for_event(self, page: Any, type_: str, timeout: float = 15_000) -> dict:
+        """Wait until the parent received an event of ``type_``; return the first such one."""
+        page.wait_for_function(
+            "(type) => (window.checkoutEvents || []).some((e) => e.type === type)",
+            arg=type_, timeout=timeout)
+        return next(e for e in self.events(page) if e["type"] == type_)
+
+
+@pytest.fixture
+def shop(shop_server, checkout_server) -> Shop:
+    return Shop(shop_server, checkout_server)
+
+
+def as_json(value: Any) -> str:  # pragma: no cover - debugging aid for test failures
+    return json.dumps(value, indent=2, sort_keys=True)
