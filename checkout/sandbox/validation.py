@@ -144,7 +144,13 @@ def positive_number(name: str, value: Any) -> float:
         if not re.fullmatch(r"[0-9]+(\.[0-9]+)?", value.strip()) or value != value.strip():
             raise InvalidRequest(f"{name} must be a number")
         value = float(value)
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not isinstance(value, (int, float)):
+        raise InvalidRequest(f"{name} must be a number")
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:           # an integer too large for a float
+        finite = False
+    if not finite:
         raise InvalidRequest(f"{name} must be a finite number")
     if value <= 0:
         raise InvalidRequest(f"{name} must be greater than 0")
@@ -213,9 +219,13 @@ class Body:
             return None
         if not isinstance(value, dict):
             raise InvalidRequest(f"{name} must be an object")
+        if len(value) > 50:
+            raise InvalidRequest(f"{name} has too many fields")
         for key, item in value.items():
             if not isinstance(item, str):
                 raise InvalidRequest(f"{name}.{key} must be a string")
+            if len(key) > 64 or len(item) > 256:
+                raise InvalidRequest(f"{name}.{key[:64]} is too long")
         return dict(value)
 
     def email(self, name: str, *, required: bool = False) -> str | None:

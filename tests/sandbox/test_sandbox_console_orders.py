@@ -1,7 +1,7 @@
 """The sandbox's order pages and actions, and the order store's answers to other modules."""
 from __future__ import annotations
 
-from .sandbox_support import EVM_ADDRESS, HEADERS, api, sandbox_app, sandbox_factory  # noqa: F401
+from .sandbox_support import EVM_ADDRESS, api, sandbox_app, sandbox_factory  # noqa: F401
 
 
 def test_index_names_the_magic_values(api):
