@@ -10,9 +10,13 @@ mapping") and stores it under the same rule as webhooks:
   since it was read before the fetch (``version``), and, when the upstream gives a time for it
   (``updatedAt``, or the last ``statusHistory`` entry of an off-ramp order), only if that time is
   newer than the stored ``status_updated_at``;
-* an on-ramp order carries no time for its status. Its fetched status is "observed at fetch time":
-  it keeps the stored ``status_updated_at``, so any later webhook newer than the last one applied
-  still wins;
+* an on-ramp order carries no time for its status. Its fetched status is "observed at fetch
+  time": it is stored with ``status_updated_at`` = the time the fetch started, less
+  ``CHECKOUT_STATUS_CLOCK_TOLERANCE`` seconds (2) for clock skew between the upstream and us (never
+  earlier than the stored one). A webhook that happened after the fetch still wins; a late one
+  from before it does not roll the status back (outside that small tolerance);
+* the full-order fetch that follows a webhook (:mod:`checkout.webhooks.fetch`) stores the full
+  order only: while webhooks flow, they alone move the status;
 * a status this order never had owes ``order_status_changed`` through the same UNIQUE
   (order_id, status) guard as webhooks, with ``event=None``.
 """
@@ -23,7 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any, Mapping
 
 from flask import Flask, current_app
-from sqlalchemy import and_, or_, select, true, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.engine import Engine
 
 from .errors import OrderNotAvailable, UpstreamError, UpstreamNotFound
@@ -137,9 +141,9 @@ def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:
         raise
 
 
-def fetch_and_store(app: Flask, order_id: str, flow: str, *,
-                    seen: StoredOrder | None = None) -> StoredOrder | None:
-    """Ask the upstream for the full order and store it (status by the rules above).
+def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder | None = None,
+                    apply_status: bool = True) -> StoredOrder | None:
+    """Ask the upstream for the full order and store it (and its status, by the rules above).
 
     ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
     """
@@ -150,9 +154,14 @@ def fetch_and_store(app: Flask, order_id: str, flow: str, *,
     engine = state.engine
     if seen is None:
         seen = get(engine, order_id)
+    tolerance = timedelta(seconds=float(app.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
+    observed = utcnow() - tolerance
     full = _fetch_raw(state.upstream, order_id, flow)
-    status = webhook_status_of(flow, full.get("status"))
+    status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
+    if status_time is None:
+        status_time = observed if seen is None or seen.updated_at is None \
+            else max(observed, seen.updated_at)
     tx_hash = full.get("hash") if isinstance(full.get("hash"), str) and full.get("hash") else None
     order_params = full.get("orderParams") if isinstance(full.get("orderParams"), str) else None
     now = utcnow()
@@ -174,19 +183,16 @@ def fetch_and_store(app: Flask, order_id: str, flow: str, *,
                                          order_params=order_params, event_id=None, now=now)
         elif seen is not None and status is not None and status != seen.status:
             c = orders_table.c
-            if status_time is None:
-                # Observed at fetch time: valid because no webhook moved the row meanwhile.
-                newer = true()
-            else:
-                newer = or_(c.status_updated_at.is_(None), c.status_updated_at < status_time)
+            # Unchanged since read (version) and newer than what is stored: a fetch that started
+            # before a webhook landed, or that saw an older picture, changes nothing.
             moved = conn.execute(
                 update(orders_table)
                 .where(and_(c.order_id == order_id, c.version == seen.version,
-                            c.status != status, newer))
+                            c.status != status,
+                            or_(c.status_updated_at.is_(None),
+                                c.status_updated_at < status_time)))
                 .values(status=status, previous_status=c.status, status_source="upstream",
-                        status_updated_at=status_time if status_time is not None
-                        else c.status_updated_at,
-                        version=c.version + 1)
+                        status_updated_at=status_time, version=c.version + 1)
                 .returning(c.previous_status, c.flow, c.order_params)).first()
             if moved is not None:
                 owed = owe_status_signal(conn, order_id=order_id, status=status,
@@ -194,9 +200,11 @@ def fetch_and_store(app: Flask, order_id: str, flow: str, *,
                                          flow=moved.flow or flow,
                                          order_params=moved.order_params or order_params,
                                          event_id=None, now=now)
-        conn.execute(update(orders_table).where(orders_table.c.order_id == order_id)
-                     .values(full_order=full, fetched_at=now, refreshed_at=now,
-                             hash=tx_hash if tx_hash else orders_table.c.hash))
+        c = orders_table.c
+        conn.execute(update(orders_table).where(c.order_id == order_id)
+                     .values(full_order=full, fetched_at=now,
+                             refreshed_at=now if apply_status else c.refreshed_at,
+                             hash=tx_hash if tx_hash else c.hash))
     if owed:
         notify(app)
     return get(engine, order_id)

@@ -17,6 +17,7 @@ Settings (``app.config``; defaults set when the blueprint is registered):
 ``CHECKOUT_WEBHOOK_FETCH_ORDERS``    fetch the full order after each status move (True)
 ``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS``  attempts of one full-order fetch (8)
 ``CHECKOUT_SIGNAL_LEASE``            seconds before an interrupted signal is sent again (300)
+``CHECKOUT_STATUS_CLOCK_TOLERANCE``  seconds of clock skew allowed for fetched statuses (2)
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ DEFAULTS = {
     "CHECKOUT_WEBHOOK_FETCH_ORDERS": True,
     "CHECKOUT_WEBHOOK_FETCH_ATTEMPTS": 8,
     "CHECKOUT_SIGNAL_LEASE": 300,
+    "CHECKOUT_STATUS_CLOCK_TOLERANCE": 2,
 }
 
 __all__ = ["DEFAULTS", "Dispatcher", "Round", "find_event", "get_dispatcher", "process_pending",

@@ -5,7 +5,8 @@ or off-ramp order sets ``fetch_due_at`` and bumps ``fetch_seq``. The dispatcher 
 orders (a conditional UPDATE that pushes ``fetch_due_at`` a lease ahead, so one worker asks), calls
 the upstream's get-order endpoint through :func:`checkout.order_status.fetch_and_store`, and on a
 retryable failure tries again after 1, 2, 4 ... seconds (at most ``MAX_BACKOFF``), up to
-``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS`` times. A 4xx is not retried.
+``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS`` times. A 4xx is not retried. The status in the answer is not
+applied here: while webhooks flow they alone order the status (see :mod:`checkout.order_status`).
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
             continue
         attempted += 1
         try:
-            fetch_and_store(app, order_id, flow)
+            fetch_and_store(app, order_id, flow, apply_status=False)
         except UpstreamError as exc:
             _failed(engine, order_id, seq, exc, max_attempts)
             continue

@@ -46,10 +46,25 @@ def test_stale_status_is_refreshed_from_the_upstream_once(app, receiver, recorde
     assert recorder.of("order_status_changed")[1]["event"] is None
     # The webhook of that status arrives later: stored, but no second signal.
     receiver.post(signed_webhook(order_payload("o1", "payout_successful",
-                                               updated_at=T0 + timedelta(minutes=5))))
+                                               updated_at=utcnow() + timedelta(seconds=1))))
     receiver.process()
     assert order_status.get(app.extensions["checkout"].engine, "o1").source == "webhook"
     assert recorder.status_counts()[("o1", "payout_successful")] == 1
+
+
+def test_a_late_webhook_from_before_a_fetch_does_not_roll_it_back(app, receiver, recorder,
+                                                                    fake_upstream):
+    receiver.post(signed_webhook(order_payload("o1", "deposit_awaiting")))
+    receiver.process()
+    fake_upstream.orders["o1"] = {"_id": "o1", "status": "pending"}      # payout_pending
+    _age(app, "o1", 3600)
+    assert order_status.current(app, "o1", "onramp").status == "payout_pending"
+    # deposit_successful happened a minute before the fetch; its webhook was delayed.
+    receiver.post(signed_webhook(order_payload("o1", "deposit_successful",
+                                               updated_at=utcnow() - timedelta(minutes=1))))
+    receiver.process()
+    assert order_status.get(app.extensions["checkout"].engine, "o1").status == "payout_pending"
+    assert recorder.statuses() == [("o1", "deposit_awaiting"), ("o1", "payout_pending")]
 
 
 def test_a_fetch_never_rolls_back_a_webhook_that_landed_during_it(app, receiver, fake_upstream):
