@@ -13,6 +13,8 @@ Actions (form posts answer 303 to the orders page; JSON posts answer the order a
 - ``POST /sandbox/orders/<id>/reject``: the user abandons the order before paying (on-ramp:
   ``swap_buyer_rejected``; off-ramp: ``cancelled``).
 - ``POST /sandbox/orders/<id>/deposit`` ``{hash?}``: an off-ramp user sends the crypto.
+- ``POST /sandbox/orders/<id>/late-payment`` ``{hash?}``: money arrives after the order expired or
+  was abandoned; upstream pays such orders out anyway (upstream-notes 4), so statuses move on.
 - ``POST /sandbox/offramp/orders``: create a channel-based off-ramp order (the spec has no endpoint).
 
 JSON for tests and scripts: ``GET /sandbox/orders.json``, ``GET /sandbox/orders/<id>.json``.
@@ -177,6 +179,23 @@ def deposit(order_id: str) -> ResponseReturnValue:
     with store.lock:
         order = store.get(order_id, "offramp")
         flow.offramp_deposit_sent(store, order, tx_hash)
+    return _done(order)
+
+
+@bp.post("/sandbox/orders/<order_id>/late-payment")
+def late_payment(order_id: str) -> ResponseReturnValue:
+    """Money arrives for an expired or abandoned order: it is processed like a timely payment."""
+    tx_hash = _form_or_json().get("hash") or flow.fake_transaction_hash("POLYGON")
+    if not isinstance(tx_hash, str):
+        raise InvalidRequest("hash must be a string")
+    store = current().orders
+    with store.lock:
+        order = store.get(order_id)
+        if order.family == "onramp":
+            flow.onramp_buyer_paid(store, order, late=True)
+        else:
+            flow.offramp_deposit_sent(store, order, check_transaction_hash("hash", tx_hash),
+                                      late=True)
     return _done(order)
 
 

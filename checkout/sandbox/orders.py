@@ -374,14 +374,23 @@ def onramp_buyer_rejects(store: OrderStore, order: Order) -> None:
     store.set_status(order, "swap_buyer_rejected")
 
 
-def onramp_buyer_paid(store: OrderStore, order: Order) -> None:
-    """The user says (or the payment page or phone reports) that the money has been sent."""
-    if order.status != "swap_initiated":
+# Upstream-notes 4: expired and canceled are not final; money that arrives late is still paid out.
+ONRAMP_LATE_PAYABLE = frozenset({"swap_expired", "swap_buyer_rejected"})
+OFFRAMP_LATE_PAYABLE = frozenset({"expired", "cancelled"})
+
+
+def onramp_buyer_paid(store: OrderStore, order: Order, *, late: bool = False) -> None:
+    """The user says (or the payment page or phone reports) that the money has been sent.
+
+    ``late``: the money arrived after the order expired or was abandoned (sandbox action only).
+    """
+    allowed = ONRAMP_LATE_PAYABLE if late else {"swap_initiated"}
+    if order.status not in allowed:
         raise InvalidRequest(f"the order cannot be confirmed in status {order.status}")
     store.cancel(order, "push")
     order.data["buyerConfirmedAt"] = iso(store.clock.now())
     store.set_status(order, "swap_buyer_confirmed")
-    if order.outcome == "expire":
+    if order.outcome == "expire" and not late:
         return      # the agent never sees the money: the expiry timer ends the order
     store.cancel(order, "expiry")
     store.schedule(order, "agent", AGENT_DELAY, lambda o: _onramp_agent_decides(store, o))
@@ -442,13 +451,18 @@ def offramp_cancel(store: OrderStore, order: Order) -> None:
     store.set_status(order, "cancelled")
 
 
-def offramp_deposit_sent(store: OrderStore, order: Order, tx_hash: str) -> None:
-    """The user sent the crypto and its hash is known (confirm-order, or the sandbox deposit action)."""
-    if order.status != "initiated":
+def offramp_deposit_sent(store: OrderStore, order: Order, tx_hash: str, *,
+                         late: bool = False) -> None:
+    """The user sent the crypto and its hash is known (confirm-order, or the sandbox deposit action).
+
+    ``late``: the crypto arrived after the order expired or was cancelled (sandbox action only).
+    """
+    allowed = OFFRAMP_LATE_PAYABLE if late else {"initiated"}
+    if order.status not in allowed:
         raise InvalidRequest(f"the order cannot be confirmed in status {order.status}")
     order.data["hash"] = tx_hash
     store.set_status(order, "awaiting_transaction_confirmation")
-    if order.outcome == "expire":
+    if order.outcome == "expire" and not late:
         return      # the transaction never confirms: the expiry timer ends the order
     store.cancel(order, "expiry")
     store.schedule(order, "deposit", DEPOSIT_CHECK_DELAY, lambda o: _offramp_validating(store, o))

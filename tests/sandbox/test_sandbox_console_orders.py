@@ -83,3 +83,28 @@ def test_volume_counts_live_orders_of_the_user(api):
     assert volume == first["amount"]
     api.client.post(f"/sandbox/orders/{first['orderId']}/reject", json={})
     assert api.store.volume_usd(email="vol@example.com") == 0
+
+
+def test_late_payment_revives_expired_orders(api):
+    onramp = api.onramp_order(quote_params={"sandboxOutcome": "expire"})
+    api.advance(onramp["orderId"])
+    assert api.sandbox_order(onramp["orderId"])["status"] == "swap_expired"
+    late = api.client.post(f"/sandbox/orders/{onramp['orderId']}/late-payment", json={})
+    assert late.get_json()["status"] == "swap_buyer_confirmed"
+    while api.sandbox_order(onramp["orderId"])["pendingTimers"]:
+        api.advance(onramp["orderId"])
+    assert api.statuses(onramp["orderId"]) == [
+        "swap_initiated", "swap_expired", "swap_buyer_confirmed", "swap_seller_confirmed",
+        "pending", "complete"]
+
+    offramp = api.offramp_typed_order()
+    api.client.post(f"/sandbox/orders/{offramp['_id']}/reject", json={})
+    late = api.client.post(f"/sandbox/orders/{offramp['_id']}/late-payment", json={})
+    assert late.get_json()["status"] == "awaiting_transaction_confirmation"
+    while api.sandbox_order(offramp["_id"])["pendingTimers"]:
+        api.advance(offramp["_id"])
+    assert api.sandbox_order(offramp["_id"])["status"] == "offramp_success"
+
+    live = api.onramp_order()
+    refused = api.client.post(f"/sandbox/orders/{live['orderId']}/late-payment", json={})
+    assert refused.status_code == 400
