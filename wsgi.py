@@ -86,6 +86,8 @@ def create_app() -> Flask:
             "SANDBOX_TIME_SCALE": TIME_SCALE,
             "SANDBOX_WEBHOOK_URL": f"{SHOP_ORIGIN}/checkout/webhooks",
             "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": True,
+            # Payment and resume pages of redirect transfers, served below under /sandbox/.
+            "SANDBOX_PUBLIC_URL": SHOP_ORIGIN,
         },
     )
     checkout = Checkout(app)

@@ -195,7 +195,39 @@ class TestErrorPages:
         assert "evil.test" not in response.get_data(as_text=True)
 
 
+class TestMethodAndPathErrors:
+    def test_wrong_method_on_a_real_page_is_a_friendly_405(self, client):
+        response = client.post("/checkout/onramp")
+        assert response.status_code == 405
+        assert '<main id="checkout-main"' in response.get_data(as_text=True)
+        assert_page_headers(response, SHOP)
+
+    def test_unknown_path_is_a_friendly_404_for_any_method(self, client):
+        for response in (client.get("/checkout/nope"), client.post("/checkout/nope/deeper")):
+            assert response.status_code == 404
+            assert "There is no page at this address" in response.get_data(as_text=True)
+
+
+def session_post_rules(app):
+    return sorted(rule.rule for rule in app.url_map.iter_rules()
+                  if "POST" in rule.methods and "<session_id>" in rule.rule
+                  and not rule.endpoint.startswith("checkout.test_"))
+
+
 class TestAntiForgery:
+    def test_every_session_post_route_refuses_a_missing_token(self, app, client):
+        sid, token = open_session(app, client)
+        rules = session_post_rules(app)
+        assert rules, "no session POST routes: the flow views are missing"
+        for rule in rules:
+            url = rule.replace("<session_id>", sid)
+            url = re.sub(r"<[^>]+>", "x", url)
+            for headers in ({}, HTMX):
+                response = client.post(url, data={"csrf_token": "forged"}, headers=headers)
+                body = response.get_data(as_text=True)
+                assert "could not verify" in body, (rule, response.status_code)
+                assert response.status_code == (200 if headers else 400)
+
     def test_post_without_token_is_refused(self, app, client):
         sid, _ = open_session(app, client)
         response = client.post(f"/checkout/s/{sid}/test-act")

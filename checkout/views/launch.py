@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, redirect, request, url_for
 from flask_babel import gettext
+from werkzeug.exceptions import HTTPException
 
 from ..errors import LaunchTokenError
 from ..htmx import render
@@ -68,7 +69,17 @@ def offramp_unavailable() -> Response:
 
 
 def not_found(unknown: str) -> Response:
-    """Any other path under the prefix: the friendly 404 page rather than the host's."""
+    """Any other path under the prefix: the friendly 404 (or 405) page rather than the host's."""
+    adapter = current_app.url_map.bind_to_environ(request.environ)
+    for method in ("GET", "POST"):
+        if method == request.method:
+            continue
+        try:
+            endpoint, _ = adapter.match(method=method)
+        except HTTPException:
+            continue
+        if endpoint != "checkout.not_found":
+            abort(405)   # the page exists, just not for this method
     abort(404)
 
 
@@ -76,5 +87,6 @@ def init(bp: Blueprint) -> None:
     bp.add_url_rule("/launch", view_func=launch, methods=["GET"])
     bp.add_url_rule("/onramp", view_func=onramp, methods=["GET"])
     bp.add_url_rule("/offramp", view_func=offramp, methods=["GET"])
-    # Routing failures have no blueprint, so the blueprint's 404 page would not apply to them.
-    bp.add_url_rule("/<path:unknown>", view_func=not_found, methods=["GET"])
+    # Routing failures have no blueprint, so the blueprint's 404 and 405 pages would not apply
+    # to them: this rule catches what no other rule under the prefix takes.
+    bp.add_url_rule("/<path:unknown>", view_func=not_found, methods=["GET", "POST"])
