@@ -228,7 +228,7 @@ def live_quote(session: CheckoutSession) -> Response:
                       breakdown=None)
     form = request.args.to_dict()
     corridor = clean_corridor(form, session, onramp_catalog())
-    if not corridor.ok:
+    if not corridor.ok or not (form.get("amount") or session.is_locked("amount")):
         return render("checkout/onramp/_quote.html", message=None, breakdown=None)
     limits = _corridor_limits(corridor.values)
     amount = clean_amount(form, session, locale=_locale(), limits=limits)

@@ -1,0 +1,137 @@
+"""A whole on-ramp order, in a cross-site iframe, in Chromium with its default cookie blocking.
+
+The merchant page is on http://127.0.0.1:P, the checkout on http://localhost:P2 (another site). One
+order is paid by manual bank transfer, one on a payment page the user leaves the iframe for
+(``redirect``). Both end ``payout_successful``, and the merchant page receives ``order-created`` and
+exactly one terminal event, ``completed``.
+"""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from .conftest import screenshot
+
+pytestmark = pytest.mark.browser
+
+ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+
+
+@pytest.fixture
+def short_quotes(checkout_app):
+    """The harness's sandbox runs 100x fast: its quotes live 6 s, so ours are renewed at 3 s."""
+    previous = checkout_app.config.get("CHECKOUT_QUOTE_MAX_AGE")
+    checkout_app.config["CHECKOUT_QUOTE_MAX_AGE"] = 3
+    yield
+    if previous is None:
+        checkout_app.config.pop("CHECKOUT_QUOTE_MAX_AGE", None)
+    else:
+        checkout_app.config["CHECKOUT_QUOTE_MAX_AGE"] = previous
+
+
+def settle(frame) -> None:
+    """Wait until no htmx request of the frame is in flight."""
+    frame.wait_for_function("() => !document.querySelector('.htmx-request')")
+
+
+def choose(frame, *, country: str, channel: str, amount: str) -> None:
+    frame.locator("select[name=countryIsoCode]").select_option(country)
+    frame.wait_for_selector(f"select[name=paymentChannel] option[value={channel}]",
+                            state="attached")
+    settle(frame)
+    frame.locator("select[name=paymentChannel]").select_option(channel)
+    settle(frame)
+    frame.locator("select[name=network]").select_option("CELO")
+    settle(frame)
+    frame.locator("select[name=asset]").select_option("USDT")
+    settle(frame)
+    frame.locator("input[name=amount]").fill(amount)
+    # The live quote arrives after the typing pause, with the whole breakdown.
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+
+
+def wallet_and_review(frame) -> None:
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    frame.get_by_role("button", name="Continue").click()
+    frame.wait_for_selector("text=Review your order")
+
+
+def confirm_order(frame) -> None:
+    """Confirm; if the quote lapsed meanwhile, the new price is shown and confirmed again."""
+    for _ in range(3):
+        frame.get_by_role("button", name="Confirm and pay").click()
+        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
+        if frame.locator("[data-transfer-type]").count():
+            return
+    raise AssertionError("the order was never created")
+
+
+def kinds(shop, page) -> list[str]:
+    return [event["type"] for event in shop.events(page)]
+
+
+def test_manual_bank_transfer_to_complete(page, shop, short_quotes):
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    screenshot(page, "onramp-manual-1-choose")
+    frame.get_by_role("button", name="Continue").click()
+    frame.wait_for_selector("input[name=address]")
+    wallet_and_review(frame)
+    screenshot(page, "onramp-manual-2-review")
+    confirm_order(frame)
+    created = shop.wait_for_event(page, "order-created")
+    assert created["order"]["id"]
+    assert frame.locator("[data-testid=detail-recipientBankAccountNumber]").inner_text()
+    screenshot(page, "onramp-manual-3-pay")
+
+    frame.get_by_role("button", name="I have paid").click()
+    completed = shop.wait_for_event(page, "completed", timeout=30_000)
+    assert completed["order"] == {"id": created["order"]["id"], "status": "payout_successful"}
+    frame.wait_for_selector("[data-status=payout_successful] [data-testid=tx-hash]")
+    screenshot(page, "onramp-manual-4-complete")
+
+    assert kinds(shop, page).count("order-created") == 1
+    assert kinds(shop, page).count("completed") == 1 and "failed" not in kinds(shop, page)
+    assert page.context.cookies() == []
+
+
+def test_redirect_payment_leaves_the_frame_and_comes_back_to_complete(page, shop, short_quotes):
+    return_url = f"{shop.origin}/?returned=1"
+    launch = shop.launch_url(countryIsoCode="GH", paymentChannel="bank", network="CELO",
+                             asset="USDT", currency="local", amount=100, returnUrl=return_url)
+    shop_page = f"{shop.origin}/?launch={quote(launch, safe='')}"
+    page.goto(shop_page)
+    shop.wait_for_event(page, "ready")
+    frame = shop.frame(page)
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    frame.get_by_role("button", name="Continue").click()
+    frame.wait_for_selector("input[name=address]")
+    wallet_and_review(frame)
+    confirm_order(frame)
+    created = shop.wait_for_event(page, "order-created")
+    screenshot(page, "onramp-redirect-1-pay")
+
+    # The payment page opens in the whole window, not in the merchant's iframe.
+    frame.get_by_role("link", name="Continue to the payment page").click()
+    page.wait_for_selector("text=Sandbox payment page")
+    assert "/sandbox/pay/" in page.url and not page.url.startswith(shop.origin)
+    screenshot(page, "onramp-redirect-2-payment-page")
+    page.get_by_role("button", name="Pay").click()
+
+    # Back on our return page, top-level, outside any iframe: it finds the session on its own.
+    page.wait_for_url(f"{shop.checkout_origin}/checkout/s/*/return")
+    page.wait_for_selector("[data-status=payout_successful]", timeout=30_000)
+    assert page.locator("[data-testid=back-to-shop]").get_attribute("href") == return_url
+    screenshot(page, "onramp-redirect-3-return")
+
+    # The shop mounts its checkout again (the same launch URL): the same session, at its status,
+    # and the parent now hears how the order ended.
+    page.goto(shop_page)
+    completed = shop.wait_for_event(page, "completed", timeout=30_000)
+    assert completed["order"] == {"id": created["order"]["id"], "status": "payout_successful"}
+    assert "failed" not in kinds(shop, page) and kinds(shop, page).count("completed") == 1
+    assert "order-created" not in kinds(shop, page)      # sent once, to the first page
+    screenshot(page, "onramp-redirect-4-complete")
+    assert page.context.cookies() == []
