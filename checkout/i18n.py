@@ -20,6 +20,7 @@ from babel import Locale, UnknownLocaleError
 from babel.dates import format_datetime as babel_format_datetime
 from babel.numbers import format_currency, format_decimal
 from flask import Flask, g, has_request_context, request
+import flask_babel
 from flask_babel import Babel, Domain, get_babel, get_locale, refresh
 
 __all__ = [
@@ -77,6 +78,11 @@ def init_babel(app: Flask) -> None:
         config.locale_selector = locale_selector
     else:
         Babel(app, locale_selector=lambda: select_locale() if _in_checkout() else None)
+    if "_" not in app.jinja_env.globals:
+        # The host's Babel was made with configure_jinja=False: our templates still need _().
+        app.jinja_env.add_extension("jinja2.ext.i18n")
+        app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+            gettext=flask_babel.gettext, ngettext=flask_babel.ngettext, newstyle=True)
     app.jinja_env.filters.update(money=format_money, crypto=format_crypto,
                                  datetime=format_datetime)
 

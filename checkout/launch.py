@@ -15,11 +15,12 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from contextlib import nullcontext
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, has_request_context, request, url_for
+from flask import Flask, has_app_context, has_request_context, request, url_for
 from flask_babel import lazy_gettext
 from joserfc import jwt
 from joserfc.errors import (BadSignatureError, ExpiredTokenError, InvalidClaimError, JoseError,
@@ -296,7 +297,7 @@ def launch_url(app: Flask, flow: str, *, _external: bool = False, _base_url: str
     now = int(time.time())
     claims = {"jti": secrets.token_urlsafe(18), "iat": now, "exp": now + _ttl, **claims}
     token = issue_token(app, flow, **claims)
-    with app.app_context():
+    with (nullcontext() if has_app_context() else app.app_context()):
         verify_token(app, token)
         if _external and not _base_url and not (has_request_context()
                                                 or app.config.get("SERVER_NAME")):

@@ -20,7 +20,7 @@ __all__ = ["frame_ancestors", "content_security_policy", "event_target_origin", 
 
 PERMISSIONS_POLICY = ", ".join([
     "clipboard-write=(self)", "payment=(self)", "camera=()", "microphone=()", "geolocation=()",
-    "usb=()", "interest-cohort=()",
+    "usb=()",
 ])
 
 

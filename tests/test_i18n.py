@@ -109,6 +109,15 @@ class TestLocaleSelection:
         page = client.get("/checkout/offramp", headers={"Accept-Language": "fr"})
         assert '<html lang="fr">' in page.get_data(as_text=True)
 
+    def test_host_babel_without_jinja_set_up_still_renders_our_pages(self, tmp_path):
+        host = Flask("host_site", instance_path=str(tmp_path / "i"))
+        host.config.update(CHECKOUT_DATABASE_URL=f"sqlite:///{tmp_path}/c.sqlite3")
+        Babel(host, configure_jinja=False)
+        Checkout(host)
+        page = host.test_client().get("/checkout/offramp")
+        assert page.status_code == 200
+        assert "not available yet" in page.get_data(as_text=True)
+
     def test_checkout_catalogue_is_used_inside_the_checkout_only(self, app):
         with app.test_request_context("/checkout/offramp"):
             app.preprocess_request()

@@ -62,6 +62,26 @@ def test_embedded_checkout_loads_reports_and_works_without_cookies(page, context
     assert probe["order"] == {"id": "probe", "status": "probe"}
     assert probe["sessionId"] == session_id
 
+    # Copy buttons work inside the cross-site frame (clipboard-write is delegated by embed.js).
+    frame.evaluate("""() => {
+        const b = document.createElement("button");
+        b.type = "button"; b.id = "copy-probe"; b.textContent = "Copy";
+        b.setAttribute("data-copy", "0xabc"); b.setAttribute("data-copied-label", "Copied");
+        document.querySelector("#checkout-main").prepend(b);
+    }""")
+    frame.click("#copy-probe")
+    frame.wait_for_function("() => document.querySelector('#copy-probe').textContent === 'Copied'")
+
+    # A "back to the shop" link tells the parent the checkout is being closed.
+    frame.evaluate("""() => {
+        const a = document.createElement("a");
+        a.id = "close-probe"; a.href = "#"; a.textContent = "Back";
+        a.setAttribute("data-checkout-close", "");
+        document.querySelector("#checkout-main").prepend(a);
+    }""")
+    frame.click("#close-probe")
+    assert shop.wait_for_event(page, "closed")["sessionId"] == session_id
+
     # No cookie was needed, or set, on either site.
     assert context.cookies([shop.checkout_origin, shop.origin]) == []
 
@@ -127,3 +147,18 @@ def test_the_harness_catches_csp_violations_in_the_frame(page, shop, browser_log
     browser_log.csp_violations.clear()          # expected here; don't fail the teardown check
     assert any(v.get("directive", "").startswith("img-src") or "img-src" in v.get("console", "")
                for v in found), found
+
+
+def test_embed_ignores_messages_that_are_not_from_the_checkout_frame(page, shop):
+    shop.open(page)
+    before = len(shop.events(page))
+    # Same shape, wrong sender: the merchant's own window, and a same-origin child frame.
+    page.evaluate("""() => {
+        const fake = {source: "checkout", version: 1, type: "completed", sessionId: "x"};
+        window.postMessage(fake, "*");
+        const other = document.createElement("iframe");
+        document.body.appendChild(other);
+        other.contentWindow.parent.postMessage(fake, "*");
+    }""")
+    page.wait_for_timeout(300)
+    assert [e for e in shop.events(page)[before:] if e["type"] == "completed"] == []
