@@ -151,7 +151,10 @@
     var closer = target.closest("[data-checkout-close]");
     if (closer) post("closed");
     var leave = target.closest("[data-leave-frame]");
-    if (leave && leave.tagName !== "A") {
+    if (leave && leave.tagName === "A" && !leave.getAttribute("target")) {
+      // Payment pages refuse to be framed: the link must replace the merchant's page.
+      leave.setAttribute("target", "_top");
+    } else if (leave && leave.tagName !== "A") {
       // A link with target="_top" leaves by itself; a button needs the click's user activation,
       // which lets a cross-origin frame navigate the top window.
       var href = leave.getAttribute("data-href");
