@@ -263,8 +263,11 @@ def create_order(session: CheckoutSession) -> CreateResult:
         if fresh is not None and fresh.order_id:
             return CreateResult("created", order_id=fresh.order_id)
         return CreateResult("busy")
-    session = state.sessions.get(session.id)
-    assert session is not None
+    claimed = state.sessions.get(session.id)     # the claim bumped the version: reload
+    if claimed is None:
+        state.sessions.release_order_creation(session.id)
+        return CreateResult("busy")
+    session = claimed
     try:
         if session.data.get("create_attempted_at"):
             # An earlier attempt ended without an answer: it may have created the order.

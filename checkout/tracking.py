@@ -25,8 +25,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from flask import current_app
-
 from . import order_status
 from .errors import UpstreamError
 from .onramp import update_session
@@ -52,8 +50,7 @@ def current_status(session: CheckoutSession) -> OrderStatus:
     """The order's status and crypto transaction hash, as fresh as the store allows."""
     if not session.order_id:
         return OrderStatus(None)
-    stored = order_status.current(current_app._get_current_object(), session.order_id,
-                                  session.flow)
+    stored = order_status.current(get_state(), session.order_id, session.flow)
     if stored is None:
         return OrderStatus(None)
     tx_hash = stored.hash or session.data.get("txHash")

@@ -11,15 +11,16 @@ import math
 from datetime import datetime, timezone
 from typing import Any
 
-from flask import Blueprint, Response, redirect, request, url_for
+from flask import Blueprint, redirect, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from werkzeug.wrappers import Response
 
 from .. import onramp as domain
 from ..addresses import network_has_memo
 from ..errors import UpstreamError, UpstreamRejected
-from ..forms import FormResult, clean_amount, clean_corridor, clean_required_fields, clean_wallet, \
-    input_type, amount_bounds
+from ..forms import (FormResult, amount_bounds, clean_amount, clean_corridor,
+                     clean_required_fields, clean_wallet, input_type)
 from ..htmx import htmx_redirect, is_htmx, render
 from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
@@ -95,8 +96,13 @@ def flow(session: CheckoutSession) -> Response:
     if session.order_id:
         return show_pay(session)
     step = _next_pre_order(session)
-    return {"choose": _show_choose, "wallet": _show_wallet, "details": _show_details,
-            "review": _show_review}[step](session)
+    if step == "choose":
+        return _show_choose(session)
+    if step == "wallet":
+        return _show_wallet(session)
+    if step == "details":
+        return _show_details(session)
+    return _show_review(session)
 
 
 # -- 1. choose --------------------------------------------------------------------------------------

@@ -13,12 +13,13 @@ import io
 from typing import Any
 
 import segno
-from flask import Blueprint, Response, redirect, request, url_for
+from flask import Blueprint, redirect, request, url_for
 from markupsafe import Markup
+from werkzeug.wrappers import Response
 
 from .. import tracking
 from ..addresses import explorer_tx_url
-from ..htmx import htmx_redirect, is_htmx, render
+from ..htmx import htmx_redirect, render
 from ..sessions import CheckoutSession
 from .context import session_route
 

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import threading
-import time
-
-import pytest
 
 from checkout.errors import UpstreamBadRequest, UpstreamTimeout, UpstreamUnavailable
 from checkout.state import get_state
