@@ -338,3 +338,14 @@ def test_the_template_scan_finds_what_it_must():
     assert STYLE.search('<div style="color:red">') and STYLE.search("<style>")
     assert JS_URL.search('<a href="javascript:void(0)">')
     assert HX_ON.search('<div hx-on:click="x()">')
+
+
+@pytest.mark.parametrize("script", ["checkout.js", "embed.js"])
+def test_our_scripts_never_eval_or_broadcast(script):
+    from checkout.paths import STATIC
+
+    source = (STATIC / "checkout" / script).read_text()
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S)   # comments may mention them
+    for forbidden in ("eval(", "new Function", "innerHTML", "document.write", "setTimeout(\"",
+                      "'*'", '"*"'):
+        assert forbidden not in code, forbidden

@@ -30,8 +30,6 @@ from checkout import Checkout
 from checkout.launch import launch_url
 from checkout.paths import STATIC
 
-pytestmark = pytest.mark.browser
-
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = "/usr/bin/chromium"
