@@ -136,3 +136,24 @@ def test_auth_and_kyc_events_are_opt_in(sandbox_factory, receiver):
     opted.extensions["sandbox"].emit_auth_event({"event": "auth", "data": {}})
     deliveries = opted.extensions["sandbox"].webhooks.deliveries()
     assert [d.event for d in deliveries] == ["kyc"]
+
+
+def test_user_kyc_in_order_webhooks(sandbox_factory, receiver):
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+                          SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True, SANDBOX_USER_ENDPOINTS=True)
+    api = Api(app)
+    email = "kyc-done@example.com"
+    status = api.post("/api/user/kyc/status", {"email": email, "countryIsoCode": "NG"})
+    bvn = next(d for d in status["basicDocuments"] if d["value"] == "BVN")
+    api.post("/api/user/kyc/submit", {"email": email, "documentId": bvn["_id"], "userFields": {
+        "first_name": "Ada", "last_name": "Obi", "dob": "1990-01-01T00:00:00.000Z",
+        "email": email, "id_number": "12345678901"}})
+    wait_for(lambda: api.post("/api/user/kyc/status", {"email": email, "countryIsoCode": "NG"})[
+        "kycStatus"] == "approved", timeout=3)
+    order = api.onramp_order(email=email)
+    wait_for(lambda: payloads(receiver, "/hooks", order["orderId"]), timeout=3)
+    user_kyc = payloads(receiver, "/hooks", order["orderId"])[0]["data"]["userKyc"]
+    assert user_kyc["passedKycType"] == "basic" and user_kyc["passedKycHash"]
+    stranger = api.onramp_order(email="nobody@example.com")
+    wait_for(lambda: payloads(receiver, "/hooks", stranger["orderId"]), timeout=3)
+    assert "passedKycType" not in payloads(receiver, "/hooks", stranger["orderId"])[0]["data"]["userKyc"]
