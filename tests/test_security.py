@@ -160,6 +160,20 @@ class TestErrorPages:
         assert response.status_code == 404
         assert "not found or has expired" in response.get_data(as_text=True)
 
+    def test_expired_session_is_a_friendly_404(self, app, client):
+        from datetime import datetime, timedelta, timezone
+
+        from checkout.sessions import sessions_table
+        from checkout.state import get_state
+
+        sid, _ = open_session(app, client)
+        with app.app_context(), get_state().engine.begin() as conn:
+            conn.execute(sessions_table.update().where(sessions_table.c.id == sid).values(
+                expires_at=datetime.now(timezone.utc) - timedelta(seconds=1)))
+        response = client.get(f"/checkout/s/{sid}/")
+        assert response.status_code == 404
+        assert "not found or has expired" in response.get_data(as_text=True)
+
     def test_upstream_error_page_has_a_retry_and_no_internals(self, app, client):
         sid, _ = open_session(app, client)
         response = client.get(f"/checkout/s/{sid}/test-upstream")
