@@ -4,9 +4,9 @@
 
 * http://127.0.0.1:5000/ : the merchant's page. It launches the checkout with a signed token
   (``parentOrigin`` = this page's origin) and lists the events the checkout posts to it.
-* http://localhost:5000/checkout/... : the checkout. ``localhost`` and ``127.0.0.1`` are two sites to
-  a browser, so the checkout runs in a cross-site iframe with third-party cookies blocked, as it
-  will on a real merchant's page.
+* http://localhost:5000/checkout/... : the checkout. ``localhost`` and ``127.0.0.1`` are two
+  sites to a browser, so the checkout runs in a cross-site iframe with third-party cookies
+  blocked, as it will on a real merchant's page.
 * http://127.0.0.1:5000/sandbox/ : the sandbox's console (orders with outcome buttons, webhook
   deliveries). The sandbox delivers its webhooks to this same server's ``/checkout/webhooks``.
 
@@ -59,7 +59,8 @@ SHOP_PAGE = """<!doctype html>
        iframe. Everything runs on the sandbox: no real money moves.</p>
     <nav><ul>
       {%- for key, preset in presets.items() %}
-      <li><a href="/?preset={{ key }}"{% if key == current %} aria-current="page"{% endif %}>{{ preset.label }}</a></li>
+      <li><a href="/?preset={{ key }}"
+             {%- if key == current %} aria-current="page"{% endif %}>{{ preset.label }}</a></li>
       {%- endfor %}
       <li><a href="/sandbox/">Sandbox console: orders, forced outcomes, webhook deliveries</a></li>
     </ul></nav>

@@ -43,7 +43,8 @@ def launch_url_command(flow: str, lock: tuple[str, ...], ttl: int, external: boo
         url = launch_url(current_app, flow, _external=external, _base_url=base_url,
                          _ttl=ttl * 60, **given)
     except LaunchTokenError as exc:
-        raise click.UsageError(f"the token would be refused: {getattr(exc, 'detail', exc)}") from exc
+        detail = getattr(exc, "detail", exc)
+        raise click.UsageError(f"the token would be refused: {detail}") from exc
     except RuntimeError as exc:  # url_for without SERVER_NAME
         raise click.UsageError("--external needs SERVER_NAME; or pass --base-url") from exc
     click.echo(url)

@@ -1,13 +1,14 @@
 """Languages and money: Flask-Babel set-up, the locale of a request, and formatting filters.
 
-The checkout's catalogue is its own Flask-Babel :class:`~flask_babel.Domain` (``checkout/translations``,
-domain ``messages``) made the default domain only for requests to the checkout blueprint, so the host
-site's own catalogues and domain are never touched. A host that already set up Flask-Babel keeps its
-``Babel`` and its locale selector for its own pages; ours decides only inside the checkout.
+The checkout's catalogue is its own Flask-Babel :class:`~flask_babel.Domain`
+(``checkout/translations``, domain ``messages``), made the default domain only for requests to the
+checkout blueprint, so the host site's own catalogues and domain are never touched. A host that
+already set up Flask-Babel keeps its ``Babel`` and its locale selector for its own pages; ours
+decides only inside the checkout.
 
 Locale of a checkout request: the session's ``locale`` claim, else ``?locale=``, else the best
-``Accept-Language`` match among :data:`SUPPORTED_LANGUAGES`, else English. Money is formatted in that
-language with the session's country when Babel knows the pair (``sw`` + ``KE`` gives ``sw_KE``).
+``Accept-Language`` match among :data:`SUPPORTED_LANGUAGES`, else English. Money is formatted in
+that language with the session's country when Babel knows the pair (``sw`` + ``KE``: ``sw_KE``).
 """
 from __future__ import annotations
 
@@ -119,7 +120,7 @@ def _decimal(amount: Any) -> Decimal:
 
 
 def format_money(amount: Any, currency: str, locale: str | Locale | None = None) -> str:
-    """``amount`` of local ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``."""
+    """``amount`` of ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``."""
     return format_currency(_decimal(amount), currency, locale=locale or money_locale())
 
 

@@ -7,8 +7,9 @@ claim, every prefilled value in the shape the flow expects, ``lock`` naming only
 have a value, ``parentOrigin`` and ``returnUrl`` on origins the merchant allowed in
 ``CHECKOUT_FRAME_ANCESTORS``.
 
-Every failure raises :class:`~checkout.errors.LaunchTokenError` whose message is safe to show the user
-(lazily translated). Tokens are never logged and never echoed back in a page.
+Every failure raises :class:`~checkout.errors.LaunchTokenError` whose message is safe to show the
+user (lazily translated) and whose ``detail`` tells a developer what was wrong. Tokens are never
+logged and never echoed back in a page.
 """
 from __future__ import annotations
 
@@ -68,12 +69,21 @@ _HOST = re.compile(r"^([a-z0-9-]+(\.[a-z0-9-]+)*\.?|[0-9a-f:.]+)$")
 _JTI = re.compile(r"^[\x21-\x7e]{8,128}$")
 
 # User-facing reasons (shown on the 400 page, so they say what to do, not what failed inside).
-MALFORMED = lazy_gettext("This checkout link is not valid. Please go back to the shop and start again.")
-TAMPERED = lazy_gettext("This checkout link has been changed since the shop created it. Please go back to the shop and start again.")
-EXPIRED = lazy_gettext("This checkout link has expired. Please go back to the shop and start again.")
-OVER_LONG = lazy_gettext("This checkout link is too long to be valid. Please go back to the shop and start again.")
-BAD_CLAIMS = lazy_gettext("This checkout link contains settings we cannot use. Please go back to the shop and start again.")
-NOT_ALLOWED = lazy_gettext("This checkout cannot be opened from this website. Please go back to the shop and start again.")
+MALFORMED = lazy_gettext(
+    "This checkout link is not valid. Please go back to the shop and start again.")
+TAMPERED = lazy_gettext(
+    "This checkout link has been changed since the shop created it. Please go back to the shop "
+    "and start again.")
+EXPIRED = lazy_gettext(
+    "This checkout link has expired. Please go back to the shop and start again.")
+OVER_LONG = lazy_gettext(
+    "This checkout link is too long to be valid. Please go back to the shop and start again.")
+BAD_CLAIMS = lazy_gettext(
+    "This checkout link contains settings we cannot use. Please go back to the shop and start "
+    "again.")
+NOT_ALLOWED = lazy_gettext(
+    "This checkout cannot be opened from this website. Please go back to the shop and start "
+    "again.")
 
 
 def refused(message: Any, detail: str) -> LaunchTokenError:
@@ -92,7 +102,7 @@ def _key(app: Flask) -> OctKey:
 
 
 def issue_token(app: Flask, flow: str, **claims: Any) -> str:
-    """Sign a launch token for ``flow`` with ``claims`` as given (``jti``, ``iat``, ``exp`` included).
+    """Sign a launch token for ``flow`` with ``claims`` exactly as given (with jti, iat, exp).
 
     Use :func:`launch_url` to get sensible ``jti``/``iat``/``exp``; this is the raw signer, kept
     separate so that tests and merchants' tooling can sign exactly what they mean.

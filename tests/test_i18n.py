@@ -1,4 +1,4 @@
-"""Languages and money: locale selection, Babel formatting, and a catalogue that covers every text."""
+"""Languages and money: locale selection, Babel formatting, a catalogue covering every text."""
 from __future__ import annotations
 
 import re

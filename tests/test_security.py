@@ -1,4 +1,4 @@
-"""Security headers on every kind of page, anti-forgery tokens, and templates free of inline script."""
+"""Security headers on every kind of page, anti-forgery tokens, no inline script anywhere."""
 from __future__ import annotations
 
 import re

@@ -1,4 +1,4 @@
-"""The request context of session pages: find the session, check anti-forgery tokens, set the locale.
+"""Context of session pages: find the session, check the anti-forgery token, set the locale.
 
 Every view under ``/s/<session_id>/...`` is wrapped in :func:`session_route`. The session is found
 from the id in the path (never a cookie: browsers drop third-party cookies inside merchants'

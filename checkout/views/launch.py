@@ -1,4 +1,4 @@
-"""Opening a checkout session: ``/launch`` with a signed token, or ``/onramp`` and ``/offramp`` unsigned.
+"""Opening a session: ``/launch`` with a signed token, or unsigned ``/onramp`` and ``/offramp``.
 
 All three create the server-side session and send the browser (303) to the session's own page,
 ``/s/<session_id>/``, so the token never stays in the address bar or in the browser's history, and
@@ -33,7 +33,8 @@ def launch() -> Response:
         claims = verify_token(current_app, token)
     except LaunchTokenError as exc:
         # No retry link: the same token would fail the same way; the shop must make a new one.
-        return render_error(400, str(exc.args[0]), title=gettext("This checkout link cannot be used"),
+        return render_error(400, str(exc.args[0]),
+                            title=gettext("This checkout link cannot be used"),
                             use_default_retry=False)
     if claims["flow"] == "offramp" and not OFFRAMP_AVAILABLE:
         return offramp_unavailable()
