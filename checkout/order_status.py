@@ -33,7 +33,7 @@ from sqlalchemy.engine import Engine
 from .errors import OrderNotAvailable, UpstreamError, UpstreamNotFound
 from .webhooks.events import parse_datetime
 from .webhooks.processing import owe_status_signal
-from .webhooks.store import aware, dialect_insert, orders_table, utcnow
+from .webhooks.store import aware, dialect_insert, orders_table, utcnow, write_transaction
 
 ONRAMP_TO_WEBHOOK: dict[str, str] = {
     "swap_initiated": "deposit_awaiting",
@@ -166,7 +166,7 @@ def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder |
     order_params = full.get("orderParams") if isinstance(full.get("orderParams"), str) else None
     now = utcnow()
     owed = False
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         if seen is None and status is not None:
             inserted = conn.execute(
                 dialect_insert(conn, orders_table).values(
@@ -211,7 +211,7 @@ def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder |
 
 
 def _claim_refresh(engine: Engine, order_id: str, now: datetime, max_age: timedelta) -> bool:
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         return conn.execute(
             update(orders_table)
             .where(orders_table.c.order_id == order_id,

@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 
 from .dispatcher import Round, process_pending
 from .store import (FAILED, PENDING, PROCESSED, SIGNAL_FAILED, STORED, aware, events_table,
-                    outbox_table, signal_log_table)
+                    outbox_table, signal_log_table, write_transaction)
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def replay(app: Flask, event_id: int) -> Round:
     receivers raised are sent again. Raises ``KeyError`` for an unknown id.
     """
     engine = app.extensions["checkout"].engine
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         found = conn.execute(update(events_table)
                              .where(events_table.c.id == event_id,
                                     events_table.c.state.in_((FAILED, PROCESSED)))

@@ -6,8 +6,8 @@ Every owed signal is a row (``checkout_signal_log`` for ``order_status_changed``
 1. claim: a conditional UPDATE pending -> dispatching (a small batch at a time), committed before
    any merchant code runs, so two workers never both send it;
 2. send with the Flask app as sender, inside an app context;
-3. mark dispatched, or failed with the receiver's error (logged; ``flask checkout webhooks replay``
-   sends it again).
+3. mark the batch dispatched, or failed with the receiver's error (logged;
+   ``flask checkout webhooks replay`` sends it again).
 
 Trade-off: the decision to send is exactly-once (a UNIQUE constraint, in the same transaction as
 the status move); the call into merchant code is exactly-once while the process lives. If the
@@ -20,16 +20,17 @@ from __future__ import annotations
 import json
 import logging
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
 from blinker import NamedSignal
 from flask import Flask
-from sqlalchemy import Table, and_, or_, select, update
+from sqlalchemy import Table, and_, bindparam, or_, select, update
 from sqlalchemy.engine import Engine
 
 from .. import signals
 from .store import (DISPATCHED, DISPATCHING, PENDING, SIGNAL_FAILED, events_table, outbox_table,
-                    signal_log_table, utcnow)
+                    signal_log_table, utcnow, write_transaction)
 
 log = logging.getLogger(__name__)
 
@@ -49,36 +50,38 @@ def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000) -> int:
     # webhook_received first: for one delivery it was owed before the status move was.
     for table in (outbox_table, signal_log_table):
         while sent < limit:
-            claimed = _claim_batch(engine, table, lease, min(CLAIM_BATCH, limit - sent))
+            claimed = _claim_batch(engine, table, lease)
             if not claimed:
                 break
             bodies = _event_bodies(engine, {row.event_id for row in claimed})
-            for row in claimed:
-                _send(app, engine, table, row, bodies.get(row.event_id))
-                sent += 1
+            outcomes = [_send(app, table, row, bodies.get(row.event_id)) for row in claimed]
+            _finish(engine, table, outcomes)
+            sent += len(claimed)
     return sent
 
 
-def _due(table: Table, lease: timedelta) -> Any:
-    stale = utcnow() - lease
-    return or_(table.c.state == PENDING,
-               and_(table.c.state == DISPATCHING, table.c.claimed_at < stale))
+@lru_cache(maxsize=None)
+def _claim_statement(table: Table) -> Any:
+    """Take up to CLAIM_BATCH due rows: pending, or claimed by a worker whose lease ran out."""
+    due = or_(table.c.state == PENDING,
+              and_(table.c.state == DISPATCHING, table.c.claimed_at < bindparam("stale")))
+    oldest = (select(table.c.id).where(due).order_by(table.c.id).limit(CLAIM_BATCH)
+              .with_for_update(skip_locked=True))
+    return (update(table).where(table.c.id.in_(oldest.scalar_subquery()), due)
+            .values(state=DISPATCHING, claimed_at=bindparam("now"),
+                    attempts=table.c.attempts + 1)
+            .returning(*table.c))
 
 
-def _claim_batch(engine: Engine, table: Table, lease: timedelta, size: int) -> list[Any]:
-    """Take up to ``size`` due rows, committed before any merchant code runs.
+def _claim_batch(engine: Engine, table: Table, lease: timedelta) -> list[Any]:
+    """Take due rows, committed before any merchant code runs.
 
     Small batches: every row of a batch must be sent well within the lease, or another worker
     would take it again. PostgreSQL skips rows another worker is claiming; SQLite has one writer.
     """
-    due = (select(table.c.id).where(_due(table, lease)).order_by(table.c.id).limit(size)
-           .with_for_update(skip_locked=True))
-    with engine.begin() as conn:
-        rows = conn.execute(
-            update(table).where(table.c.id.in_(due.scalar_subquery()), _due(table, lease))
-            .values(state=DISPATCHING, claimed_at=utcnow(), attempts=table.c.attempts + 1)
-            .returning(*table.c)
-        ).all()
+    now = utcnow()
+    with write_transaction(engine) as conn:
+        rows = conn.execute(_claim_statement(table), {"now": now, "stale": now - lease}).all()
     return sorted(rows, key=lambda row: row.id)
 
 
@@ -91,7 +94,8 @@ def _event_bodies(engine: Engine, event_ids: set[int | None]) -> dict[int, bytes
             select(events_table.c.id, events_table.c.body).where(events_table.c.id.in_(wanted)))}
 
 
-def _send(app: Flask, engine: Engine, table: Table, row: Any, body: bytes | None) -> None:
+def _send(app: Flask, table: Table, row: Any, body: bytes | None) -> tuple[int, str | None]:
+    """Call the receivers; return the row id and the error, if one raised."""
     event = json.loads(body) if body is not None else None
     try:
         with app.app_context():
@@ -104,16 +108,20 @@ def _send(app: Flask, engine: Engine, table: Table, row: Any, body: bytes | None
                 OUTBOX_SIGNALS[row.signal].send(app, event=event)
     except Exception as exc:  # noqa: BLE001 - merchant code: record it, never lose the row
         log.exception("a receiver of %s failed (row %s)", _name(table, row), row.id)
-        _finish(engine, table, row.id, SIGNAL_FAILED, f"{type(exc).__name__}: {exc}"[:2000])
-        return
-    _finish(engine, table, row.id, DISPATCHED, None)
+        return row.id, f"{type(exc).__name__}: {exc}"[:2000]
+    return row.id, None
 
 
-def _finish(engine: Engine, table: Table, row_id: int, state: str, error: str | None) -> None:
-    with engine.begin() as conn:
-        conn.execute(update(table).where(table.c.id == row_id)
-                     .values(state=state, error=error,
-                             dispatched_at=utcnow() if state == DISPATCHED else None))
+def _finish(engine: Engine, table: Table, outcomes: list[tuple[int, str | None]]) -> None:
+    sent = [row_id for row_id, error in outcomes if error is None]
+    with write_transaction(engine) as conn:
+        if sent:
+            conn.execute(update(table).where(table.c.id.in_(sent))
+                         .values(state=DISPATCHED, error=None, dispatched_at=utcnow()))
+        for row_id, error in outcomes:
+            if error is not None:
+                conn.execute(update(table).where(table.c.id == row_id)
+                             .values(state=SIGNAL_FAILED, error=error, dispatched_at=None))
 
 
 def _name(table: Table, row: Any) -> str:

@@ -18,7 +18,7 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from ..errors import UpstreamError
-from .store import orders_table, utcnow
+from .store import orders_table, utcnow, write_transaction
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
                            .order_by(c.fetch_due_at).limit(limit)).all()
     attempted = 0
     for order_id, flow, seq in due:
-        with engine.begin() as conn:
+        with write_transaction(engine) as conn:
             claimed = conn.execute(
                 update(orders_table)
                 .where(c.order_id == order_id, c.fetch_due_at.is_not(None), c.fetch_due_at <= now)
@@ -57,7 +57,7 @@ def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
             log.exception("full-order fetch of %s crashed", order_id)
             _failed(engine, order_id, seq, exc, max_attempts)
             continue
-        with engine.begin() as conn:
+        with write_transaction(engine) as conn:
             # Done, unless a newer status move asked for another fetch meanwhile.
             conn.execute(update(orders_table)
                          .where(c.order_id == order_id, c.fetch_seq == seq)
@@ -67,7 +67,7 @@ def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
 
 def _failed(engine: Engine, order_id: str, seq: int, exc: Exception, max_attempts: int) -> None:
     c = orders_table.c
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         attempts = conn.execute(select(c.fetch_attempts).where(c.order_id == order_id)).scalar()
         retry = bool(getattr(exc, "retryable", False)) and (attempts or 0) < max_attempts
         wait = min(2.0 ** max((attempts or 1) - 1, 0), MAX_BACKOFF)

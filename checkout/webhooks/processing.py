@@ -26,14 +26,15 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from flask import Flask
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from ..errors import WebhookPayloadError
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
-from .store import (FAILED, INVALID, PENDING, PROCESSED, STORED, dialect_insert, events_table,
-                    orders_table, outbox_table, signal_log_table, utcnow)
+from . import statements
+from .store import (FAILED, INVALID, PENDING, STORED, events_table, outbox_table, utcnow,
+                    write_transaction)
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 KEPT_HEADERS = ("content-type", "user-agent", "x-signature", "content-length")
 
 FETCHED_FLOWS = ("onramp", "offramp")   # the flows whose full order the upstream serves
+
+BATCH = 25      # events per transaction: short enough not to hold SQLite's writer for long
 
 
 @dataclass(frozen=True)
@@ -58,93 +61,71 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
     """Store one verified delivery (or count it as a duplicate) and commit. Raises on DB failure."""
     digest = hashlib.sha256(body).hexdigest()
     now = utcnow()
-    kept = {name: headers[name] for name in KEPT_HEADERS if headers.get(name) is not None}
-    values: dict[str, Any] = dict(
-        body_sha256=digest, body=body, headers=kept, received_at=now, last_seen_at=now,
-        duplicates=0, attempts=0,
-        state=STORED if parsed is not None else INVALID,
-        error=error,
-    )
+    values: dict[str, Any] = {
+        "body_sha256": digest, "body": body, "received_at": now, "last_seen_at": now,
+        "headers": {name: headers[name] for name in KEPT_HEADERS if headers.get(name) is not None},
+        "duplicates": 0, "attempts": 0, "state": STORED if parsed is not None else INVALID,
+        "error": error, "event_type": None, "order_id": None, "status": None, "updated_at": None,
+    }
     if parsed is not None:
         values.update(event_type=parsed.type, order_id=parsed.order_id, status=parsed.status,
                       updated_at=parsed.updated_at)
-    with engine.begin() as conn:
-        inserted = conn.execute(
-            dialect_insert(conn, events_table).values(**values)
-            .on_conflict_do_nothing(index_elements=["body_sha256"])
-            .returning(events_table.c.id, events_table.c.state)
-        ).first()
-        duplicate = inserted is None
-        row = inserted
+    with write_transaction(engine) as conn:
+        row = conn.execute(statements.insert_event(conn.dialect.name), values).first()
+        duplicate = row is None
         if duplicate:
-            row = conn.execute(
-                update(events_table).where(events_table.c.body_sha256 == digest)
-                .values(duplicates=events_table.c.duplicates + 1, last_seen_at=now)
-                .returning(events_table.c.id, events_table.c.state)
-            ).first()
+            row = conn.execute(statements.COUNT_DUPLICATE, {"digest": digest, "now": now}).first()
         if parsed is not None:
-            conn.execute(outbox_table.insert().values(
-                signal="webhook_received", event_id=row.id, duplicate=int(duplicate),
-                created_at=now, state=PENDING, attempts=0))
+            conn.execute(outbox_table.insert(), {
+                "signal": "webhook_received", "event_id": row.id, "duplicate": int(duplicate),
+                "created_at": now, "state": PENDING, "attempts": 0})
     return Receipt(event_id=row.id, duplicate=duplicate, state=row.state)
 
 
-def process_stored_events(app: Flask, engine: Engine, *, limit: int = 200) -> int:
-    """Process stored events in receipt order; return how many this call processed."""
+def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500) -> int:
+    """Process stored events in receipt order; return how many this call processed.
+
+    A batch shares one transaction (one commit, one turn of SQLite's single writer). If anything
+    in it fails, the batch is rolled back and its events are processed one by one, so a broken
+    event is marked failed alone and a deadlock between two workers costs one retry.
+    """
+    fetch_orders = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
     done = 0
     while done < limit:
         with engine.connect() as conn:
-            ids = conn.execute(
-                select(events_table.c.id).where(events_table.c.state == STORED)
-                .order_by(events_table.c.id).limit(min(50, limit - done))
-            ).scalars().all()
+            ids = list(conn.execute(statements.STORED_IDS, {"batch": BATCH}).scalars())
         if not ids:
             break
-        for event_id in ids:
-            try:
-                if process_event(app, engine, event_id):
-                    done += 1
-            except OperationalError:
-                # The database is unwell: leave the event stored; the next sweep retries it.
-                log.warning("webhook event %s left for later: database unavailable", event_id)
-                return done
+        try:
+            with write_transaction(engine) as conn:
+                _process(conn, ids, fetch_orders)
+        except Exception:  # noqa: BLE001 - isolate the culprit below
+            log.info("webhook batch of %d rolled back; processing its events one by one",
+                     len(ids), exc_info=True)
+            for event_id in ids:
+                try:
+                    process_event(app, engine, event_id)
+                except OperationalError:
+                    # The database is unwell: leave the rest stored; the next sweep retries.
+                    log.warning("webhook event %s left for later: database unavailable",
+                                event_id)
+                    return done
+        done += len(ids)
     return done
 
 
 def process_event(app: Flask, engine: Engine, event_id: int) -> bool:
-    """Claim and process one stored event. False if another worker has it (or had it)."""
+    """Claim and process one stored event alone. False if another worker has it (or had it)."""
     fetch_orders = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
     try:
-        with engine.begin() as conn:
-            # PostgreSQL: skip an event another worker holds; SQLite ignores the clause and
-            # serialises writers, and the conditional UPDATE below decides either way.
-            locked = conn.execute(
-                select(events_table.c.id, events_table.c.body)
-                .where(events_table.c.id == event_id, events_table.c.state == STORED)
-                .with_for_update(skip_locked=True)
-            ).first()
-            if locked is None:
-                return False
-            now = utcnow()
-            claimed = conn.execute(
-                update(events_table)
-                .where(events_table.c.id == event_id, events_table.c.state == STORED)
-                .values(state=PROCESSED, processed_at=now, error=None,
-                        attempts=events_table.c.attempts + 1)
-            ).rowcount
-            if claimed != 1:
-                return False
-            outcome = _apply(conn, event_id, parse_event(locked.body), now,
-                             fetch_orders=fetch_orders)
-            conn.execute(update(events_table).where(events_table.c.id == event_id)
-                         .values(outcome=func.coalesce(events_table.c.outcome, outcome)))
-        return True
+        with write_transaction(engine) as conn:
+            return _process(conn, [event_id], fetch_orders) == 1
     except OperationalError:
         raise
     except Exception as exc:  # noqa: BLE001 - keep the failure on the event, for replay
         log.exception("webhook event %s failed to process", event_id)
         reason = f"{type(exc).__name__}: {exc}"[:2000]
-        with engine.begin() as conn:
+        with write_transaction(engine) as conn:
             conn.execute(update(events_table)
                          .where(events_table.c.id == event_id, events_table.c.state == STORED)
                          .values(state=FAILED, error=reason, processed_at=utcnow(),
@@ -152,14 +133,28 @@ def process_event(app: Flask, engine: Engine, event_id: int) -> bool:
         return True
 
 
+def _process(conn: Connection, ids: list[int], fetch_orders: bool) -> int:
+    """Claim the stored events among ``ids`` and apply them in receipt order, in ``conn``'s
+    transaction. Returns how many this worker claimed."""
+    now = utcnow()
+    claimed = sorted(conn.execute(statements.CLAIM_EVENTS, {"ids": ids, "now": now}).all())
+    outcomes: dict[str, list[int]] = {}
+    for event_id, body in claimed:
+        outcome = _apply(conn, event_id, parse_event(body), now, fetch_orders=fetch_orders)
+        outcomes.setdefault(outcome, []).append(event_id)
+    for outcome, event_ids in outcomes.items():
+        conn.execute(statements.SET_OUTCOME, {"ids": event_ids, "outcome": outcome})
+    return len(claimed)
+
+
 def _apply(conn: Connection, event_id: int, event: ParsedEvent, now: datetime, *,
            fetch_orders: bool) -> str:
     if event.type == EVENT_ORDER_STATUS:
         return move_order_status(conn, event, event_id, now, fetch_orders=fetch_orders)
     if event.type in (EVENT_KYC, EVENT_AUTH):
-        conn.execute(outbox_table.insert().values(
-            signal=f"{event.type}_event", event_id=event_id, duplicate=0, created_at=now,
-            state=PENDING, attempts=0))
+        conn.execute(outbox_table.insert(), {
+            "signal": f"{event.type}_event", "event_id": event_id, "duplicate": 0,
+            "created_at": now, "state": PENDING, "attempts": 0})
         return "signalled"
     return "ignored"
 
@@ -173,37 +168,12 @@ def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: 
     """
     order = event.payload["data"]["order"]
     wants_fetch = fetch_orders and event.flow in FETCHED_FLOWS
-    orders = orders_table.c
-    insert = dialect_insert(conn, orders_table).values(
-        order_id=event.order_id, flow=event.flow, status=event.status, previous_status=None,
-        status_updated_at=event.updated_at, status_source="webhook",
-        order_params=event.order_params, summary=order, hash=_transaction_hash(order),
-        refreshed_at=now, version=1, fetch_due_at=now if wants_fetch else None, fetch_seq=1,
-        fetch_attempts=0, created_at=now)
-    new = insert.excluded
-    moved = conn.execute(insert.on_conflict_do_update(
-        index_elements=[orders.order_id],
-        set_={
-            "status": new.status,
-            # A newer delivery of the same status keeps the status it came from.
-            "previous_status": case((orders.status == new.status, orders.previous_status),
-                                    else_=orders.status),
-            "status_updated_at": new.status_updated_at,
-            "status_source": "webhook",
-            "flow": func.coalesce(new.flow, orders.flow),
-            "order_params": func.coalesce(new.order_params, orders.order_params),
-            "summary": new.summary,
-            "hash": func.coalesce(new.hash, orders.hash),
-            "refreshed_at": new.refreshed_at,
-            "version": orders.version + 1,
-            "fetch_due_at": new.fetch_due_at if wants_fetch else orders.fetch_due_at,
-            "fetch_seq": orders.fetch_seq + 1,
-            "fetch_attempts": 0,
-        },
-        # The one rule of order: strictly newer updatedAt wins; equal or older changes nothing.
-        where=or_(orders.status_updated_at.is_(None),
-                  orders.status_updated_at < new.status_updated_at),
-    ).returning(orders.status, orders.previous_status, orders.flow, orders.order_params)).first()
+    moved = conn.execute(statements.move_order(conn.dialect.name), {
+        "order_id": event.order_id, "flow": event.flow, "status": event.status,
+        "status_updated_at": event.updated_at, "order_params": event.order_params,
+        "summary": order, "hash": _transaction_hash(order), "refreshed_at": now,
+        "fetch_due_at": now if wants_fetch else None, "created_at": now,
+    }).first()
     if moved is None:
         return "stale"
     owed = owe_status_signal(conn, order_id=event.order_id, status=moved.status,
@@ -220,14 +190,10 @@ def owe_status_signal(conn: Connection, *, order_id: str, status: str,
     The UNIQUE (order_id, status) constraint decides, so two workers (or a webhook and a status
     page's fetch) racing on the same status owe it once between them.
     """
-    owed = conn.execute(
-        dialect_insert(conn, signal_log_table).values(
-            order_id=order_id, status=status, previous_status=previous_status, flow=flow,
-            order_params=order_params, event_id=event_id, created_at=now, state=PENDING,
-            attempts=0)
-        .on_conflict_do_nothing(index_elements=["order_id", "status"])
-        .returning(signal_log_table.c.id)
-    ).first()
+    owed = conn.execute(statements.owe_signal(conn.dialect.name), {
+        "order_id": order_id, "status": status, "previous_status": previous_status,
+        "flow": flow, "order_params": order_params, "event_id": event_id, "created_at": now,
+    }).first()
     return owed is not None
 
 

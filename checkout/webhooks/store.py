@@ -18,12 +18,15 @@
 """
 from __future__ import annotations
 
+import threading
+import weakref
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, LargeBinary,
                         String, Table, Text, UniqueConstraint)
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from ..store import metadata
 
@@ -142,3 +145,24 @@ def dialect_insert(conn: Connection, table: Table) -> Any:
     else:  # pragma: no cover - configuration error, caught by the first webhook
         raise RuntimeError(f"the webhook receiver supports SQLite and PostgreSQL, not {name}")
     return insert(table)
+
+
+# SQLite has one writer per database. Threads that find it locked sleep in SQLite's busy handler
+# (1, 2, 5 ... 100 ms steps), which stretches the tail of every wait; queueing this process's
+# writers on a lock instead wakes the next one the moment the previous commits.
+_sqlite_write_locks: "weakref.WeakKeyDictionary[Engine, threading.Lock]" = \
+    weakref.WeakKeyDictionary()
+_locks_guard = threading.Lock()
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """``engine.begin()``, with this process's SQLite writers taking turns."""
+    if engine.dialect.name != "sqlite":
+        with engine.begin() as conn:
+            yield conn
+        return
+    with _locks_guard:
+        lock = _sqlite_write_locks.setdefault(engine, threading.Lock())
+    with lock, engine.begin() as conn:
+        yield conn

@@ -1,0 +1,123 @@
+"""Two gunicorn workers on one PostgreSQL receive the same deliveries concurrently: each event is
+processed once and each signal sent once, by database constraints (no lock is shared between the
+processes)."""
+from __future__ import annotations
+
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import requests
+from sqlalchemy import select
+
+from checkout.webhooks.store import events_table, orders_table, signal_log_table
+
+from ..conftest import make_app
+from .helpers import history, signed_webhook
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "gunicorn exited"
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("gunicorn did not start")
+
+
+@pytest.mark.postgres
+def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_url, tmp_path):
+    # Create the tables once, before the workers start (as a deploy step would).
+    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
+    app = make_app(dict(webhook_config))
+    engine = app.extensions["checkout"].engine
+    signal_log, access_log = tmp_path / "signals.log", tmp_path / "access.log"
+    port = _free_port()
+    env = {**os.environ, "CHECKOUT_TEST_DATABASE_URL": postgres_url,
+           "CHECKOUT_TEST_SIGNAL_LOG": str(signal_log)}
+    gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "-w", "2", "-k", "gthread",
+                "--threads", "8", "-b", f"127.0.0.1:{port}", "--access-logfile",
+                str(access_log), "--access-logformat", "%(p)s %(s)s",
+                "tests.webhooks.gunicorn_app:create()"]
+    proc = subprocess.Popen(gunicorn, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        _wait_for_port(port, proc)
+        rng = random.Random(7)
+        finals, deliveries = {}, []
+        for n in range(60):
+            statuses = ["deposit_awaiting", "deposit_validating", "deposit_successful",
+                        "payout_pending", "payout_successful"][: rng.randint(2, 5)]
+            finals[f"g_{n}"] = statuses[-1]
+            deliveries += [signed_webhook(p) for p in history(f"g_{n}", statuses)]
+        # Every delivery three times, all shuffled: the copies race each other across workers.
+        sends = deliveries * 3
+        rng.shuffle(sends)
+        url = f"http://127.0.0.1:{port}/checkout/webhooks"
+
+        def post(delivery):
+            # A new connection each time, so both workers take deliveries.
+            response = requests.post(url, data=delivery.body,
+                                     headers={**delivery.headers, "Connection": "close"},
+                                     timeout=20, allow_redirects=False)
+            return response.status_code
+
+        with ThreadPoolExecutor(16) as pool:
+            codes = Counter(pool.map(post, sends))
+        assert codes == Counter({200: len(sends)})
+
+        def settled():
+            with engine.connect() as conn:
+                states = set(conn.execute(select(events_table.c.state)).scalars())
+                owed = conn.execute(select(signal_log_table.c.order_id, signal_log_table.c.status,
+                                           signal_log_table.c.state)).all()
+            return states == {"processed"} and {state for *_, state in owed} == {"dispatched"}, \
+                owed
+
+        deadline = time.monotonic() + 30
+        while not settled()[0] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)          # anything sent twice would show up now
+        done, owed = settled()
+        assert done
+        fired = Counter(tuple(line.split()[1:]) for line in signal_log.read_text().splitlines())
+        assert set(fired.values()) == {1}                 # exactly once, across both processes
+        assert set(fired) == {(order_id, status) for order_id, status, _ in owed}
+        assert {(o, s) for o, s in finals.items()} <= set(fired)
+        served_by = {line.split()[0] for line in access_log.read_text().splitlines()}
+        assert len(served_by) == 2                        # both workers received deliveries
+        with engine.connect() as conn:
+            events = conn.execute(select(events_table.c.state, events_table.c.attempts,
+                                         events_table.c.duplicates)).all()
+            stored = {o: s for o, s in conn.execute(select(orders_table.c.order_id,
+                                                           orders_table.c.status))}
+        assert len(events) == len(deliveries)
+        assert {(state, attempts) for state, attempts, _ in events} == {("processed", 1)}
+        assert sum(d for _, _, d in events) == 2 * len(deliveries)
+        assert stored == finals
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        engine.dispose()
