@@ -175,10 +175,31 @@ def bench_backend(name: str, database_url: str, args) -> list[tuple[str, dict]]:
         measure(f"{base}/checkout/webhooks", args.senders, 1.0, f"warm-{name}")
         bare = measure(f"{base}/bare", args.senders, args.seconds, f"bare-{name}")
         hooks = measure(f"{base}/checkout/webhooks", args.senders, args.seconds, f"wh-{name}")
+        hooks["backlog"], hooks["drain"] = _drain(database_url)
     finally:
         proc.terminate()
         proc.wait(15)
     return [(f"{name}: bare Flask endpoint", bare), (f"{name}: POST /checkout/webhooks", hooks)]
+
+
+def _drain(database_url: str) -> tuple[int, float]:
+    """Events still unprocessed when the senders stopped, and seconds until none are."""
+    from sqlalchemy import create_engine, func, select
+
+    from checkout.webhooks.store import events_table
+
+    engine = create_engine(database_url)
+    stored = select(func.count()).select_from(events_table).where(events_table.c.state == "stored")
+    t0 = time.monotonic()
+    with engine.connect() as conn:
+        backlog = conn.execute(stored).scalar_one()
+    left = backlog
+    while left and time.monotonic() - t0 < 120:
+        time.sleep(0.2)
+        with engine.connect() as conn:
+            left = conn.execute(stored).scalar_one()
+    engine.dispose()
+    return backlog, time.monotonic() - t0 if backlog else 0.0
 
 
 def main() -> None:
@@ -208,6 +229,10 @@ def main() -> None:
         bare_p99 = rows[i - i % 2][1]["p99"]
         print(f"{label:<36} {r['requests']:>9} {r['errors']:>8} {r['rps']:>8.0f} "
               f"{r['p50']:>8.1f} {r['p99']:>8.1f} {r['p99'] / bare_p99:>9.2f}")
+    for label, r in rows:
+        if "backlog" in r:
+            print(f"{label}: {r['backlog']} events not yet processed when the senders stopped; "
+                  f"processed {r['drain']:.1f} s later")
 
 
 if __name__ == "__main__":

@@ -20,11 +20,11 @@ from flask.blueprints import BlueprintSetupState
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ..errors import WebhookSignatureError
+from ..errors import ConfigurationError, WebhookSignatureError
 from ..state import get_state
 from ..webhooks import DEFAULTS, Dispatcher
 from ..webhooks.dispatcher import EXTENSION_KEY
-from ..webhooks.events import verify_delivery
+from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import parse_or_reason, record_delivery
 
 log = logging.getLogger(__name__)
@@ -91,6 +91,9 @@ def _setup(state: BlueprintSetupState) -> None:
     app: Flask = state.app
     for key, value in DEFAULTS.items():
         app.config.setdefault(key, value)
+    if app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] not in SIGNATURE_MODES:
+        raise ConfigurationError(
+            f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {', '.join(SIGNATURE_MODES)}")
     app.extensions[EXTENSION_KEY] = Dispatcher(app)
     app.before_request_funcs.setdefault(None, []).insert(0, _answer_before_host_hooks)
 

@@ -1,8 +1,8 @@
 """Storing deliveries (inside the request) and processing them (after the acknowledgement).
 
-Store first (:func:`record_delivery`): the raw bytes and the headers that matter are committed, with
-a ``webhook_received`` outbox row, before the upstream gets its 2xx. A repeated body is recorded
-against the first (``duplicates``) and changes nothing else.
+Store first (:func:`record_delivery`): the raw bytes and the headers that matter are committed
+(one INSERT) before the upstream gets its 2xx. A repeated body is recorded against the first
+(``duplicates``, and a ``webhook_received`` outbox row) and changes nothing else.
 
 Then, on the dispatcher (:func:`process_stored_events`), each stored event is claimed by a
 conditional UPDATE (plus ``FOR UPDATE SKIP LOCKED`` on PostgreSQL), so with several workers each
@@ -75,10 +75,11 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
         duplicate = row is None
         if duplicate:
             row = conn.execute(statements.COUNT_DUPLICATE, {"digest": digest, "now": now}).first()
-        if parsed is not None:
-            conn.execute(outbox_table.insert(), {
-                "signal": "webhook_received", "event_id": row.id, "duplicate": int(duplicate),
-                "created_at": now, "state": PENDING, "attempts": 0})
+            if parsed is not None:
+                # A new delivery's webhook_received is owed when it is processed.
+                conn.execute(outbox_table.insert(), {
+                    "signal": "webhook_received", "event_id": row.id, "duplicate": 1,
+                    "created_at": now, "state": PENDING, "attempts": 0})
     return Receipt(event_id=row.id, duplicate=duplicate, state=row.state)
 
 
@@ -138,6 +139,14 @@ def _process(conn: Connection, ids: list[int], fetch_orders: bool) -> int:
     transaction. Returns how many this worker claimed."""
     now = utcnow()
     claimed = sorted(conn.execute(statements.CLAIM_EVENTS, {"ids": ids, "now": now}).all())
+    if not claimed:
+        return 0
+    owed = sorted(conn.execute(statements.OWE_RECEIVED,
+                               {"ids": [event_id for event_id, _ in claimed]}).scalars())
+    if owed:
+        conn.execute(outbox_table.insert(), [
+            {"signal": "webhook_received", "event_id": event_id, "duplicate": 0,
+             "created_at": now, "state": PENDING, "attempts": 0} for event_id in owed])
     outcomes: dict[str, list[int]] = {}
     for event_id, body in claimed:
         outcome = _apply(conn, event_id, parse_event(body), now, fetch_orders=fetch_orders)

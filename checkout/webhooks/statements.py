@@ -60,6 +60,14 @@ CLAIM_EVENTS = (
             attempts=events_table.c.attempts + 1)
     .returning(events_table.c.id, events_table.c.body))
 
+# The first delivery's webhook_received is owed once, even if the event is replayed.
+OWE_RECEIVED = (
+    update(events_table)
+    .where(events_table.c.id.in_(bindparam("ids", expanding=True)),
+           events_table.c.received_owed == 0)
+    .values(received_owed=1)
+    .returning(events_table.c.id))
+
 SET_OUTCOME = (
     update(events_table).where(events_table.c.id.in_(bindparam("ids", expanding=True)))
     .values(outcome=func.coalesce(events_table.c.outcome, bindparam("outcome"))))

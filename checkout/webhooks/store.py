@@ -12,9 +12,10 @@
     inserted in the same transaction as the status move, and doubles as the outbox entry that the
     dispatcher delivers after commit (``state``: pending, dispatching, dispatched, failed).
 ``checkout_signal_outbox``
-    The other signals waiting for the dispatcher: ``webhook_received`` (one per verified delivery,
-    inserted in the same transaction that stores it, so a delivery is never acknowledged without
-    its signal being recorded), ``kyc_event`` and ``auth_event`` (one per distinct event).
+    The other signals waiting for the dispatcher: ``webhook_received`` (one per verified delivery:
+    a duplicate's row is written with its acknowledgement; the first delivery's by processing, so
+    storing a new delivery is a single INSERT), ``kyc_event`` and ``auth_event`` (one per distinct
+    event).
 """
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ events_table = Table(
     Column("error", Text, nullable=True),
     Column("attempts", Integer, nullable=False, default=0),
     Column("processed_at", DateTime(timezone=True), nullable=True),
+    # 1 once the first delivery's webhook_received is owed (an outbox row written by processing).
+    Column("received_owed", Integer, nullable=False, default=0),
 )
 Index("ix_checkout_webhook_events_state_id", events_table.c.state, events_table.c.id)
 

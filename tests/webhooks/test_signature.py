@@ -96,11 +96,21 @@ def test_data_mode_verifies_the_signature_of_data_only(app, receiver):
     payload = order_payload(amount=1.0)      # the sender's JSON.stringify prints 1, not 1.0
     body = json.dumps(payload, indent=1).encode()
     data_signature = sign(js_stringify(json.loads(body, parse_float=Decimal,
-                                                  parse_int=Decimal)["data"]).encode(), 
+                                                  parse_int=Decimal)["data"]).encode(),
                           app.config["CHECKOUT_WEBHOOK_SECRET"])
     assert receiver.post(signed_webhook(body=body, signature=data_signature)).status_code == 200
     # The spec's whole-body signature is not what this mode checks.
     assert receiver.post(signed_webhook(body=body)).status_code == 401
+
+
+def test_unknown_signature_mode_fails_at_start_up(webhook_config):
+    from checkout.errors import ConfigurationError
+
+    from ..conftest import make_app
+
+    webhook_config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] = "json"
+    with pytest.raises(ConfigurationError, match="CHECKOUT_WEBHOOK_SIGNATURE_MODE"):
+        make_app(dict(webhook_config))
 
 
 def test_unknown_signature_mode_fails_loudly():
