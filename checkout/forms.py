@@ -302,10 +302,15 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
     result.values["currency"] = currency
 
     def same_amount(sent: str, claim: Any) -> bool:
-        try:
-            return parse_amount(sent, locale) == Decimal(str(claim))
-        except (ValueError, InvalidOperation):
-            return False
+        # The read-only field shows the token's number as is ("12.5"), which a French reading
+        # would take for 125: either reading that gives the claim back is the same amount.
+        for reading in (locale, "en"):
+            try:
+                if parse_amount(sent, reading) == Decimal(str(claim)):
+                    return True
+            except (ValueError, InvalidOperation):
+                continue
+        return False
 
     if take_locked(form, session, "amount", result, same=same_amount):
         raw = str(result.values.get("amount") or "")

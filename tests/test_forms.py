@@ -173,6 +173,13 @@ def test_amount_within_limits_and_closed_corridor():
     assert "not available" in closed.errors["amount"]
 
 
+def test_locked_decimal_amount_shown_as_is_is_not_a_change_in_french():
+    session = FakeSession(claims={"amount": 12.5}, locked=["amount"])
+    result = clean_amount({"amount": "12.5", "currency": "crypto"}, session, locale="fr",
+                          limits=LIMITS)
+    assert result.ok and result.values["amount"] == "12.5"
+
+
 def test_locked_amount():
     session = FakeSession(claims={"amount": 5000, "currency": "local"}, locked=["amount", "currency"])
     same = clean_amount({"amount": "5,000.00", "currency": "local"}, session, locale="en",

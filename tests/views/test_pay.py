@@ -118,3 +118,24 @@ def test_actions_before_an_order_exists_go_back_to_the_flow(flow):
     flow.start()
     for path in ("/pay/confirm", "/pay/otp", "/pay/retry"):
         assert flow.post(path).status_code == 303
+
+
+def test_upstream_timeout_on_the_pay_page_gives_a_message_and_a_retry(flow, monkeypatch):
+    from checkout.errors import UpstreamTimeout
+    from checkout.state import get_state
+
+    flow.to_pay("manual")
+    with flow.app.app_context():
+        client = get_state().upstream
+
+    def timeout(**kwargs):
+        raise UpstreamTimeout("read timeout")
+
+    monkeypatch.setattr(client, "onramp_order", timeout)
+    page = flow.get("/pay")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 502 and "not answering" in html and "Try again" in html
+    htmx = flow.get("/pay", headers={"HX-Request": "true"})
+    assert htmx.status_code == 200 and "Try again" in htmx.get_data(as_text=True)
+    confirm = flow.post("/pay/confirm")
+    assert "Traceback" not in confirm.get_data(as_text=True)
