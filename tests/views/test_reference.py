@@ -1,0 +1,116 @@
+"""The reference-data cache: time to live, stale copies on failure, one load at a time, per app."""
+from __future__ import annotations
+
+import threading
+import time
+from decimal import Decimal
+
+import pytest
+
+from checkout.errors import UpstreamTimeout
+from checkout.reference import OnrampCatalog, TTLCache, onramp_catalog
+from checkout.upstream.types import AssetPair, Limits
+
+from ..conftest import make_app
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_entries_live_for_the_ttl():
+    clock = Clock()
+    cache = TTLCache(10, clock=clock)
+    loads = []
+    load = lambda: loads.append(1) or len(loads)       # noqa: E731
+    assert cache.get("k", load) == 1
+    clock.now = 9.9
+    assert cache.get("k", load) == 1
+    clock.now = 10.0
+    assert cache.get("k", load) == 2
+
+
+def test_a_failed_refresh_serves_the_old_copy_for_a_while_then_fails():
+    clock = Clock()
+    cache = TTLCache(10, clock=clock)
+    cache.get("k", lambda: "old")
+
+    def down():
+        raise UpstreamTimeout("timeout")
+
+    clock.now = 50
+    assert cache.get("k", down) == "old"
+    clock.now = 100
+    with pytest.raises(UpstreamTimeout):
+        cache.get("k", down)
+
+
+def test_nothing_cached_and_upstream_down_raises():
+    with pytest.raises(UpstreamTimeout):
+        TTLCache(10).get("k", lambda: (_ for _ in ()).throw(UpstreamTimeout("t")))
+
+
+def test_one_load_per_key_when_many_threads_ask_at_once():
+    cache = TTLCache(60)
+    loads = []
+    barrier = threading.Barrier(8)
+
+    def slow_load():
+        loads.append(1)
+        time.sleep(0.05)
+        return "value"
+
+    def ask():
+        barrier.wait()
+        assert cache.get("k", slow_load) == "value"
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(loads) == 1
+
+
+class FakeClient:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def onramp_assets(self):
+        self.calls.append("assets")
+        return [AssetPair(network="CELO", asset="USDT"), AssetPair(network="CELO", asset="CKES"),
+                AssetPair(network="SOLANA", asset="USDC")]
+
+    def onramp_limits(self, **kwargs):
+        self.calls.append(f"limits:{kwargs['country_iso_code']}")
+        zero = Decimal(0)
+        return Limits(min_usd=zero, max_usd=zero, min_local_currency=zero,
+                      max_local_currency=zero, min_crypto=zero, max_crypto=zero)
+
+
+def test_catalog_answers_from_one_call_per_kind_and_corridor():
+    client = FakeClient()
+    catalog = OnrampCatalog(client, TTLCache(60))
+    assert catalog.networks() == ["CELO", "SOLANA"]
+    assert catalog.assets("CELO") == ["CKES", "USDT"]
+    assert catalog.supports("CELO", "CKES") and not catalog.supports("SOLANA", "USDT")
+    for _ in range(3):
+        limits = catalog.limits(network="CELO", asset="USDT", country="ZM", channel="bank")
+    assert not limits.available                     # every limit 0: shown as unavailable
+    assert client.calls == ["assets", "limits:ZM"]
+
+
+def test_each_app_has_its_own_catalog_with_its_ttl(config):
+    one = make_app(dict(config, CHECKOUT_REFERENCE_TTL=5))
+    config = dict(config, CHECKOUT_DATABASE_URL=config["CHECKOUT_DATABASE_URL"] + "-2",
+                  CHECKOUT_REFERENCE_TTL=7)
+    two = make_app(config)
+    with one.app_context():
+        first = onramp_catalog()
+        assert onramp_catalog() is first and first.cache.ttl == 5
+    with two.app_context():
+        assert onramp_catalog() is not first and onramp_catalog().cache.ttl == 7
