@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from checkout.errors import UpstreamBadRequest, UpstreamTimeout, UpstreamUnavailable
 from checkout.state import get_state
@@ -59,20 +60,38 @@ def test_without_merchant_reference_a_checkout_reference_is_used(flow):
     assert sandbox_order(flow.app, flow.session.order_id).data["orderParams"] == reference
 
 
-def test_double_submit_creates_one_order(flow):
+def count_creates(flow, monkeypatch) -> list:
+    """Calls that reached the upstream's create (the sandbox's single-use quotes would hide a
+    second attempt; a real upstream might not refuse it)."""
+    client = upstream(flow)
+    original = client.onramp_create_order
+    calls: list = []
+
+    def counted(**kwargs):
+        calls.append(kwargs["quote_id"])
+        time.sleep(0.05)                       # widen the window a racing request could use
+        return original(**kwargs)
+
+    monkeypatch.setattr(client, "onramp_create_order", counted)
+    return calls
+
+
+def test_double_submit_creates_one_order(flow, monkeypatch):
     flow.start()
     review = flow.to_review()
+    calls = count_creates(flow, monkeypatch)
     first = flow.create(review)
     second = flow.create(review)
     assert first.headers["Location"] == second.headers["Location"]
-    assert len(orders_of(flow)) == 1
+    assert len(orders_of(flow)) == 1 and len(calls) == 1
 
 
-def test_concurrent_creates_make_one_order(app):
+def test_concurrent_creates_make_one_order(app, monkeypatch):
     flow = Flow(app, app.test_client())
     flow.start()
     review = flow.to_review()
     quote_id = flow.quote_id(review)
+    calls = count_creates(flow, monkeypatch)
     barrier = threading.Barrier(4)
     statuses = []
 
@@ -88,7 +107,7 @@ def test_concurrent_creates_make_one_order(app):
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(orders_of(flow)) == 1
+    assert len(orders_of(flow)) == 1 and len(calls) == 1
     assert all(status in (200, 303) for status in statuses)
     # Whoever lost the race now lands on the one order too.
     assert flow.get("/").get_data(as_text=True).count("I have paid") == 1
