@@ -81,6 +81,9 @@ def _answer(status: int, **body):
 def _answer_before_host_hooks():
     # Registered first among the app's before_request functions: for the webhook rule it answers
     # here, so no host hook (https redirect, login, CSRF) runs for the upstream's deliveries.
+    dispatcher = current_app.extensions.get(EXTENSION_KEY)
+    if dispatcher is not None:
+        dispatcher.ensure_running()    # the start-up sweep: work a dead process left behind
     if request.url_rule is not None and \
             current_app.view_functions.get(request.endpoint) is receive_webhook:
         return receive_webhook()

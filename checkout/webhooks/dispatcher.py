@@ -1,6 +1,6 @@
 """The per-process worker that acts on stored webhooks after they were acknowledged.
 
-One daemon thread per process and app, started lazily (first webhook or first request, and again
+One daemon thread per process and app, started lazily by the first request of any kind (and again
 after a fork, so each gunicorn worker has its own). It wakes when a delivery is stored and every
 ``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds, so events stored by a process that died before
 processing them are picked up by another: claims are in the database, not in this process.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import weakref
 from dataclasses import dataclass
 
 from flask import Flask
@@ -66,19 +67,21 @@ def _one_round(app: Flask, fetch: bool) -> Round:
 
 
 class Dispatcher:
-    """The background thread of one app in one process."""
+    """The background thread of one app in one process.
+
+    It holds the app weakly: an app that is thrown away (tests make many) ends its thread.
+    """
 
     def __init__(self, app: Flask) -> None:
-        self._app = app
+        self._app = weakref.ref(app)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
 
-    @property
-    def enabled(self) -> bool:
-        return bool(self._app.config.get("CHECKOUT_WEBHOOK_BACKGROUND", True))
+    def enabled(self, app: Flask) -> bool:
+        return bool(app.config.get("CHECKOUT_WEBHOOK_BACKGROUND", True))
 
     def notify(self) -> None:
         """Something was stored: process it soon (starting the thread if needed)."""
@@ -86,10 +89,12 @@ class Dispatcher:
             self._wake.set()
 
     def ensure_running(self) -> bool:
-        if not self.enabled:
-            return False
+        """Start the thread in this process if it is not running (cheap when it is)."""
         if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
             return True
+        app = self._app()
+        if app is None or not self.enabled(app):
+            return False
         with self._lock:
             if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
                 # After a fork the parent's thread does not exist here: start our own.
@@ -107,19 +112,27 @@ class Dispatcher:
             self._thread.join(timeout)
 
     def _run(self) -> None:
-        interval = float(self._app.config.get("CHECKOUT_WEBHOOK_SWEEP_INTERVAL", 5.0))
         first = True   # the start-up sweep: events a dead process left behind
         while not self._stop.is_set():
+            app = self._app()
+            if app is None:
+                return
+            interval = float(app.config.get("CHECKOUT_WEBHOOK_SWEEP_INTERVAL", 5.0))
             if not first:
+                del app                 # not kept alive by a sleeping thread
                 self._wake.wait(interval)
+                app = self._app()
+                if app is None:
+                    return
             first = False
             self._wake.clear()
             if self._stop.is_set():
-                break
+                return
             try:
-                process_pending(self._app)
+                process_pending(app)
             except Exception:  # noqa: BLE001 - the database may be down; try again later
                 log.exception("webhook dispatcher round failed")
+            del app
 
 
 def real_app(app: Flask) -> Flask:
