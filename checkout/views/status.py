@@ -27,15 +27,20 @@ POLL = "every 3s"
 SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid late
 
 
-def resume_context(session: CheckoutSession, provider_resume_url: str | None) -> dict[str, Any]:
-    """Our resume link (with its QR code) and the payment provider's, for the pages after creation."""
+def resume_context(session: CheckoutSession, provider_resume_url: str | None = None,
+                   *, awaiting_payment: bool = True) -> dict[str, Any]:
+    """Our resume link (with its QR code) and, while a payment page is still to be used, the
+    payment provider's own resume link (``resumeUrl``)."""
     url = url_for("checkout.flow", session_id=session.id, _external=True)
+    order = session.data.get("order") or {}
+    provider_url = None
+    if awaiting_payment and order.get("transferType") == "redirect":
+        provider_url = provider_resume_url or order.get("resumeUrl")
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="svg", scale=3, border=2, xmldecl=False,
                                     svgns=True, title=None, nl=False)
     return {"url": url, "qr_svg": Markup(buffer.getvalue().decode("utf-8")),
-            "provider_url": provider_resume_url or (session.data.get("order") or {}).get(
-                "resumeUrl")}
+            "provider_url": provider_url}
 
 
 def _poll_trigger(status: str | None) -> str | None:
@@ -66,9 +71,10 @@ def _context(session: CheckoutSession, *, framed: bool = True,
 
 def show_status(session: CheckoutSession, *, message: str | None = None) -> Response:
     """The status page of the session's order."""
+    context = _context(session, message=message)
     return render("checkout/status/status.html", "checkout/status/_status.html",
-                  resume=resume_context(session, None), step="status",
-                  **_context(session, message=message))
+                  resume=resume_context(session, awaiting_payment=context["order_status"] in (
+                      None, "deposit_awaiting")), step="status", **context)
 
 
 @session_route
@@ -96,9 +102,10 @@ def payment_return(session: CheckoutSession) -> Response:
     """Back from a payment provider's page (often as the top-level window): the order's status."""
     if not session.order_id:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
+    context = _context(session, framed=False)
     return render("checkout/status/return.html", "checkout/status/_status.html",
-                  resume=resume_context(session, None), step="status",
-                  **_context(session, framed=False))
+                  resume=resume_context(session, awaiting_payment=context["order_status"] in (
+                      None, "deposit_awaiting")), step="status", **context)
 
 
 def init(bp: Blueprint) -> None:

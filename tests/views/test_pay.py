@@ -27,6 +27,12 @@ def test_redirect_leaves_the_frame_for_the_payment_page(flow):
     assert 'data-transfer-type="redirect"' in html
     assert 'target="_top"' in html and "data-leave-frame" in html
     assert "/sandbox/pay/" in html and "I have paid" not in html
+    assert "Continue on the payment provider" in html          # its own resume link
+
+
+def test_manual_transfer_has_no_payment_provider_link(flow):
+    html = flow.to_pay("manual").get_data(as_text=True)
+    assert "Continue on the payment provider" not in html
 
 
 def test_ussd_code_with_pin_placeholder_and_dialer_link(flow):
