@@ -51,9 +51,9 @@ def _poll_trigger(status: str | None) -> str | None:
     return POLL
 
 
-def _context(session: CheckoutSession, *, framed: bool = True,
-             message: str | None = None) -> dict[str, Any]:
-    current = tracking.current_status(session)
+def _context(session: CheckoutSession, *, framed: bool = True, message: str | None = None,
+             current: tracking.OrderStatus | None = None) -> dict[str, Any]:
+    current = current or tracking.current_status(session)
     events = tracking.due_events(session, current.status) if framed else []
     network = session.value("network")
     return {
@@ -90,11 +90,16 @@ def status_live(session: CheckoutSession) -> Response:
     """The status block alone, for polling; on the pay page it moves on once the money is seen."""
     if not session.order_id:
         return htmx_redirect(url_for("checkout.flow", session_id=session.id))
+    if request.args.get("from") == "pay":
+        # The pay page's poll swaps nothing: record no event here, the status page will.
+        current = tracking.current_status(session)
+        if current.status not in (None, "deposit_awaiting"):
+            return htmx_redirect(url_for("checkout.status", session_id=session.id))
+        return render("checkout/status/_live.html", "checkout/status/_live.html",
+                      **_context(session, framed=False, current=current))
     framed = request.args.get("top") != "1"
-    context = _context(session, framed=framed)
-    if request.args.get("from") == "pay" and context["order_status"] not in (None, "deposit_awaiting"):
-        return htmx_redirect(url_for("checkout.status", session_id=session.id))
-    return render("checkout/status/_live.html", "checkout/status/_live.html", **context)
+    return render("checkout/status/_live.html", "checkout/status/_live.html",
+                  **_context(session, framed=framed))
 
 
 @session_route

@@ -89,6 +89,7 @@ def test_an_unpaid_order_that_expired_shows_expired_but_is_not_failed(flow):
     assert "I have paid" not in page.get_data(as_text=True)
 
 
+@pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # stays validating
 def test_pay_page_moves_on_once_the_payment_is_seen(flow):
     flow.to_pay("manual")
     waiting = flow.get("/status/live", query_string={"from": "pay"},
@@ -98,6 +99,10 @@ def test_pay_page_moves_on_once_the_payment_is_seen(flow):
     moved = flow.get("/status/live", query_string={"from": "pay"},
                      headers={"HX-Request": "true"})
     assert moved.headers["HX-Redirect"].endswith(f"/s/{flow.session_id}/status")
+    # That answer is not swapped in: the events of the new status come with the status page.
+    status = flow.get("/status").get_data(as_text=True)
+    assert ("status-changed", {"id": flow.session.order_id, "status": "deposit_validating"}) \
+        in events_in(status)
 
 
 def test_return_page_stands_alone_with_back_to_shop_and_sends_no_events(flow):
