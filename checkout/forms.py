@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -226,13 +226,21 @@ def amount_bounds(limits: LimitsLike, currency: str) -> tuple[Decimal | None, De
     return limits.min_local_currency, limits.max_local_currency
 
 
-def check_amount_limits(amount: Decimal, limits: LimitsLike, currency: str) -> str | None:
-    """The message for an amount outside the corridor's limits, else ``None``."""
+AmountFormatter = Callable[[Decimal, str], str]
+
+
+def check_amount_limits(amount: Decimal, limits: LimitsLike, currency: str,
+                        show: AmountFormatter | None = None) -> str | None:
+    """The message for an amount outside the corridor's limits, else ``None``.
+
+    ``show(number, currency)`` formats a bound for the user (e.g. with Babel, as money).
+    """
+    show = show or (lambda number, _currency: _plain(number))
     low, high = amount_bounds(limits, currency)
     if low is not None and amount < low:
-        return _("The minimum is %(amount)s.", amount=_plain(low))
+        return _("The minimum is %(amount)s.", amount=show(low, currency))
     if high is not None and amount > high:
-        return _("The maximum is %(amount)s.", amount=_plain(high))
+        return _("The maximum is %(amount)s.", amount=show(high, currency))
     return None
 
 
@@ -289,7 +297,8 @@ def clean_corridor(form: Mapping[str, Any], session: SessionLike,
 
 
 def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
-                 limits: LimitsLike | None, check_limits: bool = True) -> FormResult:
+                 limits: LimitsLike | None, check_limits: bool = True,
+                 show: AmountFormatter | None = None) -> FormResult:
     """The amount and what it is in (local money or crypto), within the corridor's limits.
 
     ``check_limits=False`` checks the typing only (while the corridor itself is not valid yet).
@@ -329,7 +338,7 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
     if limits is None or not limits.available:
         result.errors.setdefault("amount", _("This payment method is not available right now."))
         return result
-    message = check_amount_limits(amount, limits, currency)
+    message = check_amount_limits(amount, limits, currency, show)
     if message:
         result.errors.setdefault("amount", message)
     return result

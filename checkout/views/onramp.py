@@ -8,7 +8,9 @@ resumes the checkout on another device. Once an order exists the steps before it
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Any
 
 from flask import Blueprint, redirect, request, url_for
@@ -22,6 +24,7 @@ from ..errors import UpstreamError, UpstreamRejected
 from ..forms import (FormResult, amount_bounds, clean_amount, clean_corridor,
                      clean_required_fields, clean_wallet, input_type)
 from ..htmx import htmx_redirect, is_htmx, render
+from ..i18n import format_crypto, format_money
 from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
 from ..state import get_state
@@ -58,6 +61,18 @@ def _gate(session: CheckoutSession, step: str) -> Response | None:
 
 def _locale() -> str:
     return str(get_locale() or "en")
+
+
+def _amount_display(values: dict[str, Any]) -> Callable[[Decimal, str], str]:
+    """How a limit is written in a message: as local money, or as the asset."""
+    country = onramp_catalog().country(values.get("countryIsoCode"))
+
+    def show(number: Decimal, currency: str) -> str:
+        if currency == "local" and country is not None:
+            return format_money(number, country.currency_iso_code)
+        return format_crypto(number, values.get("asset") or "")
+
+    return show
 
 
 def _save(session_id: str, values: dict[str, Any], *, step: str,
@@ -188,7 +203,7 @@ def choose(session: CheckoutSession) -> Response:
     result = clean_corridor(form, session, onramp_catalog())
     limits = _corridor_limits(result.values) if result.ok else None
     amount = clean_amount(form, session, locale=_locale(), limits=limits,
-                          check_limits=result.ok)
+                          check_limits=result.ok, show=_amount_display(result.values))
     result.values.update(amount.values)
     result.errors.update(amount.errors)
     if not result.ok:
@@ -237,7 +252,8 @@ def live_quote(session: CheckoutSession) -> Response:
     if not corridor.ok or not (form.get("amount") or session.is_locked("amount")):
         return render("checkout/onramp/_quote.html", message=None, breakdown=None)
     limits = _corridor_limits(corridor.values)
-    amount = clean_amount(form, session, locale=_locale(), limits=limits)
+    amount = clean_amount(form, session, locale=_locale(), limits=limits,
+                          show=_amount_display(corridor.values))
     if not amount.ok:
         return render("checkout/onramp/_quote.html",
                       message=amount.errors.get("amount") or amount.errors.get("currency"),
