@@ -169,7 +169,7 @@ def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder |
     with write_transaction(engine) as conn:
         if seen is None and status is not None:
             inserted = conn.execute(
-                dialect_insert(conn, orders_table).values(
+                dialect_insert(conn.dialect.name, orders_table).values(
                     order_id=order_id, flow=flow, status=status, previous_status=None,
                     status_updated_at=status_time, status_source="upstream",
                     order_params=order_params, summary=None, full_order=full, fetched_at=now,

@@ -9,11 +9,14 @@ Connect a receiver to fulfil orders::
         if status == "payout_successful":
             ...
 
-| signal                 | sent when                                              | keyword arguments |
-|------------------------|--------------------------------------------------------|-------------------|
-| order_status_changed   | an order reaches a status newer than the one stored    | order_id, status, previous_status, flow, order_params, event |
-| webhook_received       | any verified webhook is stored, duplicates included    | event |
-| kyc_event, auth_event  | a verified ``kyc`` or ``auth`` webhook arrives (once per distinct event) | event |
+``order_status_changed``
+    an order reaches a status newer (by the order's ``updatedAt``) than the one stored; once per
+    order and status. kwargs: ``order_id, status, previous_status, flow, order_params, event``
+    (``event`` is the webhook payload, or None when the status was learnt by asking the upstream).
+``webhook_received``
+    any verified webhook is stored, duplicates included. kwargs: ``event``.
+``kyc_event``, ``auth_event``
+    a verified ``kyc`` or ``auth`` webhook arrives (once per distinct event). kwargs: ``event``.
 
 Receivers run after the webhook has been acknowledged, on the checkout's dispatcher thread (see
 :mod:`checkout.webhooks.dispatcher`), never inside the upstream's request.
@@ -25,8 +28,8 @@ from blinker import Namespace
 _signals = Namespace()
 
 order_status_changed = _signals.signal("order-status-changed", doc=(
-    "An order reached a status newer (by the order's updatedAt) than the one stored; once per order "
-    "and status. kwargs: order_id, status, previous_status, flow, order_params, event."))
+    "An order reached a status newer (by the order's updatedAt) than the one stored; once per "
+    "order and status. kwargs: order_id, status, previous_status, flow, order_params, event."))
 webhook_received = _signals.signal("webhook-received", doc=(
     "A verified webhook was stored (duplicates included). kwargs: event."))
 kyc_event = _signals.signal("kyc-event", doc="A verified `kyc` webhook. kwargs: event.")

@@ -8,9 +8,9 @@ Then, on the dispatcher (:func:`process_stored_events`), each stored event is cl
 conditional UPDATE (plus ``FOR UPDATE SKIP LOCKED`` on PostgreSQL), so with several workers each
 event is processed once. For ``order-status-change`` one transaction
 
-1. moves ``checkout_orders`` by one upsert that applies only when the stored ``status_updated_at`` is
-   older than the delivery's ``updatedAt`` (canceled and expired are not final; statuses may be
-   skipped; only time orders them, never a rank of statuses),
+1. moves ``checkout_orders`` by one upsert that applies only when the stored
+   ``status_updated_at`` is older than the delivery's ``updatedAt`` (canceled and expired are not
+   final; statuses may be skipped; only time orders them, never a rank of statuses),
 2. inserts (order_id, status) into ``checkout_signal_log`` (UNIQUE; ON CONFLICT DO NOTHING): a row
    inserted means ``order_status_changed`` is owed, exactly once per order and status,
 3. marks the event processed.

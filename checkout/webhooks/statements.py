@@ -12,17 +12,8 @@ from typing import Any
 
 from sqlalchemy import bindparam, case, func, or_, select, update
 
-from .store import PROCESSED, STORED, events_table, orders_table, signal_log_table
-
-
-def _insert(dialect: str, table: Any) -> Any:
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:
-        raise RuntimeError(f"the webhook receiver supports SQLite and PostgreSQL, not {dialect}")
-    return insert(table)
+from .store import (PROCESSED, STORED, dialect_insert, events_table, orders_table,
+                    signal_log_table)
 
 
 _EVENT_COLUMNS = ("body_sha256", "body", "headers", "received_at", "last_seen_at", "duplicates",
@@ -32,7 +23,7 @@ _EVENT_COLUMNS = ("body_sha256", "body", "headers", "received_at", "last_seen_at
 @lru_cache(maxsize=None)
 def insert_event(dialect: str) -> Any:
     """INSERT a delivery unless its body was seen; RETURNING id, state (nothing if it was)."""
-    return (_insert(dialect, events_table)
+    return (dialect_insert(dialect, events_table)
             .values({name: bindparam(name) for name in _EVENT_COLUMNS})
             .on_conflict_do_nothing(index_elements=["body_sha256"])
             .returning(events_table.c.id, events_table.c.state))
@@ -80,7 +71,7 @@ _ORDER_COLUMNS = ("order_id", "flow", "status", "status_updated_at", "order_para
 def move_order(dialect: str) -> Any:
     """The newer-only status move: one upsert, applied only if ``updatedAt`` is strictly newer."""
     orders = orders_table.c
-    insert = _insert(dialect, orders_table).values(
+    insert = dialect_insert(dialect, orders_table).values(
         {name: bindparam(name) for name in _ORDER_COLUMNS}
         | {"previous_status": None, "status_source": "webhook", "version": 1, "fetch_seq": 1,
            "fetch_attempts": 0})
@@ -118,7 +109,7 @@ _SIGNAL_COLUMNS = ("order_id", "status", "previous_status", "flow", "order_param
 @lru_cache(maxsize=None)
 def owe_signal(dialect: str) -> Any:
     """INSERT (order_id, status) into the signal log unless present; RETURNING id if inserted."""
-    return (_insert(dialect, signal_log_table)
+    return (dialect_insert(dialect, signal_log_table)
             .values({name: bindparam(name) for name in _SIGNAL_COLUMNS}
                     | {"state": "pending", "attempts": 0})
             .on_conflict_do_nothing(index_elements=["order_id", "status"])

@@ -3,7 +3,8 @@
 ``checkout_webhook_events``
     One row per distinct delivery body (UNIQUE sha256 of the raw bytes): the bytes exactly as
     received, the headers that matter, the parsed event type, order, status and ``updatedAt``, and
-    how processing went. A repeated delivery of the same bytes bumps ``duplicates``/``last_seen_at``.
+    how processing went. A repeated delivery of the same bytes bumps ``duplicates`` and
+    ``last_seen_at``.
 ``checkout_orders``
     The status that webhooks keep (and the full order fetched from the upstream). It only moves to a
     delivery with a newer ``updatedAt``, by one conditional upsert, so two workers cannot both win.
@@ -138,9 +139,8 @@ def aware(value: datetime | None) -> datetime | None:
     return value
 
 
-def dialect_insert(conn: Connection, table: Table) -> Any:
+def dialect_insert(name: str, table: Table) -> Any:
     """An INSERT that knows ON CONFLICT, for the two databases the checkout supports."""
-    name = conn.dialect.name
     if name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     elif name == "sqlite":

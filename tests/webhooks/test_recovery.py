@@ -33,7 +33,8 @@ def test_events_stored_by_a_dead_process_are_processed_by_the_next_one(webhook_c
     receiver.process()
     engine = first.extensions["checkout"].engine
     with engine.begin() as conn:
-        conn.execute(update(signal_log_table).where(signal_log_table.c.status == "deposit_successful")
+        conn.execute(update(signal_log_table)
+                     .where(signal_log_table.c.status == "deposit_successful")
                      .values(state=DISPATCHING, claimed_at=utcnow() - timedelta(hours=1)))
     receiver.post(signed_webhook(history("ord_dead2", ["deposit_awaiting"])[0]))
 

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from checkout.webhooks import process_pending
 from checkout.webhooks.store import events_table, orders_table, signal_log_table
