@@ -36,10 +36,14 @@ def receive_webhook():
     limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
     if request.content_length is not None and request.content_length > limit:
         return _answer(413, error=f"body larger than {limit} bytes")
-    request.max_content_length = limit
+    # A body without Content-Length (chunked) is read up to the cap and one byte more: werkzeug's
+    # stream stops quietly at its limit, so the extra byte is how an oversized body shows.
+    request.max_content_length = limit + 1
     try:
         body = request.get_data(cache=False, as_text=False)
     except RequestEntityTooLarge:
+        body = None
+    if body is None or len(body) > limit:
         return _answer(413, error=f"body larger than {limit} bytes")
 
     try:

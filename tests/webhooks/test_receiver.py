@@ -235,3 +235,17 @@ def test_background_dispatcher_sends_signals_soon_after_the_ack(webhook_config):
     finally:
         app.extensions["checkout_webhooks"].stop()
         recorder.disconnect()
+
+
+def test_oversized_body_without_content_length_is_413(app, receiver):
+    """A chunked body has no Content-Length: the read itself stops at the cap."""
+    import io
+
+    app.config["CHECKOUT_WEBHOOK_MAX_BYTES"] = 1024
+    big = signed_webhook(order_payload(padding="x" * 4096))
+    response = receiver.client.post(
+        "/checkout/webhooks", input_stream=io.BytesIO(big.body),
+        headers={**big.headers, "Transfer-Encoding": "chunked"}, base_url="https://shop.test",
+        environ_overrides={"wsgi.input_terminated": True})    # as servers set for chunked bodies
+    assert response.status_code == 413
+    assert receiver.count_events() == 0
