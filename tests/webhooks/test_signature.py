@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +84,18 @@ def test_refusal_never_echoes_the_secret(app, receiver):
 ])
 def test_js_stringify_numbers_as_javascript_prints_them(value, expected):
     assert js_stringify(value) == expected
+
+
+def test_js_stringify_matches_javascript_on_recorded_vectors():
+    """401 JSON texts (numbers of every magnitude, index-like keys, duplicate keys, escapes, lone
+    surrogates) and what node's JSON.stringify(JSON.parse(text)) printed for each."""
+    recorded = json.loads((Path(__file__).parent / "data" / "js_stringify_vectors.json")
+                          .read_text())
+    mismatches = [(text, expected) for text, expected in recorded["vectors"]
+                  if js_stringify(json.loads(text, parse_int=Decimal, parse_float=Decimal))
+                  != expected]
+    assert mismatches == []
+    assert len(recorded["vectors"]) > 400
 
 
 def test_js_stringify_orders_index_keys_first_and_keeps_text():
