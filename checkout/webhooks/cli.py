@@ -9,8 +9,9 @@ from flask import current_app
 from flask.cli import AppGroup
 
 from .admin import EventRecord, find_event, recent_events, replay
+from .dispatcher import process_pending
 
-webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay.")
+webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
 
 
 @webhooks_cli.command("list")
@@ -50,6 +51,15 @@ def replay_command(event_id: int) -> None:
     click.echo(f"replayed event {event_id}: {done.events} event(s) processed, "
                f"{done.signals} signal(s) sent")
     _print_event(find_event(current_app._get_current_object(), event_id))
+
+
+@webhooks_cli.command("process")
+def process_command() -> None:
+    """Process every stored event and send owed signals now (for CHECKOUT_WEBHOOK_BACKGROUND=False
+    deployments, run it from cron or a worker)."""
+    done = process_pending(current_app._get_current_object())
+    click.echo(f"{done.events} event(s) processed, {done.signals} signal(s) sent, "
+               f"{done.fetches} full order(s) fetched")
 
 
 def _print_event(event: EventRecord) -> None:

@@ -64,3 +64,11 @@ def test_replay_of_a_failed_event_processes_it(app, receiver, recorder, monkeypa
     assert result.exit_code == 0, result.output
     assert "processed (applied)" in result.output
     assert recorder.statuses() == [("ord_1", "deposit_awaiting")]
+
+
+def test_process_runs_the_dispatcher_once(app, receiver, recorder):
+    receiver.post(signed_webhook())
+    result = _run(app, "process")
+    assert result.exit_code == 0, result.output
+    assert "1 event(s) processed, 2 signal(s) sent" in result.output
+    assert recorder.statuses() == [("ord_1", "deposit_awaiting")]
