@@ -31,8 +31,8 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from ..errors import WebhookPayloadError
-from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
 from . import statements
+from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
 from .store import (FAILED, INVALID, PENDING, STORED, events_table, outbox_table, utcnow,
                     write_transaction)
 
@@ -76,7 +76,7 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
         if duplicate:
             row = conn.execute(statements.COUNT_DUPLICATE, {"digest": digest, "now": now}).first()
             if parsed is not None:
-                # A new delivery's webhook_received is owed when it is processed.
+                # A duplicate's webhook_received is owed now; a new delivery's when processed.
                 conn.execute(outbox_table.insert(), {
                     "signal": "webhook_received", "event_id": row.id, "duplicate": 1,
                     "created_at": now, "state": PENDING, "attempts": 0})
