@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
+from babel import Locale, UnknownLocaleError
 from flask import Blueprint, redirect, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
@@ -63,14 +64,27 @@ def _locale() -> str:
     return str(get_locale() or "en")
 
 
+def _money_locale(country: str | None) -> Locale | None:
+    """The user's language in the country being chosen (``en`` + ``NG`` writes ₦, not NGN);
+    the session's own country is not saved until the step is."""
+    language = get_locale()
+    if not country or language is None or language.territory:
+        return None
+    try:
+        return Locale.parse(f"{language.language}_{country}")
+    except (ValueError, UnknownLocaleError):
+        return None
+
+
 def _amount_display(values: dict[str, Any]) -> Callable[[Decimal, str], str]:
     """How a limit is written in a message: as local money, or as the asset."""
     country = onramp_catalog().country(values.get("countryIsoCode"))
+    locale = _money_locale(values.get("countryIsoCode"))
 
     def show(number: Decimal, currency: str) -> str:
         if currency == "local" and country is not None:
-            return format_money(number, country.currency_iso_code)
-        return format_crypto(number, values.get("asset") or "")
+            return format_money(number, country.currency_iso_code, locale)
+        return format_crypto(number, values.get("asset") or "", locale)
 
     return show
 
@@ -187,7 +201,8 @@ def _show_choose(session: CheckoutSession, form: dict[str, Any] | None = None,
     return render("checkout/onramp/choose.html", "checkout/onramp/_choose.html",
                   values=values, errors=(result.errors if result else {}), form_error=form_error,
                   options=_options(catalog, country, channel, assets), country=country,
-                  channel=channel, limits=limits, low=low, high=high, step="choose")
+                  channel=channel, limits=limits, low=low, high=high, step="choose",
+                  money_locale=_money_locale(values.get("countryIsoCode")))
 
 
 @session_route
@@ -268,7 +283,8 @@ def live_quote(session: CheckoutSession) -> Response:
         return render("checkout/onramp/_quote.html", breakdown=None, retry=True, message=_(
             "The price is not available right now."))
     breakdown = domain.Breakdown.from_record(domain.quote_record(quote, params))
-    return render("checkout/onramp/_quote.html", breakdown=breakdown, message=None)
+    return render("checkout/onramp/_quote.html", breakdown=breakdown, message=None,
+                  money_locale=_money_locale(params.get("countryIsoCode")))
 
 
 # -- 2. wallet --------------------------------------------------------------------------------------

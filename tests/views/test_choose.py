@@ -51,7 +51,7 @@ def test_live_quote_shows_the_whole_breakdown(flow):
     for label in ("Exchange rate", "Service fee", "Payment partner fee", "Network fee (gas)",
                   "You pay", "You get"):
         assert label in html
-    assert "5,000.00" in html and "USDT" in html
+    assert "₦5,000.00" in html and "USDT" in html
 
 
 def test_live_quote_for_an_amount_over_the_limit_shows_the_limit_and_asks_no_quote(flow,
@@ -66,7 +66,7 @@ def test_live_quote_for_an_amount_over_the_limit_shows_the_limit_and_asks_no_quo
                                             "amount": "99999999"},
                     headers={"HX-Request": "true"})
     html = page.get_data(as_text=True)
-    assert re.search(r"The maximum is NGN[0-9,]+\.00\.", html)      # formatted as money
+    assert re.search(r"The maximum is ₦[0-9,]+\.00\.", html)   # money, as Nigerians write it
     assert calls == []
 
 
