@@ -14,6 +14,7 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.blueprints import BlueprintSetupState
@@ -56,8 +57,10 @@ def receive_webhook():
 
     parsed, reason = parse_or_reason(body)
     headers = {name.lower(): value for name, value in request.headers.items()}
+    dispatcher = app.extensions.get(EXTENSION_KEY)
     try:
-        receipt = record_delivery(get_state().engine, body, headers, parsed, reason)
+        with dispatcher.acknowledging() if dispatcher is not None else nullcontext():
+            receipt = record_delivery(get_state().engine, body, headers, parsed, reason)
     except SQLAlchemyError:
         log.exception("webhook not stored: database unavailable; answering 503 for a retry")
         response = _answer(503, error="storage unavailable, retry later")
@@ -66,7 +69,6 @@ def receive_webhook():
 
     if parsed is None:
         return _answer(400, error=reason, id=receipt.event_id, duplicate=receipt.duplicate)
-    dispatcher = app.extensions.get(EXTENSION_KEY)
     if dispatcher is not None:
         dispatcher.notify()
     return _answer(200, received=True, duplicate=receipt.duplicate, id=receipt.event_id)

@@ -21,7 +21,7 @@ import json
 import logging
 from datetime import timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from blinker import NamedSignal
 from flask import Flask
@@ -43,13 +43,16 @@ OUTBOX_SIGNALS: dict[str, NamedSignal] = {
 }
 
 
-def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000) -> int:
+def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000,
+                     between_batches: Callable[[], None] | None = None) -> int:
     """Send owed signals, oldest first; return how many were sent (failed ones included)."""
     lease = timedelta(seconds=float(app.config.get("CHECKOUT_SIGNAL_LEASE", 300)))
     sent = 0
     # webhook_received first: for one delivery it was owed before the status move was.
     for table in (outbox_table, signal_log_table):
         while sent < limit:
+            if between_batches is not None and sent:
+                between_batches()
             claimed = _claim_batch(engine, table, lease)
             if not claimed:
                 break

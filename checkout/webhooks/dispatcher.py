@@ -13,8 +13,11 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Callable, Iterator
 
 from flask import Flask
 
@@ -25,6 +28,7 @@ from .processing import process_stored_events
 log = logging.getLogger(__name__)
 
 EXTENSION_KEY = "checkout_webhooks"
+GIVE_WAY_MAX = 0.05     # seconds the dispatcher waits for acknowledgements between batches
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,8 @@ class Round:
         return bool(self.events or self.signals or self.fetches)
 
 
-def process_pending(app: Flask, *, fetch: bool | None = None) -> Round:
+def process_pending(app: Flask, *, fetch: bool | None = None,
+                    between_batches: Callable[[], None] | None = None) -> Round:
     """Process stored events, send owed signals, fetch due full orders, until nothing is left.
 
     Runs in the calling thread. Safe to run in several threads and processes at once: every step
@@ -51,17 +56,17 @@ def process_pending(app: Flask, *, fetch: bool | None = None) -> Round:
         fetch = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
     total = Round(0, 0, 0)
     while True:
-        done = _one_round(app, fetch)
+        done = _one_round(app, fetch, between_batches)
         total = Round(total.events + done.events, total.signals + done.signals,
                       total.fetches + done.fetches)
         if not done.busy:
             return total
 
 
-def _one_round(app: Flask, fetch: bool) -> Round:
+def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | None) -> Round:
     engine = app.extensions["checkout"].engine
-    events = process_stored_events(app, engine)
-    signals = dispatch_signals(app, engine)
+    events = process_stored_events(app, engine, between_batches=between_batches)
+    signals = dispatch_signals(app, engine, between_batches=between_batches)
     fetches = fetch_due_orders(app, engine) if fetch else 0
     return Round(events, signals, fetches)
 
@@ -79,6 +84,8 @@ class Dispatcher:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
+        self._acks = 0              # acknowledgements in flight in this process
+        self._acks_lock = threading.Lock()
 
     def enabled(self, app: Flask) -> bool:
         return bool(app.config.get("CHECKOUT_WEBHOOK_BACKGROUND", True))
@@ -105,6 +112,24 @@ class Dispatcher:
                 self._thread.start()
         return True
 
+    @contextmanager
+    def acknowledging(self) -> Iterator[None]:
+        """Wrap the storing of a delivery: the dispatcher gives way meanwhile."""
+        with self._acks_lock:
+            self._acks += 1
+        try:
+            yield
+        finally:
+            with self._acks_lock:
+                self._acks -= 1
+
+    def _give_way(self) -> None:
+        # Acknowledgements come first (the sender waits on them; processing can lag a little):
+        # between batches, wait while this process is storing deliveries, up to a bound.
+        deadline = time.monotonic() + GIVE_WAY_MAX
+        while self._acks and time.monotonic() < deadline and not self._stop.is_set():
+            time.sleep(0.002)
+
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         self._wake.set()
@@ -129,7 +154,7 @@ class Dispatcher:
             if self._stop.is_set():
                 return
             try:
-                process_pending(app)
+                process_pending(app, between_batches=self._give_way)
             except Exception:  # noqa: BLE001 - the database may be down; try again later
                 log.exception("webhook dispatcher round failed")
             del app

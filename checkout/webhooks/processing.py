@@ -23,7 +23,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from flask import Flask
 from sqlalchemy import update
@@ -83,7 +83,8 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
     return Receipt(event_id=row.id, duplicate=duplicate, state=row.state)
 
 
-def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500) -> int:
+def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,
+                          between_batches: Callable[[], None] | None = None) -> int:
     """Process stored events in receipt order; return how many this call processed.
 
     A batch shares one transaction (one commit, one turn of SQLite's single writer). If anything
@@ -93,6 +94,8 @@ def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500) -> in
     fetch_orders = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
     done = 0
     while done < limit:
+        if between_batches is not None and done:
+            between_batches()
         with engine.connect() as conn:
             ids = list(conn.execute(statements.STORED_IDS, {"batch": BATCH}).scalars())
         if not ids:
