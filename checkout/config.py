@@ -33,8 +33,25 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_REFERENCE_TTL": 300,
     # A stored order status older than this is refreshed from the upstream when a page asks for it.
     "CHECKOUT_STATUS_MAX_AGE": 30,
+    # A shown price older than this is re-quoted at review (upstream quotes live about 10 minutes).
+    "CHECKOUT_QUOTE_MAX_AGE": 240,
+    # Shown in the checkout's header; None shows "Checkout".
+    "CHECKOUT_MERCHANT_NAME": None,
     # Extra settings for the embedded sandbox (see checkout.sandbox.create_app).
     "CHECKOUT_SANDBOX": {},
+    # Webhook receiver (checkout.webhooks): "body" verifies spec 6.3; "data" the variant that signs
+    # JSON.stringify(body.data).
+    "CHECKOUT_WEBHOOK_SIGNATURE_MODE": "body",
+    "CHECKOUT_WEBHOOK_MAX_BYTES": 256 * 1024,
+    # Process stored events on a per-process thread; False: run `flask checkout webhooks process`.
+    "CHECKOUT_WEBHOOK_BACKGROUND": True,
+    "CHECKOUT_WEBHOOK_SWEEP_INTERVAL": 5.0,
+    "CHECKOUT_WEBHOOK_FETCH_ORDERS": True,
+    "CHECKOUT_WEBHOOK_FETCH_ATTEMPTS": 8,
+    # A signal claimed by a process that died is sent again after this many seconds.
+    "CHECKOUT_SIGNAL_LEASE": 300,
+    # Seconds of clock skew allowed when a fetched on-ramp status is compared with webhook times.
+    "CHECKOUT_STATUS_CLOCK_TOLERANCE": 2,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32

@@ -34,12 +34,12 @@ log = logging.getLogger("checkout.onramp")
 STEPS = ("choose", "wallet", "details", "review", "pay", "status")
 QUOTE_KEYS = ("network", "asset", "currency", "amount", "countryIsoCode", "paymentChannel",
               "carrierCode")
-# The upstream's quotes live about ten minutes (upstream-notes 6); ours are renewed well before.
-DEFAULT_QUOTE_MAX_AGE = 240.0
 
 
 def quote_max_age() -> float:
-    return float(current_app.config.get("CHECKOUT_QUOTE_MAX_AGE", DEFAULT_QUOTE_MAX_AGE))
+    """Seconds a shown price is trusted: the upstream's quotes live about ten minutes
+    (upstream-notes 6), ours are renewed well before (``CHECKOUT_QUOTE_MAX_AGE``)."""
+    return float(current_app.config["CHECKOUT_QUOTE_MAX_AGE"])
 
 
 # -- session data ---------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import ConfigurationError, WebhookSignatureError
 from ..state import get_state
-from ..webhooks import DEFAULTS, Dispatcher
+from ..webhooks import Dispatcher
 from ..webhooks.dispatcher import EXTENSION_KEY
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import parse_or_reason, record_delivery
@@ -98,8 +98,6 @@ def _answer_before_host_hooks():
 
 def _setup(state: BlueprintSetupState) -> None:
     app: Flask = state.app
-    for key, value in DEFAULTS.items():
-        app.config.setdefault(key, value)
     if app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] not in SIGNATURE_MODES:
         raise ConfigurationError(
             f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {', '.join(SIGNATURE_MODES)}")

@@ -8,7 +8,7 @@
 ``dispatcher``  the per-process background thread and :func:`process_pending`
 ``admin``       list, show, replay (the ``flask checkout webhooks`` commands)
 
-Settings (``app.config``; defaults set when the blueprint is registered):
+Settings (``app.config``; defaults in checkout.config.DEFAULTS):
 
 ``CHECKOUT_WEBHOOK_SIGNATURE_MODE``  ``"body"`` (spec 6.3, default) or ``"data"``
 ``CHECKOUT_WEBHOOK_MAX_BYTES``       larger bodies get 413 (256 KiB)
@@ -24,16 +24,5 @@ from __future__ import annotations
 from .admin import find_event, recent_events, replay
 from .dispatcher import Dispatcher, Round, get_dispatcher, process_pending
 
-DEFAULTS = {
-    "CHECKOUT_WEBHOOK_SIGNATURE_MODE": "body",
-    "CHECKOUT_WEBHOOK_MAX_BYTES": 256 * 1024,
-    "CHECKOUT_WEBHOOK_BACKGROUND": True,
-    "CHECKOUT_WEBHOOK_SWEEP_INTERVAL": 5.0,
-    "CHECKOUT_WEBHOOK_FETCH_ORDERS": True,
-    "CHECKOUT_WEBHOOK_FETCH_ATTEMPTS": 8,
-    "CHECKOUT_SIGNAL_LEASE": 300,
-    "CHECKOUT_STATUS_CLOCK_TOLERANCE": 2,
-}
-
-__all__ = ["DEFAULTS", "Dispatcher", "Round", "find_event", "get_dispatcher", "process_pending",
+__all__ = ["Dispatcher", "Round", "find_event", "get_dispatcher", "process_pending",
            "recent_events", "replay"]
