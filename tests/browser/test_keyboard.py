@@ -1,0 +1,85 @@
+"""A whole on-ramp order with a keyboard alone: Tab, arrow keys, typing and Enter, never a click.
+
+Starts on the merchant's page (the checkout in a cross-site iframe), so focus has to travel from the
+parent page into the frame, as it does for a keyboard user. Every focused control must show a
+visible focus indicator.
+"""
+from __future__ import annotations
+
+import pytest
+
+from .conftest import screenshot
+from .test_onramp_e2e import ADDRESS, settle, short_quotes  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.browser
+
+# True when the frame has the keyboard focus and its focused element satisfies ``test``.
+FOCUSED = """(test) => {
+  const el = document.activeElement;
+  if (!document.hasFocus() || !el || el === document.body) return false;
+  return new Function("el", "return " + test)(el);
+}"""
+
+# The focused element's visible focus indicator: an outline or a box shadow.
+FOCUS_VISIBLE = """() => {
+  const style = getComputedStyle(document.activeElement);
+  return (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0)
+      || style.boxShadow !== "none";
+}"""
+
+
+def tab_to(page, frame, test: str, *, limit: int = 60) -> None:
+    """Press Tab until the frame's focused element satisfies the JavaScript ``test`` (over el)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if frame.evaluate(FOCUSED, test):
+            assert frame.evaluate(FOCUS_VISIBLE), f"no visible focus on {test}"
+            return
+    raise AssertionError(f"Tab never reached {test}")
+
+
+def button(text: str) -> str:
+    return f"el.matches('button, [role=button]') && el.textContent.includes({text!r})"
+
+
+def test_keyboard_alone_completes_an_order(page, shop, short_quotes):  # noqa: F811
+    frame = shop.open(page, countryIsoCode="NG", network="CELO", asset="USDT",
+                      currency="local", amount=5000)
+
+    # The payment method is a native select: arrow keys move its choice without opening it.
+    tab_to(page, frame, "el.matches('select[name=paymentChannel]')")
+    for _ in range(6):
+        if frame.evaluate("() => document.activeElement.value") == "bank":
+            break
+        page.keyboard.press("ArrowDown")
+        settle(frame)
+    assert frame.evaluate("() => document.activeElement.value") == "bank"
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    settle(frame)
+
+    tab_to(page, frame, button("Continue"))
+    page.keyboard.press("Enter")
+    frame.wait_for_selector("input[name=address]")
+
+    tab_to(page, frame, "el.matches('input[name=address]')")
+    page.keyboard.type(ADDRESS)
+    tab_to(page, frame, "el.matches('input[name=email]')")
+    page.keyboard.type("ada@example.com")
+    page.keyboard.press("Enter")            # submits the form, as for any keyboard user
+    frame.wait_for_selector("text=Review your order")
+    screenshot(page, "keyboard-1-review")
+
+    for _ in range(3):                      # a lapsed price is shown again, then confirmed again
+        tab_to(page, frame, button("Confirm and pay"))
+        page.keyboard.press("Enter")
+        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
+        if frame.locator("[data-transfer-type]").count():
+            break
+    created = shop.wait_for_event(page, "order-created")
+    screenshot(page, "keyboard-2-pay")
+
+    tab_to(page, frame, button("I have paid"))
+    page.keyboard.press("Enter")
+    completed = shop.wait_for_event(page, "completed", timeout=30_000)
+    assert completed["order"]["id"] == created["order"]["id"]
+    screenshot(page, "keyboard-3-complete")
