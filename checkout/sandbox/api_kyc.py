@@ -25,6 +25,7 @@ from joserfc.jwk import OctKey
 from . import reference
 from .kyc import (STATUS_DESCRIPTIONS, KycError, KycStatus, KycUser, check_user_fields,
                   kyc_store)
+from .orders import iso
 from .reference import Country
 from .validation import ApiError, Body, InvalidRequest, Query
 
@@ -137,7 +138,10 @@ def kyc_submit() -> ResponseReturnValue:
         values = ", ".join(d.value for d in country.documents)
         raise InvalidRequest(f"idType must be one of: {values}")
     fields = _checked_fields(document, body.data["userFields"])
-    user, _ = kyc_store().get_or_create(country, phone=phone, email=fields.get("email"))
+    try:
+        user, _ = kyc_store().get_or_create(country, phone=phone, email=fields.get("email"))
+    except KycError as exc:
+        raise InvalidRequest(exc.message) from None
     _submit(user, document, fields)
     return jsonify(success=True)
 
@@ -153,11 +157,10 @@ def _user_for(body: Body) -> tuple[KycUser, bool]:
     """The user named by ``email`` in ``countryIsoCode``, created when absent."""
     email = _email(body.text("email", required=True, max_length=254), "email")
     country = _country(body.text("countryIsoCode", required=True))
-    user, created = kyc_store().get_or_create(country, email=email)
-    if user.country is not country:
-        raise InvalidRequest(f"this user is registered in {user.country.iso}, "
-                             f"not {country.iso}")
-    return user, created
+    try:
+        return kyc_store().get_or_create(country, email=email)
+    except KycError as exc:
+        raise InvalidRequest(exc.message) from None
 
 
 def _token_key() -> OctKey:
@@ -231,5 +234,5 @@ def _emit_auth(user: KycUser, operation: str) -> None:
     from .webhooks import auth_payload
 
     emit(auth_payload(operation=operation, status="success", user_email=user.email or "",
-                      date=kyc_store().now().isoformat().replace("+00:00", "Z"),
+                      date=iso(kyc_store().now()),
                       user_country_iso_code=user.country.iso, user_id=user.id))

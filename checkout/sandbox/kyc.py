@@ -30,6 +30,7 @@ from email_validator import EmailNotValidError, validate_email
 from flask import Flask, current_app, has_app_context
 
 from . import reference as ref
+from .orders import iso
 from .reference import Country, KycDocument, KycRule, RequiredField
 
 REVIEW_SECONDS = 60.0
@@ -132,6 +133,7 @@ class KycStore:
         self._by_email: dict[str, KycUser] = {}
         self._by_phone: dict[str, KycUser] = {}
         self._ids = itertools.count(1)
+        self._user_ids: set[str] = set()
 
     def now(self) -> datetime:
         return self._now()
@@ -148,21 +150,46 @@ class KycStore:
 
     def get_or_create(self, country: Country, *, email: str | None = None,
                       phone: str | None = None) -> tuple[KycUser, bool]:
-        """The user known by ``phone`` (else by ``email``), or a new one; the other is linked
-        when no other user has it already."""
+        """The user known by ``phone``, else by ``email``, else a new one.
+
+        A user first known by email (``/api/user/tokens``) who then submits KYC by phone with
+        that email is one person: the phone is linked to them, so their submission shows in
+        ``/api/user/kyc/status``, in ``kyc`` events (with their email) and in order webhooks.
+        A phone or email already held by another user is never moved; a user of another country
+        is refused (``KycError``).
+        """
         with self._lock:
-            user = self.find(phone=phone) if phone else self.find(email=email)
+            user = self.find(phone=phone) if phone else None
+            if user is None and email:
+                user = self.find(email=email)
+            if user is not None and user.country is not country:
+                # Linking a phone of one country to a user of another would mix their documents.
+                raise KycError(f"this user is registered in {user.country.iso}, "
+                               f"not {country.iso}")
             created = user is None
             if user is None:
-                user = KycUser(ref.stable_id("user", email.lower() if email else f"phone:{phone}"),
+                user = KycUser(self._new_id(email.lower() if email else f"phone:{phone}"),
                                country)
+                self._user_ids.add(user.id)
             if email and user.email is None and email.lower() not in self._by_email:
                 user.email = email
                 self._by_email[email.lower()] = user
-            if phone and user.phone is None and _phone_key(phone) not in self._by_phone:
-                user.phone = phone
+            if phone and _phone_key(phone) not in self._by_phone:
+                # A user found by email may already have another phone: both now reach them.
+                if user.phone is None:
+                    user.phone = phone
                 self._by_phone[_phone_key(phone)] = user
             return user, created
+
+    def _new_id(self, seed: str) -> str:
+        """A stable id derived from ``seed``, never one another user already has: two users
+        sharing an id would merge in order webhooks and tokens."""
+        candidate = ref.stable_id("user", seed)
+        for n in itertools.count(2):
+            if candidate not in self._user_ids:
+                return candidate
+            candidate = ref.stable_id("user", f"{seed}#{n}")
+        raise AssertionError("unreachable")
 
     # -- submissions ------------------------------------------------------------------------------
 
@@ -240,7 +267,7 @@ class KycStore:
             kyc_id=submission.id, status=EVENT_STATUS[submission.status],
             kyc_type=submission.document.kind, user_id=user.id, user_email=user.email or "",
             user_country_iso_code=user.country.iso, kyc_document=submission.document.value,
-            date=self.now().isoformat().replace("+00:00", "Z")))
+            date=iso(self.now())))
 
 
 def _phone_key(phone: str) -> str:

@@ -305,9 +305,9 @@ def test_kyc_submit_refuses_malformed_json(client):
 def test_case_insensitive_patterns_follow_the_i_flag(client):
     ok = submit(client, phone=NG_PHONE, id_type="VOTER_ID", id_number="90f5b4a3c219283746")
     assert ok.status_code == 200
-    # Another phone is another user, even with the same email in the fields.
+    # Another phone and another email: another user.
     dob_time = submit(client, phone="233241234567", id_type="PASSPORT", id_number="g1234567",
-                      dob="1990-04-01T00:00:00.000Z")
+                      dob="1990-04-01T00:00:00.000Z", email="kofi@example.com")
     assert dob_time.status_code == 200
 
 
@@ -429,3 +429,55 @@ def test_allowed_volume_by_passed_kyc_type():
     assert kyc.allowed_volume(rules, "basic") == 1000
     assert kyc.allowed_volume(rules, "advanced") is None
     assert kyc.allowed_volume(ref.RULES_BASIC_ONLY, "basic") is None
+
+
+def test_a_user_known_by_email_who_submits_by_phone_stays_one_user(app, client, clock, events):
+    """``/api/user/tokens`` by email, then ``/api/kyc/submit`` by phone with that email: the
+    submission belongs to the email's user (it used to go to a second user with the same id)."""
+    email = "wanjiku@example.com"
+    tokens = client.post("/api/user/tokens", json={"email": email, "countryIsoCode": "KE"}).json
+    with app.app_context():
+        user_id = jwt.decode(tokens["accessToken"], api_kyc._token_key()).claims["sub"]
+    assert submit(client, phone=KE_PHONE, email=email).json == {"success": True}
+
+    store = app.extensions["sandbox_kyc"]
+    assert store.find(email=email) is store.find(phone=KE_PHONE)
+    [initiated] = events
+    assert initiated["data"]["userEmail"] == email and initiated["data"]["userId"] == user_id
+    by_email = client.post("/api/user/kyc/status", json={"email": email, "countryIsoCode": "KE"})
+    assert by_email.json["kycStatus"] == "pending"
+    clock.advance(REVIEW_SECONDS)
+    assert state(client).json["kycStatus"] == "approved"
+    by_email = client.post("/api/user/kyc/status", json={"email": email, "countryIsoCode": "KE"})
+    assert (by_email.json["passedKycType"], by_email.json["kycStatus"]) == ("basic", "approved")
+    assert [e["data"]["userEmail"] for e in events] == [email, email]
+    with app.app_context():
+        assert kyc.webhook_user_kyc(email)["passedKycType"] == "basic"
+    # The same email from a phone of another country is not this user's to link.
+    elsewhere = submit(client, phone=NG_PHONE, id_type="BVN", id_number="12345678901", email=email)
+    assert elsewhere.status_code == 400 and "registered in KE, not NG" in elsewhere.json["message"]
+    assert store.find(phone=NG_PHONE) is None
+
+
+def test_a_new_user_never_takes_an_id_another_user_has(clock):
+    store = KycStore(now=clock)
+    kenya = ref.country("KE")
+    first, _ = store.get_or_create(kenya, phone=KE_PHONE)
+    # The id a user created from this seed would derive is already taken: the next one differs.
+    store._user_ids.add(ref.stable_id("user", "someone@example.com"))
+    second, created = store.get_or_create(kenya, email="someone@example.com")
+    assert created and second.id not in {first.id, ref.stable_id("user", "someone@example.com")}
+    # A second phone with a known email reaches the same user; the first phone still does too.
+    third, created = store.get_or_create(kenya, phone="254700000001", email="someone@example.com")
+    assert not created and third is second
+    assert store.find(phone="254700000001") is second and store.find(phone=KE_PHONE) is first
+
+
+def test_kyc_and_auth_event_dates_have_milliseconds_like_orders(app, client, clock, events):
+    auth_events: list[dict] = []
+    app.extensions["sandbox"].emit_auth_event = auth_events.append
+    clock.advance(0.123456)
+    client.post("/api/user/tokens", json={"email": "ada@example.com", "countryIsoCode": "KE"})
+    submit(client)
+    assert auth_events[0]["data"]["date"] == "2026-11-22T12:00:00.123Z"
+    assert events[0]["data"]["date"] == "2026-11-22T12:00:00.123Z"

@@ -157,3 +157,21 @@ def test_user_kyc_in_order_webhooks(sandbox_factory, receiver):
     stranger = api.onramp_order(email="nobody@example.com")
     wait_for(lambda: payloads(receiver, "/hooks", stranger["orderId"]), timeout=3)
     assert "passedKycType" not in payloads(receiver, "/hooks", stranger["orderId"])[0]["data"]["userKyc"]
+
+
+def test_user_kyc_in_order_webhooks_after_a_submission_by_phone(sandbox_factory, receiver):
+    """A user created by email, then KYC'd by phone with that email: their orders carry it."""
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+                          SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True, SANDBOX_USER_ENDPOINTS=True)
+    api = Api(app)
+    email = "by-phone@example.com"
+    api.post("/api/user/tokens", {"email": email, "countryIsoCode": "NG"})
+    api.post("/api/kyc/submit", {"phone": "2348012345678", "idType": "BVN", "userFields": {
+        "first_name": "Ada", "last_name": "Obi", "dob": "1990-01-01", "email": email,
+        "id_number": "12345678901"}})
+    wait_for(lambda: api.post("/api/user/kyc/status", {"email": email, "countryIsoCode": "NG"})[
+        "kycStatus"] == "approved", timeout=3)
+    order = api.onramp_order(email=email)
+    wait_for(lambda: payloads(receiver, "/hooks", order["orderId"]), timeout=3)
+    user_kyc = payloads(receiver, "/hooks", order["orderId"])[0]["data"]["userKyc"]
+    assert user_kyc["passedKycType"] == "basic" and user_kyc["latestKycStatus"] == "approved"
