@@ -24,6 +24,7 @@ from flask import Flask, Response, jsonify, request
 from ..upstream.signing import decode_secret
 
 TIMESTAMP_TOLERANCE_MS = 60_000
+SIGNATURE_INVALID = "Signature is invalid"
 
 
 def _unauthorized(message: str) -> Response:
@@ -56,22 +57,22 @@ def init_app(app: Flask) -> None:
     def authenticate() -> Response | None:
         if not request.path.startswith("/api/"):
             return None
+        # The upstream answers every credential failure with this one body (notes 2): a missing or
+        # wrong client id reads as the signature failure merchants will meet in production.
         given = request.headers.get("x-client-id", "")
-        if not given:
-            return _unauthorized("x-client-id header is required")
-        if not hmac.compare_digest(given.encode("utf-8"), client_id.encode("utf-8")):
-            return _unauthorized("Client id is invalid")
+        if not given or not hmac.compare_digest(given.encode("utf-8"), client_id.encode("utf-8")):
+            return _unauthorized(SIGNATURE_INVALID)
         if key is None:
             return None
         timestamp = request.headers.get("x-timestamp", "")
         sent_signature = request.headers.get("x-signature", "")
         if not timestamp.isdigit() or not sent_signature:
-            return _unauthorized("Signature is invalid")
+            return _unauthorized(SIGNATURE_INVALID)
         if abs(time.time_ns() // 1_000_000 - int(timestamp)) > TIMESTAMP_TOLERANCE_MS:
-            return _unauthorized("Signature is invalid")
+            return _unauthorized(SIGNATURE_INVALID)
         # The timestamp is signed as the text that was sent, not as a re-formatted number.
         message = f"{timestamp}:{raw_endpoint(request.environ)}".encode("utf-8")
         expected = base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode("ascii")
         if not hmac.compare_digest(expected.encode("ascii"), sent_signature.encode("utf-8")):
-            return _unauthorized("Signature is invalid")
+            return _unauthorized(SIGNATURE_INVALID)
         return None
