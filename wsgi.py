@@ -16,6 +16,7 @@ in memory).
 from __future__ import annotations
 
 import os
+import secrets
 from typing import Any, Callable, Iterable
 
 from flask import Flask, Response, redirect, render_template_string, request
@@ -103,7 +104,8 @@ def create_app() -> Flask:
         preset = PRESETS.get(current, PRESETS["ng"])
         launch = checkout.launch_url("onramp", _base_url=CHECKOUT_ORIGIN,
                                      parentOrigin=SHOP_ORIGIN, returnUrl=f"{SHOP_ORIGIN}/",
-                                     orderParams=f"demo-{current}", **preset["claims"])
+                                     orderParams=f"demo-{current}-{secrets.token_hex(6)}",
+                                     **preset["claims"])
         response = Response(render_template_string(
             SHOP_PAGE, launch=launch, presets=PRESETS, current=current,
             shop_origin=SHOP_ORIGIN, checkout_origin=CHECKOUT_ORIGIN))
