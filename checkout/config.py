@@ -6,7 +6,9 @@ sandbox the merchant's credentials and launch secret are required.
 """
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask
 
@@ -52,6 +54,16 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_SIGNAL_LEASE": 300,
     # Seconds of clock skew allowed when a fetched on-ramp status is compared with webhook times.
     "CHECKOUT_STATUS_CLOCK_TOLERANCE": 2,
+    # Seconds during which an order creation whose outcome is unknown (a timeout, a 5xx) is only
+    # looked up, never sent again: sending it again could create a second order for one payment.
+    "CHECKOUT_CREATE_GRACE": 600,
+    # Seconds /healthz reuses its last upstream readiness answer: the route is public, and each
+    # upstream check is a call made with the merchant's key (no amplification by hammering it).
+    "CHECKOUT_HEALTH_CACHE_SECONDS": 30,
+    # An http:// (not https) CHECKOUT_API_BASE_URL on a host other than loopback is refused at
+    # start-up: the client id and signed requests would cross the network in cleartext. Set True
+    # only for a trusted private network (e.g. a sidecar proxy that adds TLS).
+    "CHECKOUT_ALLOW_INSECURE_UPSTREAM": False,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32
@@ -94,6 +106,40 @@ def validate(app: Flask) -> None:
     prefix = app.config["CHECKOUT_URL_PREFIX"]
     if not prefix.startswith("/") or prefix.endswith("/"):
         raise ConfigurationError("CHECKOUT_URL_PREFIX must start with '/' and not end with '/'")
+    _check_upstream_scheme(app)
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")
+
+
+def is_loopback_host(host: str | None) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1): traffic stays on this host."""
+    if not host:
+        return False
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_upstream_scheme(app: Flask) -> None:
+    base = app.config.get("CHECKOUT_API_BASE_URL")
+    if not base:
+        return                              # the embedded sandbox: no network at all
+    try:
+        parts = urlsplit(str(base))
+        host = parts.hostname
+    except ValueError:
+        host, parts = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not host:
+        raise ConfigurationError("CHECKOUT_API_BASE_URL must be an https:// address")
+    if parts.scheme == "https" or is_loopback_host(host):
+        return
+    if app.config.get("CHECKOUT_ALLOW_INSECURE_UPSTREAM"):
+        return
+    raise ConfigurationError(
+        "CHECKOUT_API_BASE_URL must be https:// (the client id would travel in cleartext); "
+        "http:// is accepted only for loopback hosts or with CHECKOUT_ALLOW_INSECURE_UPSTREAM = True")

@@ -57,3 +57,31 @@ def test_sandbox_needs_no_credentials(tmp_path):
 def test_frame_ancestors_must_be_a_list_of_strings(tmp_path, ancestors):
     with pytest.raises(ConfigurationError, match="CHECKOUT_FRAME_ANCESTORS"):
         build(tmp_path, CHECKOUT_FRAME_ANCESTORS=ancestors)
+
+
+@pytest.mark.parametrize("base", ["http://api.exchange.example", "http://10.0.0.5:8080",
+                                  "ftp://api.exchange.example", "api.exchange.example"])
+def test_cleartext_upstream_is_refused_at_start_up(tmp_path, base):
+    # The client id (and signed requests) would cross the network in cleartext.
+    with pytest.raises(ConfigurationError, match="CHECKOUT_API_BASE_URL"):
+        build(tmp_path, **{**REAL_UPSTREAM, "CHECKOUT_API_BASE_URL": base})
+
+
+@pytest.mark.parametrize("base", ["http://127.0.0.1:9", "http://127.8.0.1", "http://localhost:5000",
+                                  "http://[::1]:8080", "https://api.exchange.example"])
+def test_https_or_loopback_upstream_is_accepted(tmp_path, base):
+    app = build(tmp_path, **{**REAL_UPSTREAM, "CHECKOUT_API_BASE_URL": base})
+    assert app.config["CHECKOUT_API_BASE_URL"] == base
+
+
+def test_cleartext_upstream_can_be_allowed_explicitly(tmp_path):
+    app = build(tmp_path, **{**REAL_UPSTREAM, "CHECKOUT_API_BASE_URL": "http://exchange.internal",
+                             "CHECKOUT_ALLOW_INSECURE_UPSTREAM": True})
+    assert app.config["CHECKOUT_ALLOW_INSECURE_UPSTREAM"] is True
+
+
+def test_new_defaults_are_declared():
+    from checkout.config import DEFAULTS
+    assert DEFAULTS["CHECKOUT_CREATE_GRACE"] == 600
+    assert DEFAULTS["CHECKOUT_HEALTH_CACHE_SECONDS"] == 30
+    assert DEFAULTS["CHECKOUT_ALLOW_INSECURE_UPSTREAM"] is False
