@@ -28,7 +28,9 @@ functions check the requested amount against exactly those numbers in the unit t
 a quote at the minimum or the maximum is accepted, one unit outside is refused. Only the chosen
 unit is checked: an on-ramp priced at exactly ``maxCrypto`` may ask for up to one local unit more
 than ``maxLocalCurrency`` (the local amount is rounded up so that it pays for the crypto), and is
-accepted. Order creation must call the same functions (``onramp_quote``/``check_onramp_amount``,
+accepted. Off-ramp local bounds are chosen so that every local amount inside them pays between
+``minUsd`` and ``maxUsd``; the other way round, a quote at exactly ``minUsd`` may pay out one local
+unit less than ``minLocalCurrency`` (the payout is rounded down), and is accepted. Order creation must call the same functions (``onramp_quote``/``check_onramp_amount``,
 ``offramp_quote``/``check_offramp_amount``) with the currency of the order.
 
 Every refusal raises ``PricingError(message)``; the API layer answers HTTP 400 ``{message}``.
@@ -536,9 +538,18 @@ def _offramp_bounds(corridor: Corridor) -> OfframpBounds:
     lim = corridor.limits
     if not lim.available:
         return OfframpBounds(ZERO, ZERO, ZERO, ZERO)
-    return OfframpBounds(lim.min_usd, lim.max_usd,
-                         _offramp_from_usd(corridor, lim.min_usd).local.after,
-                         _offramp_from_usd(corridor, lim.max_usd).local.after)
+    # The local bounds are the amounts received whose quotes pay within the USD bounds: the
+    # smallest at or above what minUsd buys, the largest at or below what maxUsd buys. What a quote
+    # at minUsd pays out is rounded down, so taken as is it would be a local minimum that pays
+    # less than minUsd (KE mobile money: 97.06 KES from 0.999961 USD).
+    unit = _q(corridor.country.currency_places)
+    min_local = _offramp_from_usd(corridor, lim.min_usd).local.after
+    while _offramp_from_local(corridor, min_local).usd.before < lim.min_usd:
+        min_local += unit
+    max_local = _offramp_from_usd(corridor, lim.max_usd).local.after
+    while _offramp_from_local(corridor, max_local).usd.before > lim.max_usd:
+        max_local -= unit
+    return OfframpBounds(lim.min_usd, lim.max_usd, min_local, max_local)
 
 
 def _check_offramp(corridor: Corridor, currency: str, amount: Any) -> tuple[str, Decimal]:

@@ -303,6 +303,39 @@ def test_offramp_limits_are_enforced_exactly_at_the_edges(iso, channel):
     assert at_max["cashout"]["localCurrencyAmount"] == lim["maxLocalCurrency"]
 
 
+@pytest.mark.parametrize("asset", ["USDC", "USDT"])
+@pytest.mark.parametrize("iso,channel", OFFRAMP_CORRIDORS)
+def test_offramp_local_bounds_pay_within_the_usd_bounds(iso, channel, asset):
+    """Local → USD: a quote at minLocalCurrency (or maxLocalCurrency) pays between minUsd and
+    maxUsd, and the local bounds are the tightest that do. USD → local: a quote at a USD bound pays
+    out within one local unit of the local bound."""
+    lim = pricing.offramp_limits("CELO", asset, iso, channel)
+    assert lim == pricing.offramp_typed_limits(channel, iso, "CELO", asset)
+    lp = unit(ref.country(iso).currency_places)
+    min_usd, max_usd = dec(lim["minUsd"]), dec(lim["maxUsd"])
+    min_local, max_local = dec(lim["minLocalCurrency"]), dec(lim["maxLocalCurrency"])
+    for quote in (pricing.offramp_quote, pricing.offramp_typed_quote):
+        low = quote("CELO", asset, "local", lim["minLocalCurrency"], iso, channel)["cashout"]
+        high = quote("CELO", asset, "local", lim["maxLocalCurrency"], iso, channel)["cashout"]
+        assert min_usd <= dec(low["usdAmount"]) <= dec(high["usdAmount"]) <= max_usd
+        at_min = quote("CELO", asset, "usd", lim["minUsd"], iso, channel)["cashout"]
+        at_max = quote("CELO", asset, "usd", lim["maxUsd"], iso, channel)["cashout"]
+        assert min_local - lp <= dec(at_min["localCurrencyAmount"]) <= min_local
+        assert dec(at_max["localCurrencyAmount"]) == max_local
+    corridor = pricing.offramp_corridor("CELO", asset, iso, channel)
+    # Tight at the minimum: one local unit less would pay less than minUsd.
+    assert pricing._offramp_from_local(corridor, min_local - lp).usd.before < min_usd
+
+
+def test_offramp_kenya_mobile_money_minimum_in_shillings_pays_at_least_a_dollar():
+    lim = pricing.offramp_limits("CELO", "USDC", "KE", "mobile_money")
+    assert (lim["minUsd"], lim["minLocalCurrency"]) == (1, 97.07)
+    low = pricing.offramp_quote("CELO", "USDC", "local", 97.07, "KE", "mobile_money")["cashout"]
+    assert dec(low["usdAmount"]) >= 1
+    with pytest.raises(PricingError, match="below the minimum"):
+        pricing.check_offramp_amount("CELO", "USDC", "local", "97.06", "KE", "mobile_money")
+
+
 def test_offramp_worked_example_with_flat_fee():
     cash = pricing.offramp_quote("POLYGON", "USDT", "usd", 50, "KE", "paybill")["cashout"]
     # 1.5 % of 50 = 0.75 to the service, 30 KES = 0.232558.. USD (rounded up) to the partner.
