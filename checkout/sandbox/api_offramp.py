@@ -30,7 +30,9 @@ from .validation import (OFFRAMP_TYPES, ONRAMP_ASSETS, ONRAMP_NETWORKS, PAYMENT_
 
 bp = Blueprint("sandbox_offramp", __name__, url_prefix="/api/offramp")
 
-OFFRAMP_CURRENCIES = ("local", "usd", "crypto")
+# Spec 2.1 lists `local` and a USD value (`usd`) for off-ramp amounts; `crypto` is not listed, so it
+# is refused here, as an input the upstream does not document would be.
+OFFRAMP_CURRENCIES = ("local", "usd")
 VIRTUAL_WALLET_FUNDING_DELAY = 5    # sandbox seconds before a merchant's virtual wallet pays
 
 

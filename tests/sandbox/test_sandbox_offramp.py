@@ -244,3 +244,48 @@ def test_user_cancels_before_paying(api):
     late = api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH},
                     expect=400)
     assert "cancelled" in late["message"]
+
+
+@pytest.mark.parametrize("variant", ["typed", "channel"])
+def test_crypto_is_not_an_offramp_currency(api, variant):
+    """Spec 2.1 lists ``local`` and ``usd`` for off-ramp amounts, nothing else."""
+    if variant == "typed":
+        query = {"country": "NG", "type": "bank"}
+    else:
+        query = {"countryIsoCode": "KE", "paymentChannel": "mobile_money"}
+    refused = api.get("/api/offramp/best-offer", expect=400, amount="20", currency="crypto",
+                      network="POLYGON", asset="USDC", **query)
+    assert set(refused) == {"message"} and "currency must be one of: local, usd" in refused["message"]
+    offer = api.offramp_offer()
+    body = {"offerId": offer["offer"]["_id"], "paymentType": "CRYPTO_WALLET", "network": "POLYGON",
+            "asset": "USDC", "address": EVM_ADDRESS, "currency": "crypto", "amount": 20,
+            "requiredFields": {"bankCode": "011:02", "bankAccountNumber": "0123456789"}}
+    refused = api.post("/api/offramp/create-order", body, expect=400)
+    assert set(refused) == {"message"} and "currency must be one of: local, usd" in refused["message"]
+
+
+@pytest.mark.parametrize("country,channel", [("KE", "mobile_money"), ("KE", "bank"),
+                                             ("GH", "bank"), ("ZM", "mobile_money"),
+                                             ("SN", "mobile_money"), ("NG", "bank")])
+def test_an_order_at_the_local_limits_pays_within_the_usd_limits(api, country, channel):
+    """limits, best-offer and create-order agree: an order at minLocalCurrency (or at
+    maxLocalCurrency) pays at least minUsd (at most maxUsd), and one unit outside is refused."""
+    limits = api.get("/api/offramp/limits", type=channel, country=country)
+    places = 0 if country == "SN" else 2
+    one = 10 ** -places
+    for amount in (limits["minLocalCurrency"], limits["maxLocalCurrency"]):
+        offer = api.get("/api/offramp/best-offer", amount=str(amount), currency="local",
+                        country=country, type=channel, network="POLYGON", asset="USDC")
+        assert limits["minUsd"] <= offer["cashout"]["usdAmount"] <= limits["maxUsd"]
+        fields = {f: "254110611756" if f == "phoneNumber" else "0123456789"
+                  for f in offer["offer"]["requiredFields"]}
+        if "bankCode" in fields:
+            fields["bankCode"] = offer["offer"]["requiredFields"]["bankCode"]["options"][0]["value"]
+        order = api.offramp_typed_order(offer, currency="local", amount=amount,
+                                        requiredFields=fields)
+        assert limits["minUsd"] <= order["cashout"]["usdAmount"] <= limits["maxUsd"]
+        assert order["cashout"]["localCurrencyAmount"] == amount
+    for outside in (round(limits["minLocalCurrency"] - one, places),
+                    round(limits["maxLocalCurrency"] + one, places)):
+        api.get("/api/offramp/best-offer", expect=400, amount=str(outside), currency="local",
+                country=country, type=channel, network="POLYGON", asset="USDC")
