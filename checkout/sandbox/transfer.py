@@ -18,6 +18,7 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from . import orders as flow
@@ -156,6 +157,11 @@ def _amount_text(order: Order) -> str:
     return f"{order.data['localCurrencyAmount']:.{places}f}"
 
 
+def _whole_amount(order: Order) -> int:
+    """The order's local amount rounded up to a whole unit (what a USSD code can carry)."""
+    return int(Decimal(str(order.data["localCurrencyAmount"])).to_integral_value(ROUND_CEILING))
+
+
 def instructions(store: OrderStore, order: Order) -> dict[str, Any]:
     """``transferInstructions`` of an on-ramp order, as it stands now."""
     state: TransferState = order.transfer
@@ -190,8 +196,15 @@ def instructions(store: OrderStore, order: Order) -> dict[str, Any]:
     elif state.type == "ussd":
         out["instructionsText"] = ("Dial the code below on the phone that pays, replace {pin} with "
                                    "your PIN, then confirm that you have paid.")
-        out["ussdCode"] = f"*737*000*{amount.replace('.', '')}*{{pin}}#"
-        out["transferDetails"] = [_detail("amountToSend", "Amount", f"{amount} {currency}")]
+        # USSD menus take whole currency units (there is no decimal point on a phone's USSD
+        # keypad entry), so a fractional amount is rounded up to the next whole unit: rounding down
+        # would underpay the order. The code and the amount shown are the same whole number.
+        whole = _whole_amount(order)
+        out["ussdCode"] = f"*737*000*{whole}*{{pin}}#"
+        out["transferDetails"] = [_detail("amountToSend", "Amount", f"{whole} {currency}")]
+        if str(whole) != amount:
+            out["warningText"] = (f"USSD payments are in whole {currency}: {whole} {currency} "
+                                  f"will be debited for this {amount} {currency} order.")
     else:
         push_ready = state.type == "stk_push" or state.otp_verified
         out["instructionsText"] = ("Approve the payment request on your phone."

@@ -354,6 +354,24 @@ def test_ussd_order(api):
     assert step_through(api, order["orderId"])[-1] == "complete"
 
 
+@pytest.mark.parametrize("amount,whole,warned", [("80.50", "81", True), ("80", "80", False),
+                                                  ("80.01", "81", True)])
+def test_ussd_code_carries_whole_units_rounded_up(api, amount, whole, warned):
+    """80.50 ZMW once became ``*737*000*8050*{pin}#`` (a hundred times the amount)."""
+    quote = api.onramp_quote(countryIsoCode="ZM", paymentChannel="mobile_money", amount=amount,
+                             carrierCode="MTN")
+    order = api.onramp_order(quote, quote_params={"amount": amount},
+                             extraFields={"phoneNumber": "260971234567"})
+    instructions = order["transferInstructions"]
+    assert instructions["type"] == "ussd"
+    assert instructions["ussdCode"] == f"*737*000*{whole}*{{pin}}#"
+    [detail] = instructions["transferDetails"]
+    assert detail["id"] == "amountToSend" and detail["value"] == f"{whole} ZMW"
+    assert ("warningText" in instructions) is warned
+    if warned:
+        assert f"{whole} ZMW" in instructions["warningText"] and amount in instructions["warningText"]
+
+
 def push_quote(api: Api, **extra):
     return api.onramp_quote(countryIsoCode="KE", paymentChannel="mobile_money", amount="1000",
                             **extra)
