@@ -304,7 +304,17 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
     ``check_limits=False`` checks the typing only (while the corridor itself is not valid yet).
     """
     result = FormResult()
-    currency = _pick(form, session, "currency", result) or "local"
+    if session.is_locked("amount") and not session.is_locked("currency"):
+        # A locked amount is a number in one currency: 100 NGN must not become 100 USDT. Tokens
+        # lock the currency with the amount (checkout.launch); this holds for sessions opened
+        # before that rule too, with the currency the token gave (or the default, local money).
+        currency = str(session.claims.get("currency") or "local")
+        sent = str(form.get("currency") or "").strip()
+        if sent and sent != currency:
+            result.errors["currency"] = locked_message()
+        result.values["currency"] = currency
+    else:
+        currency = _pick(form, session, "currency", result) or "local"
     if currency not in CURRENCIES:
         result.errors.setdefault("currency", _("Choose local money or crypto."))
         currency = "local"

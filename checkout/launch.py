@@ -4,7 +4,8 @@ Verification is two steps, as JOSE libraries intend: decode and check the HS256 
 explicit algorithm list (so ``none``, HS512 or an RSA/HMAC confusion never pass), then validate the
 claims: ``exp`` (essential), ``iat`` and ``jti`` required, at most 30 minutes of life, no unknown
 claim, every prefilled value in the shape the flow expects, ``lock`` naming only prefill claims that
-have a value, ``parentOrigin`` and ``returnUrl`` on origins the merchant allowed in
+have a value (locking ``amount`` locks ``currency`` too; ``address`` or ``memo`` lock ``network``),
+``parentOrigin`` and ``returnUrl`` on origins the merchant allowed in
 ``CHECKOUT_FRAME_ANCESTORS``.
 
 Every failure raises :class:`~checkout.errors.LaunchTokenError` whose message is safe to show the
@@ -172,7 +173,7 @@ def _validate_claims(app: Flask, claims: dict[str, Any]) -> dict[str, Any]:
         raise refused(BAD_CLAIMS, "lock may name only: " + ", ".join(sorted(LOCKABLE_CLAIMS)))
     if any(out.get(n) is None for n in lock):
         raise refused(BAD_CLAIMS, "every locked claim needs a value")
-    out["lock"] = sorted(set(lock))
+    out["lock"] = sorted(_implied_locks(set(lock), out))
 
     allowed = allowed_origins(app)
     parent = out.get("parentOrigin")
@@ -184,6 +185,25 @@ def _validate_claims(app: Flask, claims: dict[str, Any]) -> dict[str, Any]:
         if normalize_origin(return_url, allow_path=True) not in targets:
             raise refused(NOT_ALLOWED, "returnUrl must be on parentOrigin or a frame ancestor")
     return out
+
+
+# A locked claim is only meaningful together with the claim that gives it its unit or scope: a
+# locked amount of 100 with a free currency lets the user turn 100 NGN into 100 USDT; a locked
+# wallet address with a free network lets the user send to that address on another chain.
+LOCK_IMPLIES = {"amount": "currency", "address": "network", "memo": "network"}
+
+
+def _implied_locks(lock: set[str], claims: dict[str, Any]) -> set[str]:
+    """``lock`` plus the claims its members need locked with them; refuses a token without them."""
+    implied = set(lock)
+    for name in sorted(lock):
+        needed = LOCK_IMPLIES.get(name)
+        if needed is None:
+            continue
+        if claims.get(needed) is None:
+            raise refused(BAD_CLAIMS, f"locking {name} needs a {needed} claim (it is locked too)")
+        implied.add(needed)
+    return implied
 
 
 def _normalise(name: str, value: Any, flow: str) -> Any:

@@ -174,7 +174,8 @@ def test_amount_within_limits_and_closed_corridor():
 
 
 def test_locked_decimal_amount_shown_as_is_is_not_a_change_in_french():
-    session = FakeSession(claims={"amount": 12.5}, locked=["amount"])
+    session = FakeSession(claims={"amount": 12.5, "currency": "crypto"},
+                          locked=["amount", "currency"])
     result = clean_amount({"amount": "12.5", "currency": "crypto"}, session, locale="fr",
                           limits=LIMITS)
     assert result.ok and result.values["amount"] == "12.5"
@@ -279,3 +280,25 @@ def test_a_locked_address_invalid_for_the_network_is_reported():
     session = FakeSession(claims={"address": "not-an-address"}, locked=["address"])
     result = clean_wallet({"email": "a@b.co"}, session, network="CELO")
     assert "address" in result.errors
+
+
+@pytest.mark.parametrize("claims", [{"amount": 100, "currency": "local"}, {"amount": 100}])
+def test_locked_amount_keeps_its_currency_even_when_currency_is_not_locked(claims):
+    # A session whose token locked the amount alone (before launch implied the currency lock):
+    # 100 NGN must not become 100 USDT because the form says "crypto".
+    session = FakeSession(claims=claims, locked=["amount"])
+    forged = clean_amount({"amount": "100", "currency": "crypto"}, session, locale="en",
+                          limits=LIMITS)
+    assert forged.errors.get("currency")
+    assert forged.values["currency"] == "local" and forged.values["amount"] == "100"
+    same = clean_amount({"amount": "100", "currency": "local"}, session, locale="en",
+                        limits=LIMITS, check_limits=False)
+    assert same.ok and same.values["currency"] == "local"
+
+
+def test_locked_currency_is_taken_from_the_claims_whatever_the_form_sends():
+    session = FakeSession(claims={"currency": "crypto"}, locked=["currency"])
+    for sent in ({"currency": "local"}, {"currency": "bogus"}, {}):
+        result = clean_amount({"amount": "5", **sent}, session, locale="en", limits=LIMITS)
+        assert result.values["currency"] == "crypto"
+        assert ("currency" in result.errors) == bool(sent)

@@ -265,6 +265,43 @@ class TestUnsignedStart:
         assert "not available yet" in response.get_data(as_text=True)
 
 
+class TestLocksThatNeedTheirScope:
+    """A locked amount is a number in a currency; a locked address or memo is on a network."""
+
+    @pytest.mark.parametrize("locked, implied", [
+        (["amount"], ["amount", "currency"]),
+        (["address"], ["address", "network"]),
+        (["memo"], ["memo", "network"]),
+        (["address", "memo", "amount"], ["address", "amount", "currency", "memo", "network"]),
+    ])
+    def test_lock_implies_its_scope(self, app, locked, implied):
+        with app.app_context():
+            url = launch_url(app, "onramp", amount="100", currency="local", network="STELLAR",
+                             address="GABC", memo="42", lock=locked)
+            verified = verify_token(app, parse_qs(urlsplit(url).query)["token"][0])
+        assert verified["lock"] == sorted(implied)
+
+    def test_session_of_an_amount_lock_has_the_currency_locked(self, app, client):
+        token = sign(app, claims(amount="100", currency="local", lock=["amount"]))
+        response = launch(client, token)
+        assert response.status_code == 303
+        with app.app_context():
+            session = get_state().sessions.get(session_id_from(response.headers["Location"]))
+        assert sorted(session.locked) == ["amount", "currency"]
+
+    @pytest.mark.parametrize("extra, locked, needed", [
+        ({"amount": "100"}, ["amount"], "currency"),
+        ({"address": "0xabc"}, ["address"], "network"),
+        ({"memo": "42"}, ["memo"], "network"),
+    ])
+    def test_lock_without_its_scope_is_refused(self, app, client, extra, locked, needed):
+        token = sign(app, claims(**extra, lock=locked))
+        assert_refused(launch(client, token), app, "settings we cannot use")
+        with app.app_context(), pytest.raises(LaunchTokenError) as info:
+            launch_url(app, "onramp", **extra, lock=locked)
+        assert f"needs a {needed} claim" in info.value.detail
+
+
 class TestLaunchUrl:
     def test_path_with_a_fresh_15_minute_token(self, app):
         with app.app_context():
