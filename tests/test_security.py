@@ -1,6 +1,7 @@
 """Security headers on every kind of page, anti-forgery tokens, no inline script anywhere."""
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
@@ -189,6 +190,19 @@ class TestErrorPages:
         assert response.status_code == 500
         assert "Traceback" not in body and "secret internals" not in body
         assert '<main id="checkout-main"' in body
+
+    @pytest.mark.parametrize("path", ["test-upstream", "test-crash"])
+    def test_error_logs_name_the_route_never_the_session_or_a_token(self, app, client, path,
+                                                                     caplog):
+        sid, _ = open_session(app, client)
+        caplog.set_level(logging.DEBUG)
+        caplog.clear()
+        client.get(f"/checkout/s/{sid}/{path}", query_string={"token": "eyJhbGciOi.secret.tok"})
+        logged = [(r.getMessage(), r.exc_text or "") for r in caplog.records]
+        assert any(f"/checkout/s/<session_id>/{path}" in message for message, _ in logged)
+        for message, exc_text in logged:
+            assert sid not in message and sid not in exc_text
+            assert "eyJhbGciOi" not in message and "eyJhbGciOi" not in exc_text
 
     @pytest.mark.parametrize("path", ["test-upstream", "test-crash"])
     def test_htmx_errors_are_a_swappable_box(self, app, client, path):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, g, request, url_for
+from flask import Blueprint, Response, current_app, g, request, url_for
 from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 
@@ -77,9 +77,21 @@ def handle_http_error(exc: HTTPException) -> Response:
     return handle_server_error(exc)
 
 
+def route_for_log() -> str:
+    """The matched URL rule (``/checkout/s/<session_id>/pay``), never the path itself.
+
+    The path holds the session id (a bearer secret: it opens the order) and the query string may
+    hold a launch token; logs are read by more people, and kept longer, than either may be.
+    """
+    rule = request.url_rule
+    if rule is not None:
+        return rule.rule
+    return request.endpoint or "(no route)"
+
+
 def handle_upstream_error(exc: UpstreamError) -> Response:
     # repr() of our upstream errors carries no credential (see checkout.errors).
-    log.warning("upstream error on %s %s: %r", request.method, request.path, exc)
+    log.warning("upstream error on %s %s: %r", request.method, route_for_log(), exc)
     if exc.retryable:
         message = gettext("Our payment partner is not answering right now. Please try again in "
                           "a moment.")
@@ -91,11 +103,26 @@ def handle_upstream_error(exc: UpstreamError) -> Response:
 
 def handle_server_error(exc: BaseException) -> Response:
     original = getattr(exc, "original_exception", None) or exc
-    log.error("checkout error on %s %s", request.method, request.path, exc_info=original)
+    log.error("checkout error on %s %s", request.method, route_for_log(), exc_info=original)
     return render_error(500, gettext("Something went wrong on our side. Please try again."))
+
+
+def handle_unexpected_error(exc: Exception) -> Response:
+    """Any other exception in a checkout route: our 500 page, logged by route.
+
+    Without this handler Flask's own ``log_exception`` would log it as "Exception on <path>",
+    session id included. Where Flask would re-raise (testing, debug), re-raise it untouched.
+    """
+    propagate = current_app.config.get("PROPAGATE_EXCEPTIONS")
+    if propagate is None:
+        propagate = current_app.testing or current_app.debug
+    if propagate:
+        raise exc
+    return handle_server_error(exc)
 
 
 def init(bp: Blueprint) -> None:
     bp.register_error_handler(HTTPException, handle_http_error)
+    bp.register_error_handler(Exception, handle_unexpected_error)
     bp.register_error_handler(UpstreamError, handle_upstream_error)
     bp.register_error_handler(500, handle_server_error)

@@ -1,0 +1,29 @@
+"""Logs never carry a session id (a bearer secret: it opens the order) nor a launch token."""
+from __future__ import annotations
+
+import logging
+
+from checkout.errors import UpstreamUnavailable
+from checkout.state import get_state
+
+
+def test_upstream_error_on_a_session_page_logs_the_route_not_the_session_id(flow, monkeypatch,
+                                                                            caplog):
+    flow.to_pay("manual")
+    with flow.app.app_context():
+        client = get_state().upstream
+
+    def unavailable(**kwargs):
+        raise UpstreamUnavailable("connection refused")
+
+    monkeypatch.setattr(client, "onramp_order", unavailable)
+    caplog.set_level(logging.DEBUG)
+    caplog.clear()
+    assert flow.get("/pay").status_code == 502
+    assert flow.get("/pay", headers={"HX-Request": "true"}).status_code == 200
+    records = caplog.records
+    assert any("/s/<session_id>/pay" in r.getMessage() for r in records)   # still diagnosable
+    for record in records:
+        assert flow.session_id not in record.getMessage()
+        assert flow.session_id not in (record.exc_text or "")
+        assert flow.session_id not in repr(record.args)
