@@ -10,7 +10,8 @@
     │   ├── UpstreamBadResponse       an answer we cannot read (not JSON, wrong shape)
     │   └── UpstreamRejected          a 4xx: the upstream understood and said no
     │       ├── UpstreamBadRequest        400 {message}
-    │       │   └── QuoteExpired          400 for an expired quote or order
+    │       │   ├── QuoteExpired          400 "expired" from an order create: quote again
+    │       │   └── OrderExpired          400 "expired" from anywhere else: the order is dead
     │       ├── UpstreamAuthError         401 bad client id or signature
     │       ├── FeatureNotAvailable       403 feature not enabled for this merchant
     │       ├── OrderNotAvailable         404 {code: ORDER_NOT_AVAILABLE}
@@ -85,7 +86,12 @@ class UpstreamBadRequest(UpstreamRejected):
 
 
 class QuoteExpired(UpstreamBadRequest):
-    pass
+    """The quote (or off-ramp offer) an order create used has expired: a new quote may succeed."""
+
+
+class OrderExpired(UpstreamBadRequest):
+    """An existing order has expired (its time ran out, or too many wrong OTP codes): a new quote
+    would not revive it, so a caller must not re-quote on this one."""
 
 
 class UpstreamAuthError(UpstreamRejected):

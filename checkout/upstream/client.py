@@ -405,9 +405,12 @@ class UpstreamClient:
 
     # -- KYC (spec 4.7) ---------------------------------------------------------------------
 
-    def kyc_state(self, phone_number: str | None = None, email: str | None = None) -> t.KycState:
-        if phone_number is None and email is None:
-            raise ValueError("give phone_number or email")
+    def kyc_state(self, *, phone_number: str, email: str | None = None) -> t.KycState:
+        """Where the user with this phone number stands. Spec 4.7 marks ``phoneNumber`` required in
+        one place and optional in another; the sandbox (strict) requires it, so the client does
+        too rather than offer a call that fails there. ``email`` is optional."""
+        if not phone_number:
+            raise ValueError("phone_number is required")
         return self._get("/api/kyc/state", t.KycState.from_json, phoneNumber=phone_number,
                          email=email)
 

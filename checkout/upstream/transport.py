@@ -30,6 +30,7 @@ import requests
 
 from ..errors import (
     FeatureNotAvailable,
+    OrderExpired,
     OrderNotAvailable,
     QuoteExpired,
     UpstreamAuthError,
@@ -53,6 +54,10 @@ RETRYABLE_METHODS = frozenset({"GET"})
 ORDER_NOT_AVAILABLE = "ORDER_NOT_AVAILABLE"
 # Codes that mean the same as the observed message "The order is expired" (upstream-notes 2).
 EXPIRED_CODES = frozenset({"QUOTE_EXPIRED", "ORDER_EXPIRED", "OFFER_EXPIRED"})
+# The upstream says "The order is expired" both for a stale quote at creation and for an order that
+# has died (e.g. "The order is expired: too many wrong OTP attempts"). Only the creates consume a
+# quote or offer, so only there does "expired" mean that quoting again may help.
+QUOTE_CONSUMING_PATHS = frozenset({"/api/onramp/order/create", "/api/offramp/create-order"})
 _ERROR_BODY_CHARS = 500
 
 
@@ -162,7 +167,12 @@ def error_for(status: int, body: object, method: str, path: str) -> UpstreamErro
     cls: type[UpstreamError]
     if status == 400:
         expired = (code in EXPIRED_CODES) or _says_expired(message)
-        cls = QuoteExpired if expired else UpstreamBadRequest
+        if not expired:
+            cls = UpstreamBadRequest
+        elif path.split("?", 1)[0] in QUOTE_CONSUMING_PATHS:
+            cls = QuoteExpired
+        else:
+            cls = OrderExpired
     elif status == 401:
         cls = UpstreamAuthError
     elif status == 403:

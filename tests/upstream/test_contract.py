@@ -294,12 +294,14 @@ def test_too_many_wrong_codes_expire_the_order(client):
                                        user_ip="203.0.113.9",
                                        extra_fields={"phoneNumber": "233240000000"})
     raised = []
-    while not raised or not isinstance(raised[-1], errors.QuoteExpired):
+    while not raised or not isinstance(raised[-1], errors.OrderExpired):
         assert len(raised) < 5, raised
         with pytest.raises(errors.UpstreamBadRequest) as info:
             client.onramp_submit_otp(order.id, "999999")
         raised.append(info.value)
-    assert not any(isinstance(e, errors.QuoteExpired) for e in raised[:-1])
+    # The order is dead: not QuoteExpired, which would invite the caller to quote again.
+    assert not any(isinstance(e, errors.QuoteExpired) for e in raised)
+    assert not any(isinstance(e, errors.OrderExpired) for e in raised[:-1])
     assert client.onramp_order(order_id=order.id).status == "swap_expired"
 
 

@@ -153,8 +153,8 @@ def test_retry_after_is_honoured_up_to_the_cap(client, sleeps):
 
 
 @pytest.mark.parametrize("status, body, expected", [
-    (400, {"message": "The order is expired"}, errors.QuoteExpired),
-    (400, {"message": "Quote has expired"}, errors.QuoteExpired),
+    (400, {"message": "The order is expired"}, errors.OrderExpired),
+    (400, {"message": "Quote has expired"}, errors.OrderExpired),
     (400, {"message": "amount is below the minimum"}, errors.UpstreamBadRequest),
     (400, {"message": "the link expired"}, errors.UpstreamBadRequest),
     (400, None, errors.UpstreamBadRequest),
@@ -184,12 +184,44 @@ def test_error_for_keeps_the_upstream_message_and_code():
     assert error.code == "ORDER_NOT_AVAILABLE" and str(error) == "ORDER_NOT_AVAILABLE"
     error = error_for(400, {"message": "The order is expired"}, "POST", "/api/onramp/order/otp")
     assert str(error) == "The order is expired" and isinstance(error, errors.UpstreamBadRequest)
+    assert error.body == {"message": "The order is expired"}
     assert "HTTP 401" in str(error_for(401, None, "GET", "/x"))
+
+
+@pytest.mark.parametrize("path, body, expected", [
+    # The creates consume a quote or an offer: "expired" there means quote again.
+    ("/api/onramp/order/create", {"message": "The order is expired"}, errors.QuoteExpired),
+    ("/api/onramp/order/create", {"message": "The quote is expired"}, errors.QuoteExpired),
+    ("/api/offramp/create-order", {"message": "The order is expired"}, errors.QuoteExpired),
+    ("/api/offramp/create-order", {"code": "OFFER_EXPIRED"}, errors.QuoteExpired),
+    # Anywhere else the order itself is gone: re-quoting would not revive it.
+    ("/api/onramp/order/otp", {"message": "The order is expired: too many wrong OTP attempts"},
+     errors.OrderExpired),
+    ("/api/onramp/order/confirm", {"message": "The order is expired"}, errors.OrderExpired),
+    ("/api/onramp/order/retry", {"code": "ORDER_EXPIRED"}, errors.OrderExpired),
+    ("/api/offramp/confirm-order", {"message": "The order is expired"}, errors.OrderExpired),
+    ("/api/onramp/order?orderId=abc", {"message": "The order is expired"}, errors.OrderExpired),
+    ("/api/onramp/order/create", {"message": "amount is below the minimum"},
+     errors.UpstreamBadRequest),
+])
+def test_expired_means_quote_again_only_on_a_create(path, body, expected):
+    error = error_for(400, body, "POST", path)
+    assert type(error) is expected and error.status == 400
+    assert not (isinstance(error, errors.QuoteExpired) and isinstance(error, errors.OrderExpired))
+
+
+@responses.activate
+def test_an_otp_lockout_is_order_expired_not_quote_expired(client):
+    responses.add(responses.POST, f"{BASE}/api/onramp/order/otp", status=400,
+                  json={"message": "The order is expired: too many wrong OTP attempts"})
+    with pytest.raises(errors.OrderExpired) as info:
+        client.onramp_submit_otp("ord_1", "999999")
+    assert not isinstance(info.value, errors.QuoteExpired)
 
 
 @responses.activate
 @pytest.mark.parametrize("status, body, expected", [
-    (400, {"message": "The order is expired"}, errors.QuoteExpired),
+    (400, {"message": "The order is expired"}, errors.QuoteExpired),     # on the create
     (401, {"message": "Signature is invalid"}, errors.UpstreamAuthError),
     (403, {"message": "not for you"}, errors.FeatureNotAvailable),
     (404, {"code": "ORDER_NOT_AVAILABLE"}, errors.OrderNotAvailable),
@@ -252,7 +284,7 @@ def test_confirm_accepts_text_or_json(client, body, content_type):
 def test_confirm_still_raises_on_errors(client):
     responses.add(responses.POST, f"{BASE}/api/onramp/order/confirm", status=400,
                   json={"message": "The order is expired"})
-    with pytest.raises(errors.QuoteExpired):
+    with pytest.raises(errors.OrderExpired):
         client.onramp_confirm_order("ord_1")
 
 
@@ -392,7 +424,7 @@ def test_failed_attempts_log_the_exception_class_only(client, caplog):
     responses.add(responses.GET, f"{BASE}/api/kyc/state",
                   body=requests.ConnectionError("failed for /api/kyc/state?email=x%40y.z"))
     with pytest.raises(errors.UpstreamUnavailable):
-        client.kyc_state(email="x@y.z")
+        client.kyc_state(phone_number="2348012345678", email="x@y.z")
     assert "ConnectionError" in caplog.text
     assert "x%40y.z" not in caplog.text and "x@y.z" not in caplog.text
 
@@ -525,8 +557,18 @@ def test_retry_push_uses_the_order_it_gets_back(client):
 def test_order_lookup_needs_an_id_or_params(client):
     with pytest.raises(ValueError):
         client.onramp_order()
+
+
+
+def test_kyc_state_requires_a_phone_number_as_the_upstream_does(client):
+    """The sandbox refuses ``/api/kyc/state`` without ``phoneNumber``: the client must not offer
+    an email-only call that can only fail."""
+    with pytest.raises(TypeError):
+        client.kyc_state(email="x@y.z")                        # phone_number is required
+    with pytest.raises(TypeError):
+        client.kyc_state("2348012345678")                      # and keyword-only
     with pytest.raises(ValueError):
-        client.kyc_state()
+        client.kyc_state(phone_number="", email="x@y.z")
 
 
 @responses.activate
