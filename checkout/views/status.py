@@ -21,6 +21,7 @@ from .. import tracking
 from ..addresses import explorer_tx_url
 from ..htmx import htmx_redirect, render
 from ..sessions import CheckoutSession
+from ..urls import safe_external_url
 from .context import session_route
 
 POLL = "every 3s"
@@ -35,7 +36,9 @@ def resume_context(session: CheckoutSession, provider_resume_url: str | None = N
     order = session.data.get("order") or {}
     provider_url = None
     if awaiting_payment and order.get("transferType") == "redirect":
-        provider_url = provider_resume_url or order.get("resumeUrl")
+        # The upstream's link becomes a target="_top" link: only a safe one (checkout.urls).
+        provider_url = safe_external_url(provider_resume_url or order.get("resumeUrl"),
+                                         "resume")
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="svg", scale=3, border=2, xmldecl=False,
                                     svgns=True, title=None, nl=False)
@@ -114,6 +117,8 @@ def payment_return(session: CheckoutSession) -> Response:
 
 
 def init(bp: Blueprint) -> None:
+    # Templates pass every upstream link through this before it becomes an href (_pay.html).
+    bp.add_app_template_filter(safe_external_url, "checkout_external_url")
     rule = "/s/<session_id>"
     bp.add_url_rule(f"{rule}/status", "status", status, methods=["GET"])
     bp.add_url_rule(f"{rule}/status/live", "status_live", status_live, methods=["GET"])

@@ -145,3 +145,46 @@ def test_upstream_timeout_on_the_pay_page_gives_a_message_and_a_retry(flow, monk
     assert htmx.status_code == 200 and "Try again" in htmx.get_data(as_text=True)
     confirm = flow.post("/pay/confirm")
     assert "Traceback" not in confirm.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("payment_url, resume_url", [
+    ("javascript:alert(document.domain)//", "data:text/html,<script>alert(1)</script>"),
+    ("data:text/html,<script>alert(1)</script>", "javascript:alert(1)"),
+    ("https://user:pw@pay.example/x", "vbscript:msgbox(1)"),
+])
+def test_unsafe_upstream_links_are_never_rendered(flow, monkeypatch, caplog, payment_url,
+                                                  resume_url):
+    import dataclasses
+    import logging
+
+    from checkout.state import get_state
+
+    flow.to_pay("redirect")
+    with flow.app.app_context():
+        client = get_state().upstream
+    original = client.onramp_order
+
+    def tampered(**kwargs):
+        order = original(**kwargs)
+        transfer = dataclasses.replace(order.transfer_instructions, payment_url=payment_url)
+        return dataclasses.replace(order, transfer_instructions=transfer, resume_url=resume_url)
+
+    monkeypatch.setattr(client, "onramp_order", tampered)
+    caplog.set_level(logging.WARNING)
+    caplog.clear()
+    for headers in ({}, {"HX-Request": "true"}):
+        html = flow.get("/pay", headers=headers).get_data(as_text=True)
+        hrefs = re.findall(r'href="([^"]*)"', html)
+        assert not any(h.lower().startswith(("javascript:", "data:", "vbscript:")) for h in hrefs)
+        assert "pw@" not in html and "Continue to the payment page" not in html
+        assert "Continue on the payment provider" not in html
+        assert "contact the shop’s support" in html
+    warnings = [r for r in caplog.records if r.name == "checkout.urls"]
+    assert warnings and all(r.levelno == logging.WARNING for r in warnings)
+    assert not any(flow.session_id in r.getMessage() for r in caplog.records)
+
+
+def test_sandbox_payment_link_is_still_rendered(flow):
+    # The embedded sandbox serves its payment page over http on this very app: it stays a link.
+    html = flow.to_pay("redirect").get_data(as_text=True)
+    assert re.search(r'href="http://[^"]*/sandbox/pay/[^"]*" target="_top"', html)
