@@ -48,9 +48,9 @@ def receive_webhook():
         return _answer(413, error=f"body larger than {limit} bytes")
 
     try:
-        verify_delivery(body, request.headers.get("x-signature"),
-                        app.config["CHECKOUT_WEBHOOK_SECRET"],
-                        app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"])
+        signed = verify_delivery(body, request.headers.get("x-signature"),
+                                 app.config["CHECKOUT_WEBHOOK_SECRET"],
+                                 app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"])
     except WebhookSignatureError as exc:
         log.warning("webhook refused from %s: %s", request.remote_addr, exc)
         return _answer(401, error=str(exc))
@@ -60,7 +60,8 @@ def receive_webhook():
     dispatcher = app.extensions.get(EXTENSION_KEY)
     try:
         with dispatcher.acknowledging() if dispatcher is not None else nullcontext():
-            receipt = record_delivery(get_state().engine, body, headers, parsed, reason)
+            receipt = record_delivery(get_state().engine, body, headers, parsed, reason,
+                                      signed=signed)
     except SQLAlchemyError:
         log.exception("webhook not stored: database unavailable; answering 503 for a retry")
         response = _answer(503, error="storage unavailable, retry later")

@@ -43,11 +43,21 @@ class ParsedEvent:
     order_params: str | None = None
 
 
-def verify_delivery(body: bytes, signature: str | None, secret: str, mode: str = "body") -> None:
-    """Raise :class:`WebhookSignatureError` unless ``signature`` signs this delivery."""
+def verify_delivery(body: bytes, signature: str | None, secret: str, mode: str = "body") -> bytes:
+    """Raise :class:`WebhookSignatureError` unless ``signature`` signs this delivery.
+
+    Returns the bytes the signature covers (the dedupe key of the delivery): the body itself in
+    ``body`` mode, ``JSON.stringify(body.data)`` in ``data`` mode.
+
+    In ``data`` mode nothing outside ``data`` is signed, so the framing must leave nothing to
+    choose: a captured order-status body could otherwise be replayed as ``"event": "kyc"`` or
+    ``"auth"``, or carry extra top-level keys. Only ``{"event": "order-status-change", "data":
+    ...}`` is accepted (the only event whose data the upstream documents as signed this way);
+    anything else is an unverifiable delivery, refused like a bad signature (401, not stored).
+    """
     if mode == "body":
         verify(body, signature, secret)
-        return
+        return body
     if mode != "data":
         raise ValueError(f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {SIGNATURE_MODES}")
     if not body:
@@ -59,7 +69,15 @@ def verify_delivery(body: bytes, signature: str | None, secret: str, mode: str =
         raise WebhookSignatureError("body is not JSON, so its data cannot be verified") from exc
     if not isinstance(payload, dict) or "data" not in payload:
         raise WebhookSignatureError("body has no data to verify")
-    verify(js_stringify(payload["data"]).encode("utf-8"), signature, secret)
+    signed = js_stringify(payload["data"]).encode("utf-8")
+    verify(signed, signature, secret)
+    # After the signature check: a wrong signature is reported as such, whatever the framing.
+    if set(payload) != {"event", "data"}:
+        raise WebhookSignatureError("in data mode only event and data may be at the top level")
+    if payload["event"] != EVENT_ORDER_STATUS:
+        raise WebhookSignatureError(
+            f"in data mode only {EVENT_ORDER_STATUS} is accepted: the event name is not signed")
+    return signed
 
 
 def parse_event(body: bytes) -> ParsedEvent:

@@ -57,9 +57,15 @@ class Receipt:
 
 
 def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
-                    parsed: ParsedEvent | None, error: str | None = None) -> Receipt:
-    """Store one verified delivery (or count it as a duplicate) and commit. Raises on DB failure."""
-    digest = hashlib.sha256(body).hexdigest()
+                    parsed: ParsedEvent | None, error: str | None = None, *,
+                    signed: bytes | None = None) -> Receipt:
+    """Store one verified delivery (or count it as a duplicate) and commit. Raises on DB failure.
+
+    ``signed`` is what the signature covers (see ``verify_delivery``), the dedupe key; by default
+    the body. In ``data`` signature mode two bodies that differ only outside the signed data
+    (whitespace, key order) are one delivery.
+    """
+    digest = hashlib.sha256(body if signed is None else signed).hexdigest()
     now = utcnow()
     values: dict[str, Any] = {
         "body_sha256": digest, "body": body, "received_at": now, "last_seen_at": now,

@@ -1,7 +1,8 @@
 """Tables of the webhook receiver, and the few dialect-specific statements it needs.
 
 ``checkout_webhook_events``
-    One row per distinct delivery body (UNIQUE sha256 of the raw bytes): the bytes exactly as
+    One row per distinct delivery (UNIQUE sha256 of the signed bytes: the raw body, or in the
+    ``data`` signature mode ``JSON.stringify(data)``): the body exactly as
     received, the headers that matter, the parsed event type, order, status and ``updatedAt``, and
     how processing went. A repeated delivery of the same bytes bumps ``duplicates`` and
     ``last_seen_at``.
@@ -44,7 +45,7 @@ events_table = Table(
     "checkout_webhook_events",
     metadata,
     Column("id", _Id, primary_key=True, autoincrement=True),
-    Column("body_sha256", String(64), nullable=False, unique=True),   # the dedupe key
+    Column("body_sha256", String(64), nullable=False, unique=True),   # the dedupe key (signed bytes)
     Column("body", LargeBinary, nullable=False),                       # exactly the bytes received
     Column("headers", JSON, nullable=False),
     Column("received_at", DateTime(timezone=True), nullable=False),

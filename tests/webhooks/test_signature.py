@@ -131,3 +131,51 @@ def test_unknown_signature_mode_fails_loudly():
         verify_delivery(b"{}", "0" * 64, "s", mode="header")
     with pytest.raises(WebhookSignatureError):
         verify_delivery(b"not json", "0" * 64, "s", mode="data")
+
+
+# -- data mode: the framing outside data is not signed, so it must leave nothing to choose --------
+
+def _data_mode_delivery(app, **framing):
+    data = order_payload(status="payout_successful")["data"]
+    signature = sign(js_stringify(data).encode(), app.config["CHECKOUT_WEBHOOK_SECRET"])
+    body = json.dumps({**framing, "data": data}).encode()
+    return signed_webhook(body=body, signature=signature)
+
+
+@pytest.mark.parametrize("framing", [
+    {"event": "kyc"},
+    {"event": "auth"},
+    {"event": "order-status-change", "extra": "unsigned"},
+    {"event": "order-status-change", "note": {"refund": True}},
+    {},
+])
+def test_data_mode_refuses_a_reframed_body_and_stores_nothing(app, receiver, framing):
+    app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] = "data"
+    response = receiver.post(_data_mode_delivery(app, **framing))
+    assert response.status_code == 401
+    assert receiver.count_events() == 0
+
+
+def test_data_mode_dedupes_on_the_signed_data(app, receiver):
+    app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] = "data"
+    first = receiver.post(_data_mode_delivery(app, event="order-status-change"))
+    assert first.status_code == 200 and first.json["duplicate"] is False
+    # The same signed data re-serialised (other spacing and key order): the same delivery.
+    payload = json.loads(_data_mode_delivery(app, event="order-status-change").body)
+    signature = _data_mode_delivery(app, event="order-status-change").headers["x-signature"]
+    body = json.dumps({"data": payload["data"], "event": payload["event"]}, indent=2).encode()
+    again = receiver.post(signed_webhook(body=body, signature=signature))
+    assert again.status_code == 200 and again.json["duplicate"] is True
+    assert receiver.count_events() == 1
+
+
+def test_data_mode_still_reports_a_wrong_signature_first():
+    body = json.dumps({"event": "kyc", "data": {}}).encode()
+    with pytest.raises(WebhookSignatureError, match="(?i)signature"):
+        verify_delivery(body, "0" * 64, "s", mode="data")
+
+
+def test_body_mode_signs_everything_so_any_event_is_accepted(receiver):
+    # Unchanged: the whole body is signed, the framing included.
+    response = receiver.post(signed_webhook(payload={"event": "kyc", "data": {}, "extra": 1}))
+    assert response.status_code == 200
