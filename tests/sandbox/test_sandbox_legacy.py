@@ -106,6 +106,9 @@ def test_list_filters(api):
     assert legacy_ids(buySwapStatus="seller_confirmed") == onramp_ids(buySwapStatus="seller_confirmed") == {
         done["orderId"], failed["orderId"]}
     assert legacy_ids(buySwapStatus="initiated") == {kenyan["orderId"]}
+    # Listed by the spec but never produced (docs/sandbox.md): the filters accept them, match nothing.
+    for never in ("seller_confirmation_pending", "seller_confirmation_failed"):
+        assert legacy_ids(buySwapStatus=never) == onramp_ids(buySwapStatus=never) == set()
     assert legacy_ids(withdrawalStatus="failed") == onramp_ids(withdrawalStatus="failed") == {failed["orderId"]}
     assert legacy_ids(withdrawalStatus="complete") == {done["orderId"]}
     for path in (f"{PREFIX}/orders", "/api/onramp/orders"):

@@ -6,6 +6,7 @@ import time
 import pytest
 
 from checkout.sandbox.orders import OUTCOMES
+from checkout.sandbox.validation import MEMO_NETWORKS, ONRAMP_NETWORKS, InvalidRequest, check_memo
 
 from .sandbox_support import (  # noqa: F401
     EVM_ADDRESS, HEADERS, Api, api, sandbox_app, sandbox_factory, wait_for,
@@ -370,6 +371,15 @@ def test_ussd_code_carries_whole_units_rounded_up(api, amount, whole, warned):
     assert ("warningText" in instructions) is warned
     if warned:
         assert f"{whole} ZMW" in instructions["warningText"] and amount in instructions["warningText"]
+
+
+@pytest.mark.parametrize("network", sorted(set(ONRAMP_NETWORKS) - MEMO_NETWORKS))
+def test_memo_is_refused_on_networks_without_memos(network):
+    """``memo`` is a create key beyond spec 4.1's list (orders carry it, spec 2.4); on a network
+    without memos it would be silently lost, so it is refused."""
+    with pytest.raises(InvalidRequest, match=f"memo is not supported on {network}"):
+        check_memo(network, "123")
+    assert check_memo(network, None) is None
 
 
 def push_quote(api: Api, **extra):

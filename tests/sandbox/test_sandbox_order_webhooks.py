@@ -175,3 +175,14 @@ def test_user_kyc_in_order_webhooks_after_a_submission_by_phone(sandbox_factory,
     wait_for(lambda: payloads(receiver, "/hooks", order["orderId"]), timeout=3)
     user_kyc = payloads(receiver, "/hooks", order["orderId"])[0]["data"]["userKyc"]
     assert user_kyc["passedKycType"] == "basic" and user_kyc["latestKycStatus"] == "approved"
+
+
+def test_typed_offramp_webhooks_carry_an_empty_user_email(sandbox_factory, receiver):
+    """The type-based create body has no email (spec 4.4); userEmail is required (spec 6.2)."""
+    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+                          SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
+    api = Api(app)
+    order = api.offramp_typed_order()
+    wait_for(lambda: payloads(receiver, "/hooks", order["_id"]), timeout=3)
+    first = payloads(receiver, "/hooks", order["_id"])[0]["data"]
+    assert first["order"]["userEmail"] == "" and first["userKyc"] == {}
