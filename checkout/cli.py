@@ -50,6 +50,26 @@ def launch_url_command(flow: str, lock: tuple[str, ...], ttl: int, external: boo
     click.echo(url)
 
 
+sessions_cli = AppGroup("sessions", help="Checkout sessions: purge expired ones.")
+
+
+@sessions_cli.command("purge")
+@click.option("--older-than-days", type=click.IntRange(min=0), default=0, show_default=True,
+              help="keep sessions that expired less than this many days ago")
+def purge_sessions_command(older_than_days: int) -> None:
+    """Delete expired checkout sessions (they hold users' wallet and contact details)."""
+    from datetime import timedelta
+
+    from .session_purge import purge_expired_sessions
+    from .state import get_state
+
+    deleted = purge_expired_sessions(get_state().engine,
+                                     older_than=timedelta(days=older_than_days))
+    click.echo(f"deleted {deleted} expired session{'' if deleted == 1 else 's'}")
+
+
+checkout_cli.add_command(sessions_cli)
+
 from .webhooks.cli import webhooks_cli  # noqa: E402 - the webhooks concern's own subgroup
 
 checkout_cli.add_command(webhooks_cli)

@@ -64,6 +64,11 @@ DEFAULTS: dict[str, Any] = {
     # start-up: the client id and signed requests would cross the network in cleartext. Set True
     # only for a trusted private network (e.g. a sidecar proxy that adds TLS).
     "CHECKOUT_ALLOW_INSECURE_UPSTREAM": False,
+    # Each process's webhook dispatcher thread deletes expired sessions (they hold the user's
+    # wallet and contact details) at most once per this many seconds; 0 leaves it to
+    # `flask checkout sessions purge` (e.g. from cron, also needed when CHECKOUT_WEBHOOK_BACKGROUND
+    # is False).
+    "CHECKOUT_SESSION_PURGE_INTERVAL": 3600,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32

@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 
 from flask import Flask
 
+from ..session_purge import maybe_purge
 from .dispatch import dispatch_signals
 from .fetch import fetch_due_orders
 from .processing import process_stored_events
@@ -157,6 +158,9 @@ class Dispatcher:
                 process_pending(app, between_batches=self._give_way)
             except Exception:  # noqa: BLE001 - the database may be down; try again later
                 log.exception("webhook dispatcher round failed")
+            # The sweep already runs periodically in every process: it also deletes expired
+            # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
+            maybe_purge(app)
             del app
 
 

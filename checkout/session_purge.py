@@ -1,0 +1,78 @@
+"""Deleting expired checkout sessions: ``flask checkout sessions purge`` and a sweep once an hour.
+
+An expired session can no longer be opened (its pages answer 404), but its row still holds what
+the user typed (wallet address, phone number, email) and the order it created. Keeping it serves
+no one, so expired rows are deleted: by the CLI (``--older-than-days`` keeps recent ones for
+inspection), and opportunistically by each process's webhook dispatcher thread at most once per
+``CHECKOUT_SESSION_PURGE_INTERVAL`` seconds.
+
+Deleting cannot let a launch token open a second session: a session lives 7 days
+(``checkout.sessions.SESSION_LIFETIME``) and a token at most 30 minutes, so by the time its session
+is deleted the token has long been refused as expired.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+
+from flask import Flask
+from sqlalchemy import delete
+from sqlalchemy.engine import Engine
+
+from .sessions import sessions_table
+
+log = logging.getLogger(__name__)
+
+EXTENSION_KEY = "checkout_session_purge"
+
+
+def purge_expired_sessions(engine: Engine, *, older_than: timedelta = timedelta(0),
+                           now: datetime | None = None) -> int:
+    """Delete sessions that expired more than ``older_than`` ago; return how many."""
+    if older_than < timedelta(0):
+        raise ValueError("older_than must not be negative")
+    cutoff = (now or datetime.now(timezone.utc)) - older_than
+    with engine.begin() as conn:
+        result = conn.execute(delete(sessions_table).where(sessions_table.c.expires_at < cutoff))
+    return int(result.rowcount or 0)
+
+
+class PurgeSchedule:
+    """When this process last purged for one app: at most one purge per interval."""
+
+    def __init__(self, clock=time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._last: float | None = None
+
+    def due(self, interval: float) -> bool:
+        """True (and the slot is taken) when no purge ran in this process for ``interval`` s."""
+        if interval <= 0:
+            return False                   # disabled: the CLI (e.g. from cron) does it
+        with self._lock:
+            now = self._clock()
+            if self._last is not None and now - self._last < interval:
+                return False
+            self._last = now
+            return True
+
+
+def maybe_purge(app: Flask) -> int | None:
+    """Purge expired sessions if this process has not done so in the last interval.
+
+    Returns the number deleted, or None when it was not this call's turn. A failure (database
+    down) is logged and waits for the next interval: the sweep that calls this must go on.
+    """
+    schedule: PurgeSchedule = app.extensions.setdefault(EXTENSION_KEY, PurgeSchedule())
+    if not schedule.due(float(app.config.get("CHECKOUT_SESSION_PURGE_INTERVAL", 3600))):
+        return None
+    try:
+        deleted = purge_expired_sessions(app.extensions["checkout"].engine)
+    except Exception:  # noqa: BLE001 - the database may be down; try again next interval
+        log.exception("purging expired checkout sessions failed")
+        return None
+    if deleted:
+        log.info("purged %d expired checkout sessions", deleted)
+    return deleted
