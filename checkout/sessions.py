@@ -7,16 +7,19 @@ the URL path (``/checkout/s/<id>/...``) and in htmx request headers. Pages send
 A session is bound to at most one launch token (``jti`` is unique: presenting a token again returns
 to the same session) and to at most one order: ``claim_order_creation`` is an atomic compare-and-set
 in the database, so a double click, a retried request or a second device can never create a second
-order.
+order. The claim is owned: it records a random owner token, and only that owner can give it back,
+so a slow request can never free (or be overtaken through) a claim that another request now holds.
 """
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, Column, DateTime, Integer, String, Table, insert, select, update)
+from sqlalchemy import (JSON, Column, DateTime, Integer, String, Table, inspect, insert, select,
+                        text, update)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -36,6 +39,8 @@ sessions_table = Table(
     Column("order_id", String(64), nullable=True, index=True),
     # Set while one request is creating the order; see claim_order_creation.
     Column("creating_since", DateTime(timezone=True), nullable=True),
+    # The random token of the request holding that claim: release is a compare-and-set on it.
+    Column("creating_owner", String(64), nullable=True),
     Column("version", Integer, nullable=False, default=1),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
@@ -43,7 +48,12 @@ sessions_table = Table(
 )
 
 SESSION_LIFETIME = timedelta(days=7)  # long enough to resume a slow bank transfer on another device
-CREATION_LEASE = timedelta(seconds=60)  # a creator that died frees the session after this
+# A creator that died frees the claim after this. It must outlast the slowest create call; callers
+# pass a longer lease (at least the create grace period, see checkout.onramp), and a lapsed claim
+# alone never allows a second create: the session's pending attempt must first be settled.
+CREATION_LEASE = timedelta(minutes=15)
+
+log = logging.getLogger("checkout.sessions")
 
 
 def _now() -> datetime:
@@ -73,6 +83,7 @@ class CheckoutSession:
     updated_at: datetime | None = None
     expires_at: datetime | None = None
     creating_since: datetime | None = None
+    creating_owner: str | None = None
 
     @property
     def parent_origin(self) -> str | None:
@@ -110,6 +121,7 @@ def _row_to_session(row: Any) -> CheckoutSession:
         order_id=m["order_id"], jti=m["jti"], version=m["version"],
         created_at=_aware(m["created_at"]), updated_at=_aware(m["updated_at"]),
         expires_at=_aware(m["expires_at"]), creating_since=_aware(m["creating_since"]),
+        creating_owner=m.get("creating_owner"),
     )
 
 
@@ -117,9 +129,20 @@ class SessionConflict(Exception):
     """Someone else saved the session in between; reload and try again."""
 
 
+def _add_missing_columns(engine: Engine) -> None:
+    """Add the nullable columns newer than a deployed table (``create_all`` only makes tables)."""
+    present = {column["name"] for column in inspect(engine).get_columns(sessions_table.name)}
+    if "creating_owner" not in present:
+        log.info("adding checkout_sessions.creating_owner")
+        with engine.begin() as conn:
+            conn.execute(text(f"ALTER TABLE {sessions_table.name} "
+                              "ADD COLUMN creating_owner VARCHAR(64)"))
+
+
 class SessionStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        _add_missing_columns(engine)
 
     def create(self, flow: str, *, claims: dict[str, Any] | None = None,
                locked: list[str] | None = None, jti: str | None = None,
@@ -184,41 +207,63 @@ class SessionStore:
         session.version += 1
         session.updated_at = now
 
-    def claim_order_creation(self, session_id: str) -> bool:
-        """Take the right to create this session's one order. False if taken or already done."""
+    def claim_order_creation(self, session_id: str,
+                             lease: timedelta = CREATION_LEASE) -> str | None:
+        """Take the right to create this session's one order: the owner token, or None if another
+        request holds it (for less than ``lease``) or an order is attached already."""
         now = _now()
-        stale = now - CREATION_LEASE
+        owner = secrets.token_urlsafe(24)
         with self.engine.begin() as conn:
             result = conn.execute(
                 update(sessions_table)
                 .where(sessions_table.c.id == session_id,
                        sessions_table.c.order_id.is_(None),
                        (sessions_table.c.creating_since.is_(None))
-                       | (sessions_table.c.creating_since < stale))
-                .values(creating_since=now, version=sessions_table.c.version + 1, updated_at=now)
+                       | (sessions_table.c.creating_since < now - lease))
+                .values(creating_since=now, creating_owner=owner,
+                        version=sessions_table.c.version + 1, updated_at=now)
             )
+        return owner if result.rowcount == 1 else None
+
+    def release_order_creation(self, session_id: str, owner: str) -> bool:
+        """Give the claim back; only its owner can (False: someone else holds it now)."""
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                update(sessions_table)
+                .where(sessions_table.c.id == session_id,
+                       sessions_table.c.creating_owner == owner)
+                .values(creating_since=None, creating_owner=None,
+                        version=sessions_table.c.version + 1))
         return result.rowcount == 1
 
-    def release_order_creation(self, session_id: str) -> None:
-        """Give the right back after a creation that certainly did not happen (a 4xx)."""
-        with self.engine.begin() as conn:
-            conn.execute(update(sessions_table)
-                         .where(sessions_table.c.id == session_id,
-                                sessions_table.c.order_id.is_(None))
-                         .values(creating_since=None, version=sessions_table.c.version + 1))
-
     def attach_order(self, session_id: str, order_id: str, step: str,
-                     data_update: dict[str, Any] | None = None) -> None:
-        """Record the created order. Never replaces an order already attached."""
+                     data_update: dict[str, Any] | None = None) -> str | None:
+        """Record the order; the id of the order attached afterwards (another one when the session
+        already had one: never replaced) or None when the session is gone.
+
+        A compare-and-set on the empty order slot rather than on the claim's owner: an order that
+        exists upstream for this session is attached whoever holds the claim, else it is orphaned.
+        """
         now = _now()
-        with self.engine.begin() as conn:
-            row = conn.execute(select(sessions_table.c.data, sessions_table.c.order_id)
-                               .where(sessions_table.c.id == session_id)).first()
-            if row is None or (row.order_id and row.order_id != order_id):
-                raise SessionConflict(session_id)
-            data = dict(row.data or {})
-            data.update(data_update or {})
-            conn.execute(update(sessions_table)
-                         .where(sessions_table.c.id == session_id)
-                         .values(order_id=order_id, step=step, data=data, creating_since=None,
-                                 version=sessions_table.c.version + 1, updated_at=now))
+        for _attempt in range(5):
+            with self.engine.begin() as conn:
+                row = conn.execute(select(sessions_table.c.data, sessions_table.c.order_id,
+                                          sessions_table.c.version)
+                                   .where(sessions_table.c.id == session_id)).first()
+                if row is None:
+                    return None
+                if row.order_id:
+                    return str(row.order_id)
+                data = dict(row.data or {})
+                data.update(data_update or {})
+                result = conn.execute(
+                    update(sessions_table)
+                    .where(sessions_table.c.id == session_id,
+                           sessions_table.c.order_id.is_(None),
+                           sessions_table.c.version == row.version)
+                    .values(order_id=order_id, step=step, data=data, creating_since=None,
+                            creating_owner=None, version=sessions_table.c.version + 1,
+                            updated_at=now))
+            if result.rowcount == 1:
+                return order_id
+        raise SessionConflict(session_id)

@@ -37,6 +37,10 @@ PRE_ORDER_STEPS = ("choose", "wallet", "details")
 CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
 
 
+class StaleInput(Exception):
+    """A step's input was checked against a session that has changed since."""
+
+
 # -- helpers ----------------------------------------------------------------------------------------
 
 def _step_url(session: CheckoutSession, step: str) -> str:
@@ -53,6 +57,9 @@ def _gate(session: CheckoutSession, step: str) -> Response | None:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
     if session.order_id:
         return redirect(_step_url(session, "pay"), code=303)
+    if domain.pending_since(session) is not None:
+        # A create may have reached the upstream: nothing changes until it is settled.
+        return redirect(url_for("checkout.flow", session_id=session.id), code=303)
     order = PRE_ORDER_STEPS + ("review",)
     for needed in order[:order.index(step)]:
         if needed not in _done(session):
@@ -90,10 +97,14 @@ def _amount_display(values: dict[str, Any]) -> Callable[[Decimal, str], str]:
 
 
 def _save(session_id: str, values: dict[str, Any], *, step: str,
-          extra: dict[str, Any] | None = None, still_valid: tuple[str, ...] = ()) -> CheckoutSession:
+          extra: dict[str, Any] | None = None, still_valid: tuple[str, ...] = (),
+          require: Callable[[CheckoutSession], bool] | None = None) -> CheckoutSession:
     """Store a step's cleaned values and mark it done; steps after it stay done only when
-    ``still_valid`` names them (their inputs did not change)."""
-    def change(session: CheckoutSession) -> None:
+    ``still_valid`` names them (their inputs did not change). Raises ``StaleInput``, saving
+    nothing, when the session fails ``require`` (what the values were checked against changed)."""
+    def change(session: CheckoutSession) -> bool:
+        if require is not None and not require(session):
+            raise StaleInput()
         for name, value in values.items():
             if not session.is_locked(name):
                 session.data[name] = value
@@ -104,6 +115,7 @@ def _save(session_id: str, values: dict[str, Any], *, step: str,
                                 if (s in before and s in done) or s == step
                                 or (s in still_valid and s in done)]
         session.step = step
+        return True
 
     return domain.update_session(session_id, change)
 
@@ -124,6 +136,8 @@ def flow(session: CheckoutSession) -> Response:
         return render("checkout/offramp_unavailable.html")
     if session.order_id:
         return show_pay(session)
+    if domain.pending_since(session) is not None:
+        return _settle(session)
     step = _next_pre_order(session)
     if step == "choose":
         return _show_choose(session)
@@ -309,13 +323,41 @@ def wallet(session: CheckoutSession) -> Response:
     if request.method == "GET":
         return _show_wallet(session)
     form = request.form.to_dict()
-    result = clean_wallet(form, session, network=session.value("network"))
+    network = session.value("network")
+    result = clean_wallet(form, session, network=network)
+    if session.value("memo") and session.is_locked("memo") and not network_has_memo(network):
+        # The shop's memo would be dropped on a network without memos: the shop must fix it.
+        result.errors.setdefault("address", _(
+            "The shop set a memo, but %(network)s does not use memos. Go back to the shop.",
+            network=(network or "").title()))
     if not result.ok:
         return _show_wallet(session, form, result)
     # Checksummed now, but as typed it had none: the review asks to compare it character by character.
-    saved = _save(session.id, result.values, step="wallet", still_valid=("details",),
-                  extra={"addressNotice": result.notices.get("address")})
+    try:
+        saved = _save(session.id, result.values, step="wallet", still_valid=("details",),
+                      extra={"addressNotice": result.notices.get("address"),
+                             "addressNetwork": network},
+                      require=lambda fresh: fresh.value("network") == network)
+    except StaleInput:
+        # Another tab chose another network while this address was checked for the old one.
+        fresh = get_state().sessions.get(session.id) or session
+        return _show_wallet(fresh, form, _wallet_error(
+            "address", _("Your network changed. Enter the wallet address for %(network)s.",
+                         network=str(fresh.value("network") or "").title())))
     return htmx_redirect(_step_url(saved, _next_pre_order(saved)))
+
+
+def _wallet_error(name: str, message: str) -> FormResult:
+    result = FormResult()
+    result.errors[name] = message
+    return result
+
+
+def _back_to_wallet(session: CheckoutSession, name: str, message: str) -> Response:
+    """The wallet no longer holds for the order's network: ask for it again."""
+    session = domain.update_session(session.id, lambda s: s.data.__setitem__(
+        "done", [d for d in _done(s) if d != "wallet"]))
+    return _show_wallet(session, None, _wallet_error(name, message))
 
 
 # -- 3. details (the offer's required fields) ---------------------------------------------------------
@@ -371,7 +413,7 @@ def _refresh_quote(session: CheckoutSession) -> tuple[CheckoutSession, bool]:
 
 
 def _show_review(session: CheckoutSession, *, notice: str | None = None,
-                 form_error: str | None = None, retry: bool = False) -> Response:
+                 form_error: str | None = None) -> Response:
     if notice is None and form_error is None:
         session, changed = _refresh_quote(session)
         if changed and "review_seen" in session.data:
@@ -390,8 +432,8 @@ def _show_review(session: CheckoutSession, *, notice: str | None = None,
                   country=catalog.country(session.value("countryIsoCode")), channel=channel,
                   carrier=carrier, specs=specs, extra=session.data.get("extraFields") or {},
                   address_notice=session.data.get("addressNotice"),
-                  notice=notice, form_error=form_error, retry=retry, step="review",
-                  channel_name=channel_name)
+                  notice=notice, form_error=form_error, step="review",
+                  channel_name=channel_name, review_digest=domain.review_digest(session))
 
 
 @session_route
@@ -400,6 +442,9 @@ def review(session: CheckoutSession) -> Response:
     gate = _gate(session, "review")
     if gate is not None:
         return gate
+    problem = domain.wallet_problem(session)
+    if problem is not None:
+        return _back_to_wallet(session, *problem)
     return _show_review(session)
 
 
@@ -408,6 +453,31 @@ def _requote(session: CheckoutSession, notice: str) -> Response:
     record = domain.quote_record(domain.request_quote(params), params)
     session = domain.update_session(session.id, lambda s: s.data.__setitem__("quote", record))
     return _show_review(session, notice=notice)
+
+
+def _show_confirming(session: CheckoutSession) -> Response:
+    return render("checkout/onramp/confirming.html", "checkout/onramp/_confirming.html",
+                  step="review")
+
+
+def _fresh_review(session: CheckoutSession) -> Response:
+    """The grace period passed without an order: a fresh quote, reviewed before a new attempt."""
+    session = get_state().sessions.get(session.id) or session
+    session, _changed = _refresh_quote(session)
+    return _show_review(session, notice=_(
+        "We could not find an order from your last attempt, and you have not been charged. "
+        "Check the details and the new price, then confirm again."))
+
+
+def _settle(session: CheckoutSession) -> Response:
+    """A create had no answer: look the order up (never create), and say where it stands."""
+    result = domain.settle_pending(session)
+    if result.kind == "created":
+        fresh = get_state().sessions.get(session.id) or session
+        return show_pay(fresh)
+    if result.kind == "retry":
+        return _fresh_review(session)
+    return _show_confirming(session)
 
 
 @session_route
@@ -423,21 +493,27 @@ def create(session: CheckoutSession) -> Response:
         # The user confirmed a price that is no longer on offer: show the new one, ask again.
         return _requote(session, _("The price has changed. Check the new price and confirm "
                                    "again."))
-    result = domain.create_order(session)
+    result = domain.create_order(session, request.form.get("review_digest"))
     if result.kind == "created":
         return htmx_redirect(_step_url(session, "pay"))
     if result.kind == "busy":
         return render("checkout/onramp/creating.html", "checkout/onramp/_creating.html",
                       step="review")
+    fresh = get_state().sessions.get(session.id) or session
+    if result.kind == "changed":
+        return _show_review(fresh, form_error=_(
+            "Your order details changed. Please check them again."))
+    if result.kind == "invalid":
+        return _back_to_wallet(fresh, result.field or "address", result.message or "")
     if result.kind == "requote":
-        return _requote(session, _("The price expired. Check the new price and confirm again."))
+        return _requote(fresh, _("The price expired. Check the new price and confirm again."))
     if result.kind == "rejected":
-        return _show_review(session, form_error=_(
+        return _show_review(fresh, form_error=_(
             "Our payment partner could not create this order. Check your details and try "
             "again, or go back to the shop."))
-    return _show_review(session, retry=True, form_error=_(
-        "We could not confirm that your order was created. Please wait a moment and try again: "
-        "you will not be charged twice."))
+    if result.kind == "retry":
+        return _fresh_review(fresh)
+    return _show_confirming(fresh)
 
 
 # -- 6. pay ----------------------------------------------------------------------------------------

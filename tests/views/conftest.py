@@ -138,8 +138,17 @@ class Flow:
         assert response.request.path.endswith("/review"), response.request.path
         return response
 
+    def review_digest(self, response: TestResponse) -> str:
+        match = re.search(r'name="review_digest" value="([^"]+)"', response.get_data(as_text=True))
+        assert match, response.get_data(as_text=True)[:3000]
+        return match.group(1)
+
+    def confirm_form(self, review: TestResponse) -> dict[str, str]:
+        """What the review's "Confirm and pay" form sends."""
+        return {"quote_id": self.quote_id(review), "review_digest": self.review_digest(review)}
+
     def create(self, review: TestResponse) -> TestResponse:
-        return self.post("/create", {"quote_id": self.quote_id(review)})
+        return self.post("/create", self.confirm_form(review))
 
     def to_pay(self, transfer: str = "manual", **choose: Any) -> TestResponse:
         if self.session_id is None:

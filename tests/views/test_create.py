@@ -90,7 +90,7 @@ def test_concurrent_creates_make_one_order(app, monkeypatch):
     flow = Flow(app, app.test_client())
     flow.start()
     review = flow.to_review()
-    quote_id = flow.quote_id(review)
+    form = flow.confirm_form(review)
     calls = count_creates(flow, monkeypatch)
     barrier = threading.Barrier(4)
     statuses = []
@@ -99,7 +99,7 @@ def test_concurrent_creates_make_one_order(app, monkeypatch):
         client = app.test_client()
         barrier.wait()
         response = client.post(f"{flow.base}/create",
-                               data={"csrf_token": flow.csrf, "quote_id": quote_id})
+                               data={"csrf_token": flow.csrf, **form})
         statuses.append(response.status_code)
 
     threads = [threading.Thread(target=submit) for _ in range(4)]
@@ -122,7 +122,7 @@ def test_a_resumed_session_never_creates_a_second_order(app):
     other_device.session_id = flow.session_id
     page = other_device.get("/")
     assert "I have paid" in page.get_data(as_text=True)
-    other_device.post("/create", {"quote_id": flow.quote_id(review)})
+    other_device.post("/create", flow.confirm_form(review))
     assert other_device.get("/review").headers["Location"].endswith("/pay")
     assert len(orders_of(flow)) == 1
 
@@ -188,27 +188,34 @@ def test_timeout_after_the_upstream_created_the_order_adopts_it(flow, monkeypatc
     assert flow.session.order_id == orders_of(flow)[0].id
 
 
-def test_timeout_before_anything_was_created_allows_a_retry(flow, monkeypatch):
+def test_a_failed_create_is_only_looked_up_until_the_grace_period_ends(flow, monkeypatch):
+    flow.app.config["CHECKOUT_CREATE_GRACE"] = 0.5
     flow.start()
     review = flow.to_review()
     client = upstream(flow)
     original = client.onramp_create_order
     calls = []
 
-    def timeout_once(**kwargs):
-        calls.append(1)
+    def unavailable_once(**kwargs):
+        calls.append(kwargs["order_params"])
         if len(calls) == 1:
             raise UpstreamUnavailable("502", status=502)
         return original(**kwargs)
 
-    monkeypatch.setattr(client, "onramp_create_order", timeout_once)
+    monkeypatch.setattr(client, "onramp_create_order", unavailable_once)
     page = flow.create(review)
-    html = page.get_data(as_text=True)
     assert page.status_code == 200
-    assert "could not confirm" in html and "Try again" in html
-    assert orders_of(flow) == []
-    response = flow.create(page)
+    assert "We are checking whether your order was created" in page.get_data(as_text=True)
+    assert "Check again" in page.get_data(as_text=True)
+    assert flow.create(review).status_code == 303 and len(calls) == 1   # only looked up
+    time.sleep(0.6)
+    fresh = flow.get("/")
+    html = fresh.get_data(as_text=True)
+    assert "could not find an order from your last attempt" in html
+    assert flow.quote_id(fresh) != flow.quote_id(review)               # a fresh quote
+    response = flow.create(fresh)
     assert response.headers["Location"].endswith("/pay")
+    assert len(calls) == 2 and calls[0] != calls[1]    # a new reference for the new attempt
     assert len(orders_of(flow)) == 1
 
 
@@ -216,16 +223,20 @@ def test_when_the_lookup_also_fails_nobody_creates_until_it_is_settled(flow, mon
     flow.start()
     review = flow.to_review()
     client = upstream(flow)
+    calls = []
 
     def down(**kwargs):
+        calls.append(kwargs)
         raise UpstreamTimeout("timeout")
 
     monkeypatch.setattr(client, "onramp_create_order", down)
     monkeypatch.setattr(client, "onramp_order", down)
     page = flow.create(review)
-    assert "could not confirm" in page.get_data(as_text=True)
-    again = flow.create(page)
-    assert "being created" in again.get_data(as_text=True)     # the claim is still held
+    assert "We are checking whether your order was created" in page.get_data(as_text=True)
+    again = flow.follow(flow.create(review))
+    assert "We are checking whether your order was created" in again.get_data(as_text=True)
+    created = [c for c in calls if "quote_id" in c]
+    assert len(created) == 1 and flow.session.order_id is None
 
 
 def test_a_rejected_create_frees_the_session_and_says_so(flow, monkeypatch):
@@ -246,6 +257,6 @@ def test_a_rejected_create_frees_the_session_and_says_so(flow, monkeypatch):
 def test_create_needs_the_anti_forgery_token(flow):
     flow.start()
     review = flow.to_review()
-    response = flow.client.post(f"{flow.base}/create", data={"quote_id": flow.quote_id(review)})
+    response = flow.client.post(f"{flow.base}/create", data=flow.confirm_form(review))
     assert response.status_code == 400
     assert flow.session.order_id is None
