@@ -8,6 +8,10 @@ Parent events: ``order-created`` once, ``status-changed`` once per new status, a
 ``completed`` and ``failed`` per order. The session records what was emitted (a compare-and-set save),
 so a reload, a second tab or a late poll never sends an event twice nor the other terminal event.
 
+Events are recorded as sent only when a parent page can receive them (:func:`framing`): a page
+opened top-level (the resume link on another device, a payment provider's return) has no parent,
+and recording ``completed`` there would mean the merchant's framed page never gets it.
+
 Which statuses end an order for the user:
 
 - ``payout_successful`` -> ``completed``.
@@ -25,9 +29,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from flask import request
+
 from . import order_status
 from .errors import UpstreamError
 from .onramp import update_session
+from .htmx import is_htmx
+from .security import event_target_origin
 from .sessions import CheckoutSession
 from .state import get_state
 
@@ -38,6 +46,34 @@ FAILED = frozenset({"deposit_invalid", "refund_pending", "refund_successful", "r
 UNPAID_ENDED = frozenset({"deposit_expired", "deposit_canceled"})
 # Nothing more will happen: the page stops polling.
 SETTLED = frozenset({"payout_successful", "refund_successful", "deposit_invalid"})
+
+
+# Set by checkout.js on its htmx requests when its page is inside a frame (window.parent !==
+# window). fetch/XHR requests carry "Sec-Fetch-Dest: empty", so the browser cannot say it for them.
+FRAMED_HEADER = "X-Checkout-Framed"
+
+FRAMED, TOP_LEVEL, UNKNOWN = "framed", "top", "unknown"
+
+
+def framing(session: CheckoutSession | None = None) -> str:
+    """Whether this request's page is inside the merchant's frame: FRAMED, TOP_LEVEL or UNKNOWN.
+
+    - A navigation says it with ``Sec-Fetch-Dest``: ``iframe`` is FRAMED; ``document`` (or anything
+      else) is TOP_LEVEL. A browser that sends no fetch metadata (older Safari) is UNKNOWN: the
+      page records nothing and lets its first htmx request (with checkout.js's header) decide.
+    - An htmx request is FRAMED only with ``X-Checkout-Framed: 1`` (checkout.js sends it when
+      framed), else TOP_LEVEL.
+    - With no origin to post events to (several frame ancestors, no ``parentOrigin``) checkout.js
+      posts nothing, so nothing counts as framed.
+    """
+    if session is not None and event_target_origin(session) is None:
+        return TOP_LEVEL
+    if is_htmx():
+        return FRAMED if request.headers.get(FRAMED_HEADER) == "1" else TOP_LEVEL
+    dest = request.headers.get("Sec-Fetch-Dest")
+    if dest is None:
+        return UNKNOWN
+    return FRAMED if dest == "iframe" else TOP_LEVEL
 
 
 @dataclass(frozen=True)

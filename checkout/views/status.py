@@ -1,7 +1,9 @@
 """The order's status: a page that updates itself until the order settles, and the return page.
 
 ``GET /s/<id>/status`` shows the order's status and polls ``/status/live`` every 3 seconds (htmx)
-until a settled state; ``GET /s/<id>/return`` is where a payment provider sends the user back after a
+until a settled state. Parent events are recorded and rendered only when the page is framed
+(``Sec-Fetch-Dest: iframe``, or for htmx checkout.js's ``X-Checkout-Framed``: see
+:func:`checkout.tracking.framing`); the same session opened top-level elsewhere sends none. ``GET /s/<id>/return`` is where a payment provider sends the user back after a
 ``redirect`` payment. That page may be the top-level window (the user left the iframe to pay), so it
 stands on its own, links back to the shop's ``returnUrl``, and sends no parent events: there is no
 parent to receive them. The shop gets ``completed``/``failed`` when the checkout is framed again
@@ -19,7 +21,7 @@ from werkzeug.wrappers import Response
 
 from .. import tracking
 from ..addresses import explorer_tx_url
-from ..htmx import htmx_redirect, render
+from ..htmx import htmx_redirect, is_htmx, render
 from ..sessions import CheckoutSession
 from ..urls import safe_external_url
 from .context import session_route
@@ -54,11 +56,26 @@ def _poll_trigger(status: str | None) -> str | None:
     return POLL
 
 
-def _context(session: CheckoutSession, *, framed: bool = True, message: str | None = None,
-             current: tracking.OrderStatus | None = None) -> dict[str, Any]:
+def _context(session: CheckoutSession, *, framed: bool | None = None,
+             message: str | None = None, current: tracking.OrderStatus | None = None,
+             top_level: bool = False) -> dict[str, Any]:
+    """The status block's context. Parent events are recorded (as sent) only for a framed page.
+
+    ``framed=None`` asks the request (:func:`checkout.tracking.framing`); ``top_level=True`` marks
+    a page that must never send events (its polls carry ``top=1``).
+    """
+    framing = tracking.TOP_LEVEL if top_level else (
+        tracking.framing(session) if framed is None
+        else (tracking.FRAMED if framed else tracking.TOP_LEVEL))
+    is_framed = framing == tracking.FRAMED
     current = current or tracking.current_status(session)
-    events = tracking.due_events(session, current.status) if framed else []
+    events = tracking.due_events(session, current.status) if is_framed else []
     network = session.value("network")
+    poll = _poll_trigger(current.status)
+    if framing == tracking.UNKNOWN:
+        # A browser without fetch metadata: ask once more at load, through htmx, whose request
+        # checkout.js marks when the page is framed; the events come with that answer.
+        poll = f"load, {poll}" if poll else "load"
     return {
         # Not "status": htmx.render takes that keyword as the HTTP status.
         "order_status": current.status, "tx_hash": current.tx_hash,
@@ -66,7 +83,9 @@ def _context(session: CheckoutSession, *, framed: bool = True, message: str | No
         "completed": current.status in tracking.COMPLETED,
         "failed": current.status in tracking.FAILED,
         "unpaid_ended": current.status in tracking.UNPAID_ENDED,
-        "poll": _poll_trigger(current.status), "events": events, "framed": framed,
+        "poll": poll, "events": events, "framed": is_framed,
+        # Polls of a page known to be top-level say so (top=1): they never send events.
+        "poll_top": top_level or (framing == tracking.TOP_LEVEL and not is_htmx()),
         "quote": session.data.get("quote") or {}, "message": message,
         "return_url": session.claims.get("returnUrl"),
     }
@@ -100,9 +119,8 @@ def status_live(session: CheckoutSession) -> Response:
             return htmx_redirect(url_for("checkout.status", session_id=session.id))
         return render("checkout/status/_live.html", "checkout/status/_live.html",
                       **_context(session, framed=False, current=current))
-    framed = request.args.get("top") != "1"
     return render("checkout/status/_live.html", "checkout/status/_live.html",
-                  **_context(session, framed=framed))
+                  **_context(session, top_level=request.args.get("top") == "1"))
 
 
 @session_route
@@ -110,7 +128,7 @@ def payment_return(session: CheckoutSession) -> Response:
     """Back from a payment provider's page (often as the top-level window): the order's status."""
     if not session.order_id:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
-    context = _context(session, framed=False)
+    context = _context(session, top_level=True)
     return render("checkout/status/return.html", "checkout/status/_status.html",
                   resume=resume_context(session, awaiting_payment=context["order_status"] in (
                       None, "deposit_awaiting")), step="status", **context)

@@ -7,6 +7,8 @@
  * - Elements [data-checkout-event] (rendered by the parent_event macro) become events, on load and
  *   after every htmx swap, each once per data-event-key (in this page and, when available, in
  *   sessionStorage, so a reload does not repeat "order-created").
+ * - htmx requests of a framed page carry "X-Checkout-Framed: 1" (the server sends parent events
+ *   only to framed pages: checkout.tracking.framing).
  * - [data-copy] buttons copy their text; [data-checkout-close] posts "closed" before the link
  *   navigates; [data-leave-frame] buttons open their data-href in the top window on click.
  */
@@ -174,6 +176,11 @@
       window.addEventListener("resize", reportHeight);
     }
     postPageEvents(document);
+    document.body.addEventListener("htmx:configRequest", function (event) {
+      // fetch/XHR requests carry "Sec-Fetch-Dest: empty": tell the server this page is framed,
+      // so that it records parent events as sent only when there is a parent to receive them.
+      if (framed && parentOrigin) event.detail.headers["X-Checkout-Framed"] = "1";
+    });
     document.body.addEventListener("htmx:afterSettle", function () {
       // The whole page: a swap may have replaced the very element htmx reports as its target.
       postPageEvents(document);

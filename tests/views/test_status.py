@@ -11,6 +11,20 @@ from .conftest import Flow
 
 pytestmark = pytest.mark.parametrize("time_scale", [0.01])
 
+# What a browser sends from inside the merchant's iframe: navigations say "iframe"; htmx requests
+# (fetch metadata "empty") carry checkout.js's header.
+FRAMED_HTMX = {"HX-Request": "true", "Sec-Fetch-Dest": "empty", "X-Checkout-Framed": "1"}
+TOP_HTMX = {"HX-Request": "true", "Sec-Fetch-Dest": "empty"}
+TOP_PAGE = {"Sec-Fetch-Dest": "document"}
+
+
+@pytest.fixture
+def client(app):
+    """A browser inside the merchant's frame: every navigation is an iframe navigation."""
+    client = app.test_client()
+    client.environ_base["HTTP_SEC_FETCH_DEST"] = "iframe"
+    return client
+
 
 def events_in(html: str) -> list[tuple[str, dict]]:
     return [(kind, json.loads(order.replace("&#34;", '"')))
@@ -23,9 +37,10 @@ def poll_until(flow: Flow, wanted: str, path: str = "/status/live", timeout: flo
                **kwargs) -> list[str]:
     """Poll like the page does; returns every page body seen."""
     bodies = []
+    headers = kwargs.pop("headers", FRAMED_HTMX)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        body = flow.get(path, headers={"HX-Request": "true"}, **kwargs).get_data(as_text=True)
+        body = flow.get(path, headers=headers, **kwargs).get_data(as_text=True)
         bodies.append(body)
         if f'data-status="{wanted}"' in body:
             return bodies
@@ -55,7 +70,7 @@ def test_parent_events_are_each_sent_once_and_one_terminal_event(flow):
         seen += events_in(body)
     for _ in range(3):                                     # reloads and late polls
         seen += events_in(flow.get("/status").get_data(as_text=True))
-        seen += events_in(flow.get("/status/live").get_data(as_text=True))
+        seen += events_in(flow.get("/status/live", headers=FRAMED_HTMX).get_data(as_text=True))
     kinds = [kind for kind, _ in seen]
     assert kinds.count("order-created") == 1
     assert kinds.count("completed") == 1 and "failed" not in kinds
@@ -142,3 +157,80 @@ def test_unknown_session_is_a_friendly_404(client):
     response = client.get("/checkout/s/not-a-session/")
     assert response.status_code == 404
     assert "not found" in response.get_data(as_text=True).lower()
+
+
+def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(app, flow):
+    """The resume link opened top-level on another device must not use up ``completed``."""
+    flow.to_pay("manual")
+    flow.post("/pay/confirm")
+    other = Flow(app, app.test_client())                   # another device, top-level
+    other.session_id = flow.session_id
+    for body in poll_until(other, "payout_successful", headers=TOP_HTMX):
+        assert "data-checkout-event" not in body
+    page = other.get("/status", headers=TOP_PAGE).get_data(as_text=True)
+    assert 'data-status="payout_successful"' in page and "data-checkout-event" not in page
+    assert "completed" not in events_in(page)
+    assert (flow.session.data.get("events") or {}).get("terminal") is None
+    # Back in the merchant's frame: the events it never received come now, once.
+    framed = events_in(flow.get("/status").get_data(as_text=True))
+    assert [kind for kind, _ in framed].count("completed") == 1
+    assert flow.session.data["events"]["terminal"] == "completed"
+    again = events_in(flow.get("/status").get_data(as_text=True))
+    assert "completed" not in [kind for kind, _ in again]
+
+
+def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(app, flow):
+    flow.to_pay("manual")
+    flow.post("/pay/confirm")
+    recorded = dict(flow.session.data.get("events") or {})
+    other = Flow(app, app.test_client())
+    other.session_id = flow.session_id
+    page = other.get("/status", headers=TOP_PAGE).get_data(as_text=True)
+    assert "top=1" in page and "data-checkout-event" not in page
+    # Even with checkout.js's header, a poll that says top=1 records nothing.
+    live = other.get("/status/live", query_string={"top": "1"}, headers=FRAMED_HTMX)
+    assert "data-checkout-event" not in live.get_data(as_text=True)
+    assert (flow.session.data.get("events") or {}) == recorded
+
+
+def test_an_htmx_poll_without_the_framed_header_records_nothing(flow):
+    flow.to_pay("manual")
+    recorded = dict(flow.session.data.get("events") or {})
+    flow.post("/pay/confirm")
+    body = flow.get("/status/live", headers=TOP_HTMX).get_data(as_text=True)
+    assert "data-checkout-event" not in body
+    assert (flow.session.data.get("events") or {}) == recorded
+    framed = flow.get("/status/live", headers=FRAMED_HTMX).get_data(as_text=True)
+    assert "status-changed" in [kind for kind, _ in events_in(framed)]
+
+
+def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow):
+    flow.to_pay("manual")
+    flow.post("/pay/confirm")
+    recorded = dict(flow.session.data.get("events") or {})
+    old_browser = Flow(app, app.test_client())             # no Sec-Fetch-Dest at all
+    old_browser.session_id = flow.session_id
+    page = old_browser.get("/status").get_data(as_text=True)
+    assert "data-checkout-event" not in page and "top=1" not in page
+    assert re.search(r'hx-trigger="load(, every 3s)?"', page)     # asks again through htmx
+    assert (flow.session.data.get("events") or {}) == recorded
+    live = old_browser.get("/status/live", headers={"HX-Request": "true",
+                                                     "X-Checkout-Framed": "1"})
+    assert "status-changed" in [kind for kind, _ in events_in(live.get_data(as_text=True))]
+
+
+@pytest.mark.parametrize("config_overrides", [
+    {"CHECKOUT_FRAME_ANCESTORS": ["https://shop.test", "https://other.test"]}])
+def test_no_event_is_recorded_when_there_is_no_parent_origin_to_post_to(config, config_overrides,
+                                                                        time_scale):
+    from tests.conftest import make_app
+
+    app = make_app({**config, **config_overrides})
+    client = app.test_client()
+    client.environ_base["HTTP_SEC_FETCH_DEST"] = "iframe"
+    flow = Flow(app, client)
+    flow.to_pay("manual")                                  # unsigned start: no parentOrigin
+    flow.post("/pay/confirm")
+    page = flow.get("/status").get_data(as_text=True)
+    live = flow.get("/status/live", headers=FRAMED_HTMX).get_data(as_text=True)
+    assert "data-checkout-event" not in page + live
