@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response
 
 from .. import onramp as domain
 from ..addresses import network_has_memo
-from ..errors import UpstreamError, UpstreamRejected
+from ..errors import OrderExpired, UpstreamError, UpstreamRejected
 from ..forms import (FormResult, amount_bounds, clean_amount, clean_corridor,
                      clean_required_fields, clean_wallet, input_type)
 from ..htmx import htmx_redirect, is_htmx, render
@@ -558,11 +558,19 @@ def pay(session: CheckoutSession) -> Response:
     return show_pay(session)
 
 
+def _order_expired() -> str:
+    # The order itself is dead: a new price would not revive it, so none is offered here.
+    return _("This order has expired and can no longer be paid. Go back to the shop to start "
+             "again.")
+
+
 def _action(session: CheckoutSession, call: Any, failure: str) -> Response:
     if not session.order_id:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
     try:
         call()
+    except OrderExpired:
+        return show_pay(session, message=_order_expired())
     except UpstreamRejected:
         return show_pay(session, message=failure)
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
@@ -587,6 +595,9 @@ def otp(session: CheckoutSession) -> Response:
     client = get_state().upstream
     try:
         client.onramp_submit_otp(order_id=session.order_id, otp=code)
+    except OrderExpired:
+        return show_pay(session, message=_(
+            "Too many wrong codes: this order has expired. Go back to the shop to start again."))
     except UpstreamRejected:
         order = client.onramp_order(order_id=session.order_id)
         left = (order.transfer_instructions.raw.get("otpAttemptsLeft")
@@ -610,6 +621,8 @@ def retry_push(session: CheckoutSession) -> Response:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
     try:
         get_state().upstream.onramp_retry_push(order_id=session.order_id)
+    except OrderExpired:
+        return show_pay(session, message=_order_expired())
     except UpstreamRejected:
         return show_pay(session, message=_("A new request cannot be sent now. Wait for the "
                                            "time shown, or check your phone."))

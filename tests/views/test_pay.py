@@ -188,3 +188,30 @@ def test_sandbox_payment_link_is_still_rendered(flow):
     # The embedded sandbox serves its payment page over http on this very app: it stays a link.
     html = flow.to_pay("redirect").get_data(as_text=True)
     assert re.search(r'href="http://[^"]*/sandbox/pay/[^"]*" target="_top"', html)
+
+
+@pytest.mark.parametrize(("transfer", "path", "call", "form", "message"), [
+    ("manual", "/pay/confirm", "onramp_confirm_order", {}, "This order has expired"),
+    ("otp_stk_push", "/pay/otp", "onramp_submit_otp", {"otp": "123456"},
+     "Too many wrong codes: this order has expired"),
+    ("stk_push", "/pay/retry", "onramp_retry_push", {}, "This order has expired"),
+])
+def test_an_expired_order_is_shown_as_expired_not_priced_again(flow, monkeypatch, transfer, path,
+                                                                 call, form, message):
+    from checkout.errors import OrderExpired
+    from checkout.state import get_state
+
+    flow.to_pay(transfer)
+    order_id, quote = flow.session.order_id, flow.session.data["quote"]
+    with flow.app.app_context():
+        client = get_state().upstream
+
+    def expired(**kwargs):
+        raise OrderExpired("The order is expired", status=400)
+
+    monkeypatch.setattr(client, call, expired)
+    page = flow.post(path, form)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and message in html
+    assert "price" not in html.lower()
+    assert flow.session.order_id == order_id and flow.session.data["quote"] == quote
