@@ -99,8 +99,11 @@ def run() -> int:
     walk.step("wallet", "POST", path + "/choose", corridor)
     walk.step("details", "POST", path + "/wallet", {"address": ADDRESS, "email": "a@example.com"})
     review = walk.step("review", "POST", path + "/details", {"phoneNumber": "08012345678"})
-    quote_id = re.search(r'name="quote_id" value="([^"]+)"', review.get_data(as_text=True))
-    walk.step("pay (create)", "POST", path + "/create", {"quote_id": quote_id.group(1)})
+    html = review.get_data(as_text=True)
+    quote_id = re.search(r'name="quote_id" value="([^"]+)"', html)
+    digest = re.search(r'name="review_digest" value="([^"]+)"', html)
+    walk.step("pay (create)", "POST", path + "/create",
+              {"quote_id": quote_id.group(1), "review_digest": digest.group(1)})
     walk.step("status (confirm)", "POST", path + "/pay/confirm")
     polls = 0
     poll_calls: list[str] = []
