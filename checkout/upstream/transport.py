@@ -4,8 +4,9 @@ Shape borrowed from stripe-python's HTTP layer: a single ``requests.Session`` (c
 explicit ``(connect, read)`` timeouts, ``requests`` exceptions wrapped exactly once, and one function
 (``error_for``) that turns a status and body into the checkout's exception tree.
 
-Retries are limited to what is safe to repeat: GET requests, after a connection error, a timeout or a
-502/503/504. Every attempt is prepared and signed again, because the signature covers a timestamp that
+Retries are limited to what is safe and useful to repeat: GET requests, after a connection error
+(refused, reset, connect timeout) or a 502/503/504. Not after a read timeout: the upstream got the
+request and is slow, and a user is waiting on the page; asking again would only multiply the wait. Every attempt is prepared and signed again, because the signature covers a timestamp that
 the upstream accepts for about a minute only. A POST is never repeated: one that may have reached the
 upstream surfaces as ``UpstreamUnavailable``/``UpstreamTimeout`` and the caller reconciles by reading
 the order back (creating a second order would charge the user twice).
@@ -190,6 +191,14 @@ def error_for(status: int, body: object, method: str, path: str) -> UpstreamErro
     return cls(message, status=status, code=code, method=method, path=path, body=body)
 
 
+def _connection_failed(exc: UpstreamUnavailable) -> bool:
+    """True when no answer could even start: the connection failed (a connect timeout included).
+
+    ``requests.ConnectTimeout`` is a ``ConnectionError``; ``ReadTimeout`` is not.
+    """
+    return isinstance(exc.__cause__, requests.ConnectionError)
+
+
 def _read_body(response: requests.Response) -> object:
     """Parsed JSON when the body is JSON, else its text (for error messages), else None."""
     if not response.content:
@@ -242,8 +251,8 @@ class Transport:
             prepared = self._prepare(method, path, params, body)
             try:
                 response = self._send(prepared, method, path, attempt)
-            except UpstreamUnavailable:
-                if attempt == attempts:
+            except UpstreamUnavailable as exc:
+                if attempt == attempts or not _connection_failed(exc):
                     raise
                 self._pause(method, path, attempt, None)
                 continue

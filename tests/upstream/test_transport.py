@@ -63,14 +63,24 @@ def test_get_is_retried_on_gateway_errors(client, sleeps, status):
 
 @responses.activate
 @pytest.mark.parametrize("failure", [requests.ConnectionError("refused"),
-                                     requests.ConnectTimeout("connect"),
-                                     requests.ReadTimeout("read")])
-def test_get_is_retried_on_connection_errors_and_timeouts(client, failure):
+                                     requests.ConnectTimeout("connect")])
+def test_get_is_retried_on_connection_errors(client, failure):
     url = f"{BASE}/api/onramp/limits"
     responses.add(responses.GET, url, body=failure)
     responses.add(responses.GET, url, json=LIMITS)
     assert limits(client).min_local_currency == Decimal(130)
     assert len(responses.calls) == 2
+
+
+@responses.activate
+def test_get_is_not_retried_after_a_read_timeout(client):
+    # The upstream has the request and is slow; a user is waiting: fail now, do not wait again.
+    url = f"{BASE}/api/onramp/limits"
+    responses.add(responses.GET, url, body=requests.ReadTimeout("read"))
+    responses.add(responses.GET, url, json=LIMITS)
+    with pytest.raises(errors.UpstreamTimeout):
+        limits(client)
+    assert len(responses.calls) == 1
 
 
 @responses.activate
@@ -327,7 +337,7 @@ def test_read_timeout_is_explicit_and_raises_upstream_timeout(silent_server, sle
         limits(client)
     assert time.monotonic() - started < 2.0
     assert isinstance(info.value.__cause__, requests.Timeout)
-    assert len(accepted) == 2 and len(sleeps) == 1  # a GET: tried twice
+    assert len(accepted) == 1 and sleeps == []      # a read timeout is not retried, even for a GET
 
 
 def test_post_read_timeout_is_not_retried(silent_server):
