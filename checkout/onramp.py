@@ -270,7 +270,10 @@ def wallet_problem(session: CheckoutSession) -> tuple[str, str] | None:
     """(field, message) when the address or memo does not hold for the network a create would
     send, or were validated for another network; None when they may be sent."""
     network = (create_payload(session)["network"] or session.value("network") or "")
-    if session.data.get("addressNetwork") != network:
+    checked_for = session.data.get("addressNetwork")
+    if checked_for is None:
+        return "address", _("Check the wallet address for %(network)s.", network=network.title())
+    if checked_for != network:
         return "address", _("Your network changed. Enter the wallet address for %(network)s.",
                             network=network.title())
     address = session.value("address")
@@ -442,7 +445,7 @@ def _create_claimed(session_id: str, owner: str, digest: str | None) -> CreateRe
     if session.data.get("pending_create"):
         # An earlier create may have reached the upstream: only look it up.
         return settle_pending(session)
-    if digest is None or not hmac.compare_digest(digest, review_digest(session)):
+    if digest is None or not hmac.compare_digest(digest.encode(), review_digest(session).encode()):
         return CreateResult("changed")
     problem = wallet_problem(session)
     if problem is not None:

@@ -384,3 +384,11 @@ def test_matching_compares_the_amount_in_the_quotes_unit():
     stale = OnrampOrder(**{**order.__dict__, "date": datetime.fromtimestamp(now - 60,
                                                                            tz=timezone.utc)})
     assert not domain._matches(stale, pending)
+
+
+def test_a_malformed_review_digest_is_a_changed_review_not_an_error(flow):
+    flow.start()
+    review = flow.to_review()
+    page = flow.post("/create", {"quote_id": flow.quote_id(review), "review_digest": "é" * 64})
+    assert page.status_code == 200 and "Your order details changed" in page.get_data(as_text=True)
+    assert flow.session.order_id is None
