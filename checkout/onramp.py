@@ -350,7 +350,8 @@ def _matches(order: OnrampOrder, pending: dict[str, Any]) -> bool:
         return False
     amount = order.amount_crypto if sent.get("currency") == "crypto" else \
         order.local_currency_amount
-    if not _same_amount(amount, sent.get("amount")):
+    if not (_same_amount(amount, sent.get("amount"))
+            or (pending.get("quoted") is not None and _same_amount(amount, pending["quoted"]))):
         return False
     created = order.created_at or order.date
     started = datetime.fromtimestamp(float(pending.get("at") or 0), tz=timezone.utc)
@@ -451,9 +452,13 @@ def _create_claimed(session_id: str, owner: str, digest: str | None) -> CreateRe
     if problem is not None:
         return CreateResult("invalid", field=problem[0], message=problem[1])
     payload = create_payload(session)
+    cashout = (stored_quote(session) or {}).get("cashout") or {}
     pending = {"at": time.time(), "ref": order_params(session),
                "sent": {key: payload[key] for key in
-                        ("network", "asset", "address", "email", "amount", "currency")}}
+                        ("network", "asset", "address", "email", "amount", "currency")},
+               # The same amount as the quote worked it out, in case the order repeats that.
+               "quoted": cashout.get("withdrawAmountCrypto" if payload["currency"] == "crypto"
+                                     else "localCurrencyAmount")}
     session = update_session(session.id, lambda s: s.data.__setitem__("pending_create", pending))
     try:
         order = _create(session, payload)

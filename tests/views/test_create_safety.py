@@ -384,6 +384,10 @@ def test_matching_compares_the_amount_in_the_quotes_unit():
     stale = OnrampOrder(**{**order.__dict__, "date": datetime.fromtimestamp(now - 60,
                                                                            tz=timezone.utc)})
     assert not domain._matches(stale, pending)
+    # The quote's own figure for the amount counts too (the order may repeat the quote's).
+    quoted = OnrampOrder(**{**order.__dict__, "amount_crypto": Decimal("9.87")})
+    assert not domain._matches(quoted, pending)
+    assert domain._matches(quoted, {**pending, "quoted": "9.870"})
 
 
 def test_a_malformed_review_digest_is_a_changed_review_not_an_error(flow):
