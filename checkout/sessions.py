@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import (JSON, Column, DateTime, Integer, String, Table, inspect, insert, select,
                         text, update)
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from .store import metadata
 
@@ -131,12 +131,20 @@ class SessionConflict(Exception):
 
 def _add_missing_columns(engine: Engine) -> None:
     """Add the nullable columns newer than a deployed table (``create_all`` only makes tables)."""
-    present = {column["name"] for column in inspect(engine).get_columns(sessions_table.name)}
-    if "creating_owner" not in present:
-        log.info("adding checkout_sessions.creating_owner")
+    def present() -> set[str]:
+        return {column["name"] for column in inspect(engine).get_columns(sessions_table.name)}
+
+    if "creating_owner" in present():
+        return
+    log.info("adding checkout_sessions.creating_owner")
+    try:
         with engine.begin() as conn:
             conn.execute(text(f"ALTER TABLE {sessions_table.name} "
                               "ADD COLUMN creating_owner VARCHAR(64)"))
+    except DBAPIError:
+        # Another process starting at the same moment added it first.
+        if "creating_owner" not in present():
+            raise
 
 
 class SessionStore:

@@ -13,8 +13,6 @@ import time
 from datetime import timedelta
 from decimal import Decimal
 
-import pytest
-
 from checkout import onramp as domain
 from checkout.errors import UpstreamTimeout
 from checkout.state import get_state
