@@ -406,7 +406,11 @@ def _attach(session: CheckoutSession, order: OnrampOrder) -> CreateResult:
                   if order.transfer_instructions else None},
         "pending_create": None,
     })
-    if attached is not None and attached != order.id:
+    if attached is None:
+        log.error("orphaned on-ramp order %s: session %s no longer exists", order.id,
+                  short_id(session.id))
+        return CreateResult("busy")
+    if attached != order.id:
         # Two orders upstream for one session: the first attached stays; the other needs a person.
         log.error("orphaned on-ramp order %s: session %s already has order %s",
                   order.id, short_id(session.id), attached)
@@ -430,14 +434,14 @@ def create_order(session: CheckoutSession, digest: str | None) -> CreateResult:
             return CreateResult("created", order_id=fresh.order_id)
         return CreateResult("busy")
     try:
-        return _create_claimed(session.id, owner, digest)
+        return _create_claimed(session.id, digest)
     finally:
         # Whatever happened, the claim is given back (a no-op when the order was attached): the
         # pending attempt, not the claim, is what keeps a second create from being sent.
         state.sessions.release_order_creation(session.id, owner)
 
 
-def _create_claimed(session_id: str, owner: str, digest: str | None) -> CreateResult:
+def _create_claimed(session_id: str, digest: str | None) -> CreateResult:
     session = get_state().sessions.get(session_id)   # the claim bumped the version: reload
     if session is None:
         return CreateResult("busy")
