@@ -542,7 +542,12 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
         return status_views.show_status(session, message=message)
-    events = status_views.tracking.due_events(session, "deposit_awaiting")
+    # The pay page opened top-level (a resume link on another device) must not use up the framed
+    # page's order-created. A browser that says nothing about framing (no fetch metadata) is most
+    # likely the merchant's frame, where this page is normally shown: it gets the events.
+    tracking = status_views.tracking
+    top_level = tracking.framing(session) == tracking.TOP_LEVEL
+    events = [] if top_level else tracking.due_events(session, "deposit_awaiting")
     return render("checkout/onramp/pay.html", "checkout/onramp/_pay.html", order=order,
                   instructions=instructions, message=message, message_kind=message_kind,
                   push_retry_in=_push_retry_in(instructions),

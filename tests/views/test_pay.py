@@ -229,3 +229,14 @@ def test_resume_template_refuses_an_unsafe_provider_link_from_any_caller(app):
             "url": "http://shop.test/checkout/s/x/", "qr_svg": "",
             "provider_url": "https://pay.provider.example/resume/1"})
         assert 'href="https://pay.provider.example/resume/1"' in html
+
+
+def test_a_top_level_pay_page_does_not_use_up_order_created(flow):
+    """The resume link opened on another device shows the pay page top-level: no parent there."""
+    flow.start()
+    created = flow.create(flow.to_review("manual"))
+    top = flow.client.get(created.headers["Location"], headers={"Sec-Fetch-Dest": "document"})
+    assert 'data-transfer-type="manual"' in top.get_data(as_text=True)
+    assert "data-checkout-event" not in top.get_data(as_text=True)
+    framed = flow.get("/pay", headers={"Sec-Fetch-Dest": "iframe"}).get_data(as_text=True)
+    assert framed.count('data-checkout-event="order-created"') == 1
