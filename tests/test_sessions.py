@@ -30,3 +30,63 @@ def test_a_table_from_before_the_owned_claim_gets_its_owner_column(database_url)
     SessionStore(engine)                    # a second start finds the column and leaves it be
     assert store.release_order_creation(session.id, "not-the-owner") is False
     assert store.release_order_creation(session.id, owner) is True
+
+
+# -- The guarantees the flow rests on, on both databases, under real concurrency ------------------
+
+@pytest.fixture
+def store(database_url) -> SessionStore:
+    from checkout.store import connect
+
+    return SessionStore(connect(database_url))
+
+
+def _together(n: int, work):
+    """Run ``work(i)`` in ``n`` threads released at the same moment; their results."""
+    import threading
+
+    barrier = threading.Barrier(n)
+    results: list = [None] * n
+
+    def run(i: int) -> None:
+        barrier.wait()
+        results[i] = work(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return results
+
+
+def test_one_token_opens_one_session_even_when_presented_at_once(store):
+    sessions = _together(8, lambda _i: store.create("onramp", claims={"network": "CELO"},
+                                                     jti="token-jti-1"))
+    assert len({s.id for s in sessions}) == 1
+    assert store.get_by_jti("token-jti-1").claims == {"network": "CELO"}
+
+
+def test_exactly_one_request_wins_the_right_to_create_the_order(store):
+    session = store.create("onramp")
+    owners = _together(8, lambda _i: store.claim_order_creation(session.id))
+    winners = [owner for owner in owners if owner]
+    assert len(winners) == 1
+    assert store.attach_order(session.id, "order-1", "pay") == "order-1"
+    # An order attached is never replaced, and no one can claim creation any more.
+    assert store.attach_order(session.id, "order-2", "pay") == "order-1"
+    assert store.claim_order_creation(session.id) is None
+    assert store.get_by_order("order-1").id == session.id
+
+
+def test_a_save_over_a_newer_version_is_refused(store):
+    from checkout.sessions import SessionConflict
+
+    session = store.create("onramp")
+    first, second = store.get(session.id), store.get(session.id)
+    first.data["address"] = "0xfirst"
+    store.save(first)
+    second.data["address"] = "0xsecond"
+    with pytest.raises(SessionConflict):
+        store.save(second)
+    assert store.get(session.id).data["address"] == "0xfirst"
