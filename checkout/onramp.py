@@ -173,7 +173,6 @@ class Breakdown:
 
 # -- creating the order ---------------------------------------------------------------------------
 
-DEFAULT_CREATE_GRACE = 600.0       # seconds; CHECKOUT_CREATE_GRACE
 CREATED_SKEW = timedelta(seconds=5)  # an order's creation date may be this much before our clock's
 LOOKUP_PAGE = 50                   # orders read from the list when the merchant's reference repeats
 
@@ -181,7 +180,7 @@ LOOKUP_PAGE = 50                   # orders read from the list when the merchant
 def create_grace() -> float:
     """Seconds after an unanswered create during which the order is only looked up, never created
     again: the upstream may still be processing it (``CHECKOUT_CREATE_GRACE``)."""
-    return float(current_app.config.get("CHECKOUT_CREATE_GRACE", DEFAULT_CREATE_GRACE))
+    return float(current_app.config["CHECKOUT_CREATE_GRACE"])
 
 
 def creation_lease() -> timedelta:
