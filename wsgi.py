@@ -34,7 +34,7 @@ TIME_SCALE = float(os.environ.get("SANDBOX_TIME_SCALE", "0.2"))
 PRESETS: dict[str, dict[str, Any]] = {
     "ng": {"label": "5,000 NGN of USDC on Celo (Nigeria, bank transfer)",
            "claims": {"network": "CELO", "asset": "USDC", "amount": "5000",
-                      "currency": "local", "countryIsoCode": "NG",
+                      "currency": "local", "countryIsoCode": "NG", "paymentChannel": "bank",
                       "lock": ["network", "asset"]}},
     "ke": {"label": "1,500 KES of USDT on Celo (Kenya, in Swahili)",
            "claims": {"network": "CELO", "asset": "USDT", "amount": "1500",
