@@ -14,8 +14,10 @@ leaves one named after it.
 """
 from __future__ import annotations
 
+import faulthandler
 import json
 import re
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -255,6 +257,7 @@ def page(context, browser_log, request):
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
         screenshot(page, f"FAILED-{request.node.name}")
+        explain_failure(page)
     assert browser_log.csp_violations == [], f"CSP violations: {browser_log.csp_violations}"
 
 
@@ -264,6 +267,22 @@ def pytest_runtest_makereport(item, call):
     if report.when == "call":
         item.rep_call = report
     return report
+
+
+def explain_failure(page: Any) -> None:
+    """What CI keeps of a failed browser test: each frame's URL and text, and every thread's stack.
+
+    The servers run in this process, so a request that hangs shows up in the stacks; the text shows
+    what the user was looking at. Both go to stderr, which pytest prints with the failure.
+    """
+    for frame in page.frames:
+        try:
+            text = frame.evaluate("() => document.body ? document.body.innerText : ''")
+        except Exception as exc:  # a frame navigating away cannot be read; say so, go on
+            text = f"<unreadable: {exc}>"
+        print(f"--- frame {frame.url}\n{text[:3000]}", file=sys.stderr)
+    print("--- threads of the test process", file=sys.stderr)
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
 
 
 def screenshot(page: Any, name: str) -> Path:
@@ -309,6 +328,33 @@ class Shop:
             if frame.url.startswith(self.checkout_origin + "/"):
                 return frame
         raise AssertionError(f"no checkout frame among {[f.url for f in page.frames]}")
+
+    def steady(self, page: Any) -> Any:
+        """Wait until the iframe has taken the height its page reported, and return the frame.
+
+        A new page in the frame first shows at the previous page's height, then posts "resize".
+        A click aimed while the iframe grows can land where the button was a moment ago (outside
+        the frame, even), and nothing happens: CI saw exactly that on "Confirm and pay". So every
+        click that navigates waits for the frame to stop moving first.
+        """
+        frame = self.frame(page)
+        frame.wait_for_load_state("load")
+        last = None
+        for _ in range(50):
+            height = frame.evaluate(
+                "() => Math.ceil(document.documentElement.getBoundingClientRect().height)")
+            shown = page.evaluate(
+                "() => { const f = document.querySelector('iframe.checkout-frame');"
+                " return f ? Math.round(parseFloat(f.style.height)) : null; }")
+            if shown == height and last == height:
+                return frame
+            last = height if shown == height else None
+            page.wait_for_timeout(100)
+        raise AssertionError(f"the checkout frame never settled at its page's height ({height}px)")
+
+    def click(self, page: Any, role: str, name: str) -> None:
+        """Click a control of the checkout's current page once the frame holds still."""
+        self.steady(page).get_by_role(role, name=name).click()
 
     def events(self, page: Any) -> list[dict]:
         return page.evaluate("() => window.checkoutEvents || []")

@@ -54,17 +54,17 @@ def choose(frame, *, country: str, channel: str, amount: str) -> None:
     frame.wait_for_selector("#quote [data-testid=receive-amount]")
 
 
-def wallet_and_review(frame) -> None:
+def wallet_and_review(shop, page, frame) -> None:
     frame.locator("input[name=address]").fill(ADDRESS)
     frame.locator("input[name=email]").fill("ada@example.com")
-    frame.get_by_role("button", name="Continue").click()
+    shop.click(page, "button", "Continue")
     frame.wait_for_selector("text=Review your order")
 
 
-def confirm_order(frame) -> None:
+def confirm_order(shop, page, frame) -> None:
     """Confirm; if the quote lapsed meanwhile, the new price is shown and confirmed again."""
     for _ in range(3):
-        frame.get_by_role("button", name="Confirm and pay").click()
+        shop.click(page, "button", "Confirm and pay")
         frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
         if frame.locator("[data-transfer-type]").count():
             return
@@ -79,17 +79,17 @@ def test_manual_bank_transfer_to_complete(page, shop, short_quotes):
     frame = shop.open(page)
     choose(frame, country="NG", channel="bank", amount="5000")
     screenshot(page, "onramp-manual-1-choose")
-    frame.get_by_role("button", name="Continue").click()
+    shop.click(page, "button", "Continue")
     frame.wait_for_selector("input[name=address]")
-    wallet_and_review(frame)
+    wallet_and_review(shop, page, frame)
     screenshot(page, "onramp-manual-2-review")
-    confirm_order(frame)
+    confirm_order(shop, page, frame)
     created = shop.wait_for_event(page, "order-created")
     assert created["order"]["id"]
     assert frame.locator("[data-testid=detail-recipientBankAccountNumber]").inner_text()
     screenshot(page, "onramp-manual-3-pay")
 
-    frame.get_by_role("button", name="I have paid").click()
+    shop.click(page, "button", "I have paid")
     completed = shop.wait_for_event(page, "completed", timeout=30_000)
     assert completed["order"] == {"id": created["order"]["id"], "status": "payout_successful"}
     frame.wait_for_selector("[data-status=payout_successful] [data-testid=tx-hash]")
@@ -109,15 +109,15 @@ def test_redirect_payment_leaves_the_frame_and_comes_back_to_complete(page, shop
     shop.wait_for_event(page, "ready")
     frame = shop.frame(page)
     frame.wait_for_selector("#quote [data-testid=receive-amount]")
-    frame.get_by_role("button", name="Continue").click()
+    shop.click(page, "button", "Continue")
     frame.wait_for_selector("input[name=address]")
-    wallet_and_review(frame)
-    confirm_order(frame)
+    wallet_and_review(shop, page, frame)
+    confirm_order(shop, page, frame)
     created = shop.wait_for_event(page, "order-created")
     screenshot(page, "onramp-redirect-1-pay")
 
     # The payment page opens in the whole window, not in the merchant's iframe.
-    frame.get_by_role("link", name="Continue to the payment page").click()
+    shop.click(page, "link", "Continue to the payment page")
     page.wait_for_selector("text=Sandbox payment page")
     assert "/sandbox/pay/" in page.url and not page.url.startswith(shop.origin)
     screenshot(page, "onramp-redirect-2-payment-page")
