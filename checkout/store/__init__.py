@@ -3,15 +3,22 @@
 Tables are declared in the modules of this package on the shared ``metadata``; ``connect(app)``
 creates the engine from ``CHECKOUT_DATABASE_URL`` and creates missing tables. SQLite (the default) is
 set up for several threads: WAL journal, a busy timeout, foreign keys on. PostgreSQL is tested.
+
+Several workers usually start at the same moment on a database that has no tables yet; creating
+them must not fail in all but one of them (see ``create_tables``).
 """
 from __future__ import annotations
 
 import os
 
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Engine, MetaData, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 metadata = MetaData()
+
+# Any fixed number: the PostgreSQL advisory lock under which the tables are created.
+SCHEMA_LOCK_KEY = 0x636B6F75  # "ckou"
 
 
 def make_engine(url: str) -> Engine:
@@ -40,5 +47,30 @@ def connect(url: str) -> Engine:
     from . import tables  # noqa: F401
 
     engine = make_engine(url)
-    metadata.create_all(engine)
+    create_tables(engine)
     return engine
+
+
+def create_tables(engine: Engine) -> None:
+    """Create the missing tables, also when other processes do the same at the same moment.
+
+    ``create_all`` looks, then creates: two workers booting together both find no table and one of
+    them fails ("already exists"), so that worker never starts. On PostgreSQL the look and the
+    creation happen in one transaction under an advisory lock, so the second worker waits and then
+    finds the tables made. SQLite's driver does not put DDL in that kind of transaction: a worker that
+    loses the race looks again. Each loss means another process created a table, so the number of
+    tables bounds the number of tries.
+    """
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+            metadata.create_all(conn)
+        return
+    tries = len(metadata.tables) + 1
+    for attempt in range(tries):
+        try:
+            metadata.create_all(engine)
+            return
+        except OperationalError as exc:
+            if "already exists" not in str(exc.orig) or attempt == tries - 1:
+                raise
