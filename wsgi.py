@@ -7,8 +7,9 @@
 * http://localhost:5000/checkout/... : the checkout. ``localhost`` and ``127.0.0.1`` are two
   sites to a browser, so the checkout runs in a cross-site iframe with third-party cookies
   blocked, as it will on a real merchant's page.
-* http://127.0.0.1:5000/sandbox/ : the sandbox's console (orders with outcome buttons, webhook
-  deliveries). The sandbox delivers its webhooks to this same server's ``/checkout/webhooks``.
+* http://localhost:5000/checkout/sandbox/ : the sandbox's console (orders with outcome buttons,
+  webhook deliveries), served by the checkout itself like the sandbox's payment pages. The sandbox
+  delivers its webhooks to this same server's ``/checkout/webhooks``.
 
 With gunicorn: ``gunicorn -b 127.0.0.1:5000 wsgi:app`` (one worker: the sandbox keeps its orders
 in memory).
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from flask import Flask, Response, redirect, render_template_string, request
 
@@ -63,7 +64,7 @@ SHOP_PAGE = """<!doctype html>
       <li><a href="/?preset={{ key }}"
              {%- if key == current %} aria-current="page"{% endif %}>{{ preset.label }}</a></li>
       {%- endfor %}
-      <li><a href="/sandbox/">Sandbox console: orders, forced outcomes, webhook deliveries</a></li>
+      <li><a href="{{ checkout_origin }}/checkout/sandbox/">Sandbox console: orders, forced outcomes, webhook deliveries</a></li>
     </ul></nav>
   </header>
   <main class="shop-layout">
@@ -88,8 +89,6 @@ def create_app() -> Flask:
             "SANDBOX_TIME_SCALE": TIME_SCALE,
             "SANDBOX_WEBHOOK_URL": f"{SHOP_ORIGIN}/checkout/webhooks",
             "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": True,
-            # Payment and resume pages of redirect transfers, served below under /sandbox/.
-            "SANDBOX_PUBLIC_URL": SHOP_ORIGIN,
         },
     )
     checkout = Checkout(app)
@@ -115,35 +114,12 @@ def create_app() -> Flask:
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    sandbox = app.extensions["checkout"].sandbox
-    if sandbox is not None:
-        app.wsgi_app = SandboxConsole(app.wsgi_app, sandbox)  # type: ignore[method-assign]
     return app
-
-
-class SandboxConsole:
-    """Send ``/sandbox/...`` to the embedded sandbox's own pages, everything else to the host.
-
-    The sandbox app serves its console under ``/sandbox/`` itself, so paths pass unchanged (a
-    ``DispatcherMiddleware`` mount would strip the prefix). Its ``/api/...`` stays private: the
-    checkout reaches it in process, never over this server.
-    """
-
-    def __init__(self, host: Callable[..., Iterable[bytes]], sandbox: Flask) -> None:
-        self.host = host
-        self.sandbox = sandbox
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]
-                 ) -> Iterable[bytes]:
-        path = environ.get("PATH_INFO", "")
-        if path == "/sandbox" or path.startswith("/sandbox/"):
-            return self.sandbox.wsgi_app(environ, start_response)
-        return self.host(environ, start_response)
 
 
 app = create_app()
 
 if __name__ == "__main__":
     print(f"Demo shop:       {SHOP_ORIGIN}/")
-    print(f"Sandbox console: {SHOP_ORIGIN}/sandbox/")
+    print(f"Sandbox console: {CHECKOUT_ORIGIN}/checkout/sandbox/")
     app.run(host="127.0.0.1", port=PORT, threaded=True, use_reloader=False)

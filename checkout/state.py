@@ -47,7 +47,9 @@ class CheckoutState:
             timeout=tuple(app.config["CHECKOUT_HTTP_TIMEOUT"]),
         )
         if sandbox_app is not None:
-            mount_wsgi_app(upstream.http, base_url, sandbox_app)
+            from .views.sandbox_pages import public_base
+
+            mount_wsgi_app(upstream.http, base_url, sandbox_app, environ_extras=public_base)
         return cls(engine=engine, sessions=SessionStore(engine), upstream=upstream,
                    sandbox=sandbox_app)
 

@@ -11,7 +11,7 @@ from . import orders as flow
 from . import pricing, reference, transfer
 from .orders import OUTCOMES, Order, paginate
 from .shapes import legacy_status, onramp_json
-from .state import SANDBOX_MERCHANT_ID, current
+from .state import PUBLIC_BASE_ENVIRON, SANDBOX_MERCHANT_ID, current
 from .validation import (BUY_SWAP_STATUSES, ONRAMP_ASSETS, ONRAMP_NETWORKS, PAYMENT_CHANNELS,
                          WITHDRAWAL_STATUSES, Body, InvalidRequest, OrderNotAvailable, Query,
                          check_address, check_memo)
@@ -261,8 +261,14 @@ def _new_order(quote: Any, *, email: str, user_ip: str, address: str | None, mem
 
 
 def public_url(endpoint: str, **values: Any) -> str:
-    """An absolute URL of a sandbox page, at the address browsers use (``SANDBOX_PUBLIC_URL``)."""
-    base = current_app.config.get("SANDBOX_PUBLIC_URL")
+    """An absolute URL of a sandbox page, at the address browsers use.
+
+    ``SANDBOX_PUBLIC_URL`` when set; else, embedded in a checkout, where that checkout serves the
+    sandbox's pages (it says so in the environ of each call, see ``PUBLIC_BASE_ENVIRON``); else
+    this request's own host, right for a sandbox run on its own.
+    """
+    base = (current_app.config.get("SANDBOX_PUBLIC_URL")
+            or request.environ.get(PUBLIC_BASE_ENVIRON))
     if not base:
         return url_for(endpoint, _external=True, **values)
     return base.rstrip("/") + url_for(endpoint, **values)

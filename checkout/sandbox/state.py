@@ -16,6 +16,10 @@ log = logging.getLogger(__name__)
 # Merchant id the sandbox's orders belong to (shown in legacy orders).
 SANDBOX_MERCHANT_ID = "5f0c3a9b2d1e4f6a7b8c9d0e"
 
+# WSGI environ key set by a checkout that embeds the sandbox and serves its pages: the absolute
+# base under which browsers reach ``/sandbox/...`` (payment and resume pages, the console).
+PUBLIC_BASE_ENVIRON = "checkout.sandbox.public_base"
+
 
 @dataclass
 class SandboxState:

@@ -13,7 +13,7 @@ the whole body is read before the response is returned.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,9 +29,13 @@ WSGIApp = Any  # a WSGI callable: (environ, start_response) -> iterable of bytes
 class WSGIAdapter(BaseAdapter):
     """A transport adapter whose "network" is a WSGI application."""
 
-    def __init__(self, wsgi_app: WSGIApp) -> None:
+    def __init__(self, wsgi_app: WSGIApp,
+                 environ_extras: Callable[[], Mapping[str, Any]] | None = None) -> None:
         super().__init__()
         self.wsgi_app = wsgi_app
+        # Extra WSGI environ keys for each call (never HTTP headers: nothing a real peer could
+        # send). The embedded sandbox learns from them where browsers reach its pages.
+        self.environ_extras = environ_extras
 
     def send(self, request: requests.PreparedRequest, stream: bool = False,
              timeout: object = None, verify: object = True, cert: object = None,
@@ -48,6 +52,8 @@ class WSGIAdapter(BaseAdapter):
             environ = builder.get_environ()
         finally:
             builder.close()
+        if self.environ_extras is not None:
+            environ.update(self.environ_extras())
         app_iter, status, headers = run_wsgi_app(self.wsgi_app, environ, buffered=True)
         try:
             content = b"".join(app_iter)
@@ -92,13 +98,13 @@ def _build_response(request: requests.PreparedRequest, status: str, headers: Any
     return response
 
 
-def mount_wsgi_app(session: requests.Session, base_url: str,
-                   wsgi_app: WSGIApp) -> WSGIAdapter:
+def mount_wsgi_app(session: requests.Session, base_url: str, wsgi_app: WSGIApp,
+                   environ_extras: Callable[[], Mapping[str, Any]] | None = None) -> WSGIAdapter:
     """Route every request of ``session`` under ``base_url`` to ``wsgi_app``; return the adapter.
 
     The prefix is mounted with a trailing slash, so ``http://sandbox.invalid`` does not also capture
     ``http://sandbox.invalid.example.com``.
     """
-    adapter = WSGIAdapter(wsgi_app)
+    adapter = WSGIAdapter(wsgi_app, environ_extras)
     session.mount(base_url.rstrip("/") + "/", adapter)
     return adapter

@@ -14,13 +14,13 @@ def create_blueprint() -> Blueprint:
         static_url_path="/static",
     )
     from .. import security
-    from . import context, health, launch, onramp, pages, status, webhooks
+    from . import context, health, launch, onramp, pages, sandbox_pages, status, webhooks
 
     # Request plumbing first: security headers, session context and locale, error pages.
     security.init(bp)
     context.init(bp)
     pages.init(bp)
     # Each view module adds its routes; keep this list in flow order.
-    for module in (health, launch, onramp, status, webhooks):
+    for module in (health, launch, onramp, status, webhooks, sandbox_pages):
         module.init(bp)
     return bp

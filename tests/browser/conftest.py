@@ -55,20 +55,12 @@ RECORD_VIOLATIONS = """
 
 
 class _Late:
-    """A WSGI app set after the server exists (the app's settings need the server's port).
-
-    With ``sandbox`` set, ``/sandbox/...`` goes to the embedded sandbox's own pages (payment pages
-    of redirect transfers, the console), as in the demo site.
-    """
+    """A WSGI app set after the server exists (the app's settings need the server's port)."""
 
     def __init__(self) -> None:
         self.app: Any = None
-        self.sandbox: Any = None
 
     def __call__(self, environ: dict, start_response: Any) -> Any:
-        path = environ.get("PATH_INFO", "")
-        if self.sandbox is not None and (path == "/sandbox" or path.startswith("/sandbox/")):
-            return self.sandbox.wsgi_app(environ, start_response)
         return self.app(environ, start_response)
 
 
@@ -168,14 +160,12 @@ def checkout_server(tmp_path_factory, shop_server) -> Iterator[LiveServer]:
             "SANDBOX_TIME_SCALE": 0.01,
             "SANDBOX_WEBHOOK_URL": f"{live.origin}/checkout/webhooks",
             "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": True,
-            # Redirect transfers send the browser to the sandbox's payment page, served below.
-            "SANDBOX_PUBLIC_URL": live.origin,
+            # No SANDBOX_PUBLIC_URL: the checkout serves the sandbox's payment pages itself.
         },
     )
     Checkout(app)
     _add_probe_routes(app)
     live.target.app = app
-    live.target.sandbox = app.extensions["checkout"].sandbox
     shop_server.target.app = merchant_app(live.origin)
     yield live
     live.stop()

@@ -53,6 +53,13 @@ def test_no_secret_in_any_body_header_or_redirect(app, caplog):
     poll_until(flow, "payout_successful")
     flow.get("/return")
     flow.get("/")
+    # The embedded sandbox's pages, served on the host (console, order, deliveries): the sandbox
+    # runs with the merchant's configured credentials, and shows none of them either.
+    order_id = flow.session.order_id
+    for path in ("/", "/orders", f"/orders/{order_id}", f"/orders/{order_id}.json", "/webhooks",
+                 "/webhooks.json"):
+        page = flow._keep(flow.client.get(f"/checkout/sandbox{path}"))
+        assert page.status_code == 200, path
     assert len(flow.responses) > 10
     for response in flow.responses:
         body = response.get_data(as_text=True)

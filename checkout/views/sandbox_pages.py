@@ -1,0 +1,57 @@
+"""``{prefix}/sandbox/...``: the embedded sandbox's own browser pages, on the host's site.
+
+With no ``CHECKOUT_API_BASE_URL`` the upstream is a sandbox running inside this process. Its API is
+reached in process, but some of its pages are for browsers: the payment page of a ``redirect``
+transfer (the user leaves the iframe for it), the upstream's resume page, and the console (orders,
+forced outcomes, webhook deliveries). A merchant who just wrote ``Checkout(app)`` must be able to
+pay a redirect order, so those pages are served here, under the checkout's own prefix, and the
+sandbox is told (per call, see ``checkout.sandbox.state.PUBLIC_BASE_ENVIRON``) to point its links
+here. A sandbox's own ``SANDBOX_PUBLIC_URL`` still wins: the demo and tests may serve it elsewhere.
+
+Against a real upstream these paths do not exist (404).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, request, url_for
+
+from ..sandbox.state import PUBLIC_BASE_ENVIRON
+from ..state import get_state
+
+PAGES = "/sandbox/"
+
+
+def public_base() -> dict[str, Any]:
+    """The environ the embedded sandbox gets with each call: where browsers reach its pages.
+
+    Only known while serving a request of the host (an order is created in one); a call made
+    elsewhere (a worker thread fetching an order) adds nothing and links nowhere new.
+    """
+    from flask import has_request_context
+
+    if not has_request_context():
+        return {}
+    pages = url_for("checkout.sandbox_pages", rest="", _external=True)
+    return {PUBLIC_BASE_ENVIRON: pages[: -len(PAGES)]}
+
+
+def sandbox_pages(rest: str = "") -> Response:
+    """Hand the request to the sandbox app, as if it were mounted at the checkout's prefix."""
+    sandbox = get_state().sandbox
+    if sandbox is None:
+        abort(404)
+    prefix = current_app.config["CHECKOUT_URL_PREFIX"].rstrip("/")
+    environ = dict(request.environ)
+    # Our prefix moves from the path to the script name: the sandbox routes ``/sandbox/...`` and
+    # builds its links (and its redirects) under SCRIPT_NAME, so they come back here.
+    environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
+    environ["PATH_INFO"] = environ["PATH_INFO"][len(prefix):]
+    return Response.from_app(sandbox.wsgi_app, environ, buffered=True)
+
+
+def init(bp: Blueprint) -> None:
+    methods = ["GET", "POST"]
+    bp.add_url_rule(PAGES, "sandbox_pages", sandbox_pages, methods=methods,
+                    defaults={"rest": ""})
+    bp.add_url_rule(PAGES + "<path:rest>", "sandbox_pages", sandbox_pages, methods=methods)
