@@ -11,6 +11,9 @@
  *   only to framed pages: checkout.tracking.framing).
  * - [data-copy] buttons copy their text; [data-checkout-close] posts "closed" before the link
  *   navigates; [data-leave-frame] buttons open their data-href in the top window on click.
+ * - Focus is never lost: a page that comes back with form errors focuses the first invalid field,
+ *   and when an htmx swap replaces the focused control (a select, a radio, a copy button in a
+ *   polled status block), the same control in the new content gets the focus back.
  */
 (function () {
   "use strict";
@@ -167,6 +170,45 @@
     }
   });
 
+  // What identifies a control across a swap that re-renders it: its id (htmx itself restores
+  // those), else its name (the checked one of a radio group), else what it copies or links to.
+  function focusSelector(el) {
+    if (!el || el === document.body || el === document.documentElement || !window.CSS) return null;
+    var name = el.getAttribute("name");
+    if (name) {
+      var type = (el.getAttribute("type") || "").toLowerCase();
+      var base = '[name="' + CSS.escape(name) + '"]';
+      return type === "radio" ? [base + ":checked", base] : [base];
+    }
+    var copyText = el.getAttribute("data-copy");
+    if (copyText !== null) return ['[data-copy="' + CSS.escape(copyText) + '"]'];
+    var href = el.getAttribute("href");
+    if (el.tagName === "A" && href) return ['a[href="' + CSS.escape(href) + '"]'];
+    return null;
+  }
+
+  var focusBeforeSwap = null;
+
+  function restoreFocus() {
+    var wanted = focusBeforeSwap;
+    focusBeforeSwap = null;
+    if (!wanted) return;
+    var active = document.activeElement;
+    if (active && active !== document.body && document.documentElement.contains(active)) return;
+    for (var i = 0; i < wanted.length; i++) {
+      var el = document.querySelector(wanted[i]);
+      if (el && !el.disabled) {
+        el.focus({ preventScroll: true });
+        return;
+      }
+    }
+  }
+
+  function focusFirstError() {
+    var invalid = document.querySelector('[aria-invalid="true"]:not([disabled])');
+    if (invalid) invalid.focus();
+  }
+
   function start() {
     post("ready");
     reportHeight();
@@ -176,6 +218,10 @@
       window.addEventListener("resize", reportHeight);
     }
     postPageEvents(document);
+    focusFirstError();
+    document.body.addEventListener("htmx:beforeSwap", function () {
+      focusBeforeSwap = focusSelector(document.activeElement);
+    });
     document.body.addEventListener("htmx:configRequest", function (event) {
       // fetch/XHR requests carry "Sec-Fetch-Dest: empty": tell the server this page is framed,
       // so that it records parent events as sent only when there is a parent to receive them.
@@ -184,6 +230,7 @@
     document.body.addEventListener("htmx:afterSettle", function () {
       // The whole page: a swap may have replaced the very element htmx reports as its target.
       postPageEvents(document);
+      restoreFocus();
       reportHeight();
     });
   }
