@@ -1,0 +1,108 @@
+"""A 360 px phone, in the merchant's cross-site iframe: nothing scrolls sideways, and the focus
+survives every htmx swap and every page that comes back with errors."""
+from __future__ import annotations
+
+import pytest
+
+from .conftest import screenshot
+from .test_onramp_e2e import ADDRESS, settle
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 360, "height": 740}
+
+# How far the frame's page is wider than the frame (0: no sideways scrolling).
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+FOCUSED = "() => document.activeElement ? (document.activeElement.id || document.activeElement.tagName) : null"
+
+
+def test_pay_page_with_the_resume_link_open_does_not_scroll_sideways(page, shop):
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", network="CELO",
+                      asset="USDT", currency="local", amount=5000)
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("text=Review your order")
+    assert frame.evaluate(OVERFLOW) == 0
+    for _ in range(3):                    # a lapsed price is shown again, then confirmed again
+        shop.click(page, "button", "Confirm and pay")
+        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
+        if frame.locator("[data-transfer-type]").count():
+            break
+    frame = shop.steady(page)
+    frame.locator("summary", has_text="Continue on another device").click()
+    frame.wait_for_selector("[data-testid=resume-url]")
+    screenshot(page, "small-screen-pay-resume-open")
+    assert frame.evaluate(OVERFLOW) == 0
+    assert page.evaluate(OVERFLOW) == 0
+
+
+def test_changing_the_amount_currency_by_keyboard_keeps_the_focus(page, shop):
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", network="CELO",
+                      asset="USDT")
+    frame.focus("#field-currency-local")
+    page.keyboard.press("ArrowDown")        # selects "USDT": the form is re-rendered by htmx
+    frame.wait_for_selector("#field-currency-crypto:checked")
+    settle(frame)
+    assert frame.evaluate(FOCUSED) == "field-currency-crypto"
+    assert "You get (USDT)" in frame.locator("label[for=field-amount]").inner_text()
+    page.keyboard.press("Tab")
+    assert frame.evaluate(FOCUSED) == "field-amount"
+
+
+def test_a_page_that_comes_back_with_errors_focuses_the_first_invalid_field(page, shop):
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", network="CELO",
+                      asset="USDT", currency="local", amount=5000)
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", "Continue")         # no address
+    frame.wait_for_selector(".field--invalid")
+    frame.wait_for_function("() => document.activeElement && document.activeElement.id === 'field-address'")
+    assert frame.locator("#field-address").get_attribute("aria-invalid") == "true"
+    screenshot(page, "small-screen-wallet-error-focused")
+
+
+def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, context, shop):
+    """A status page left open while the user pays elsewhere must not keep inviting a payment."""
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="GH", paymentChannel="bank", network="CELO",
+                      asset="USDT", currency="local", amount=100)
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("text=Review your order")
+    for _ in range(3):
+        shop.click(page, "button", "Confirm and pay")
+        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
+        if frame.locator("[data-transfer-type]").count():
+            break
+    frame = shop.steady(page)
+    payment_url = frame.get_by_role("link", name="Continue to the payment page").get_attribute("href")
+
+    # The framed status page, rendered while the order awaits payment: the provider's link is there.
+    frame.goto(frame.url.rsplit("/", 1)[0] + "/status")
+    frame.wait_for_selector("[data-status=deposit_awaiting]")
+    provider = frame.get_by_role("link", name="Continue on the payment provider’s page")
+    assert provider.is_visible()
+
+    # The user pays on the provider's page in another tab; the status block's polls move on.
+    other = context.new_page()
+    other.goto(payment_url)
+    other.get_by_role("button", name="Pay").click()
+    other.close()
+    frame.wait_for_selector("[data-status=payout_successful]", timeout=30_000)
+    # Still in the page (rendered before the payment), but hidden by checkout.css.
+    assert frame.locator(".resume-provider").count() == 1
+    assert not frame.locator(".resume-provider").is_visible() and provider.count() == 0
+    screenshot(page, "small-screen-status-paid-no-provider-link")
