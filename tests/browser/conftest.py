@@ -19,6 +19,7 @@ import json
 import re
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -35,6 +36,7 @@ from checkout.paths import STATIC
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = "/usr/bin/chromium"
+STEADY_TIMEOUT = 15.0       # seconds the frame may take to reach its page's height
 # Keep Chromium off the closed network (TESTING.md); third-party-cookie blocking stays default.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
@@ -330,7 +332,9 @@ class Shop:
         frame = self.frame(page)
         frame.wait_for_load_state("load")
         last = None
-        for _ in range(50):
+        # A deadline, not a number of rounds: on a loaded machine each round takes longer.
+        deadline = time.monotonic() + STEADY_TIMEOUT
+        while True:
             height = frame.evaluate(
                 "() => Math.ceil(document.documentElement.getBoundingClientRect().height)")
             shown = page.evaluate(
@@ -338,13 +342,27 @@ class Shop:
                 " return f ? Math.round(parseFloat(f.style.height)) : null; }")
             if shown == height and last == height:
                 return frame
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"the checkout frame never settled at its page's height ({height}px)")
             last = height if shown == height else None
             page.wait_for_timeout(100)
-        raise AssertionError(f"the checkout frame never settled at its page's height ({height}px)")
 
     def click(self, page: Any, role: str, name: str) -> None:
         """Click a control of the checkout's current page once the frame holds still."""
         self.steady(page).get_by_role(role, name=name).click()
+
+    def click_and_load(self, page: Any, role: str, name: str) -> Any:
+        """Click a control that loads a new page into the frame; return once that page has loaded.
+
+        Playwright waits for navigations that a click starts in the top page only, not in an
+        iframe: right after the click the frame still shows the old page (until the server
+        answers), and a selector the old page also matches would be found there.
+        """
+        frame = self.steady(page)
+        with frame.expect_navigation():
+            frame.get_by_role(role, name=name).click()
+        return frame
 
     def events(self, page: Any) -> list[dict]:
         return page.evaluate("() => window.checkoutEvents || []")

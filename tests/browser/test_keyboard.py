@@ -71,7 +71,10 @@ def test_keyboard_alone_completes_an_order(page, shop, short_quotes):  # noqa: F
 
     for _ in range(3):                      # a lapsed price is shown again, then confirmed again
         tab_to(page, frame, button("Confirm and pay"))
-        page.keyboard.press("Enter")
+        # Playwright does not wait for a navigation in a frame: wait for the page Enter loads,
+        # or the notice of a re-priced review page would be found on the page it was pressed on.
+        with frame.expect_navigation():
+            page.keyboard.press("Enter")
         frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
         if frame.locator("[data-transfer-type]").count():
             break

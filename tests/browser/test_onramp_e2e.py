@@ -64,7 +64,9 @@ def wallet_and_review(shop, page, frame) -> None:
 def confirm_order(shop, page, frame) -> None:
     """Confirm; if the quote lapsed meanwhile, the new price is shown and confirmed again."""
     for _ in range(3):
-        shop.click(page, "button", "Confirm and pay")
+        # A review page with a new price shows a notice: wait for the page the click loads,
+        # or the notice of the page clicked on would be taken for the answer.
+        shop.click_and_load(page, "button", "Confirm and pay")
         frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
         if frame.locator("[data-transfer-type]").count():
             return
