@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, Column, DateTime, Integer, String, Table, inspect, insert, select,
-                        text, update)
+from sqlalchemy import JSON, Column, DateTime, Integer, String, Table, insert, select, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import IntegrityError
 
 from .store import metadata
 
@@ -129,28 +128,9 @@ class SessionConflict(Exception):
     """Someone else saved the session in between; reload and try again."""
 
 
-def _add_missing_columns(engine: Engine) -> None:
-    """Add the nullable columns newer than a deployed table (``create_all`` only makes tables)."""
-    def present() -> set[str]:
-        return {column["name"] for column in inspect(engine).get_columns(sessions_table.name)}
-
-    if "creating_owner" in present():
-        return
-    log.info("adding checkout_sessions.creating_owner")
-    try:
-        with engine.begin() as conn:
-            conn.execute(text(f"ALTER TABLE {sessions_table.name} "
-                              "ADD COLUMN creating_owner VARCHAR(64)"))
-    except DBAPIError:
-        # Another process starting at the same moment added it first.
-        if "creating_owner" not in present():
-            raise
-
-
 class SessionStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        _add_missing_columns(engine)
 
     def create(self, flow: str, *, claims: dict[str, Any] | None = None,
                locked: list[str] | None = None, jti: str | None = None,

@@ -5,6 +5,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 
 from checkout.sessions import SessionStore, sessions_table
+from checkout.store import connect
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -22,12 +23,13 @@ def test_a_table_from_before_the_owned_claim_gets_its_owner_column(database_url)
             "CREATE TABLE checkout_sessions ("
             + ", ".join(f"{c.name} {c.type.compile(engine.dialect)}" for c in old_columns)
             + ", PRIMARY KEY (id))"))
-    store = SessionStore(engine)
+    engine = connect(database_url)          # what Checkout(app) does at start-up
     assert "creating_owner" in {c["name"] for c in inspect(engine).get_columns("checkout_sessions")}
+    store = SessionStore(engine)
     session = store.create("onramp")
     owner = store.claim_order_creation(session.id)
     assert owner and store.get(session.id).creating_owner == owner
-    SessionStore(engine)                    # a second start finds the column and leaves it be
+    connect(database_url)                   # a second start finds the column and leaves it be
     assert store.release_order_creation(session.id, "not-the-owner") is False
     assert store.release_order_creation(session.id, owner) is True
 

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import multiprocessing
 
+from datetime import datetime, timezone
+
 import pytest
-from sqlalchemy import inspect
+from sqlalchemy import (Column, Integer, MetaData, String, Table, create_engine, insert, inspect,
+                        select)
+from sqlalchemy.schema import CreateTable
 
 from checkout.sessions import SessionStore
 from checkout.store import connect, metadata
+from checkout.webhooks.store import events_table
 
 WORKERS = 4
 
@@ -64,3 +69,59 @@ def test_workers_booting_together_on_an_empty_sqlite_file(tmp_path):
         url = f"sqlite:///{tmp_path}/boot-{round_}.sqlite3"
         assert boot_together(url) == []
         assert_all_tables(url)
+
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/old.sqlite3"
+    return request.getfixturevalue("postgres_url")
+
+
+# Columns added after the first version of their table.
+NEWER = {"checkout_webhook_events": "received_owed", "checkout_sessions": "creating_owner"}
+
+
+def _as_first_made(table: Table) -> Table:
+    """``table`` as the first version made it: without its newer column."""
+    return Table(table.name, MetaData(),
+                 *[column._copy() for column in table.columns if column.name != NEWER.get(table.name)])
+
+
+def test_columns_added_since_a_database_was_made_are_added_at_start_up(database_url):
+    """A database from an earlier version lacks the newer columns; start-up adds them, so that
+    webhooks are not refused (503) for a missing ``received_owed``."""
+    old_events = _as_first_made(events_table)
+    engine = create_engine(database_url)
+    with engine.begin() as conn:
+        for table in metadata.sorted_tables:
+            conn.execute(CreateTable(_as_first_made(table)))
+        now = datetime.now(timezone.utc)
+        conn.execute(insert(old_events).values(
+            body_sha256="0" * 64, body=b"{}", headers={}, received_at=now, last_seen_at=now,
+            duplicates=0, state="processed", attempts=1))
+    engine.dispose()
+
+    engine = connect(database_url)                     # what Checkout(app) does at start-up
+    for table, column in NEWER.items():
+        assert column in {c["name"] for c in inspect(engine).get_columns(table)}
+    with engine.connect() as conn:
+        assert conn.execute(select(events_table.c.received_owed)).scalar_one() == 0
+    engine.dispose()
+    connect(database_url).dispose()                    # a second start changes nothing
+
+
+def test_a_new_column_that_existing_rows_cannot_take_stops_start_up_by_name(tmp_path):
+    url = f"sqlite:///{tmp_path}/old.sqlite3"
+    engine = create_engine(url)
+    extra = MetaData()
+    Table("checkout_demo", extra, Column("id", Integer, primary_key=True))
+    extra.create_all(engine)
+    demo = Table("checkout_demo", metadata, Column("id", Integer, primary_key=True),
+                 Column("required_later", String(8), nullable=False))
+    try:
+        with pytest.raises(RuntimeError, match="checkout_demo.required_later"):
+            connect(url)
+    finally:
+        metadata.remove(demo)

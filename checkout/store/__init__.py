@@ -9,11 +9,15 @@ them must not fail in all but one of them (see ``create_tables``).
 """
 from __future__ import annotations
 
+import logging
 import os
 
-from sqlalchemy import Engine, MetaData, create_engine, event, text
+from sqlalchemy import Connection, Engine, MetaData, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.schema import CreateColumn
+
+log = logging.getLogger(__name__)
 
 metadata = MetaData()
 
@@ -42,7 +46,7 @@ def make_engine(url: str) -> Engine:
 
 
 def connect(url: str) -> Engine:
-    """Create the engine and any missing table."""
+    """Create the engine and any missing table or column."""
     # Import the table modules so that they are registered on ``metadata``.
     from . import tables  # noqa: F401
 
@@ -65,12 +69,48 @@ def create_tables(engine: Engine) -> None:
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
             metadata.create_all(conn)
+            add_missing_columns(conn)
         return
-    tries = len(metadata.tables) + 1
+    _retry_lost_races(lambda: metadata.create_all(engine), "already exists",
+                      len(metadata.tables) + 1)
+    columns = sum(len(table.columns) for table in metadata.tables.values())
+
+    def add() -> None:
+        with engine.begin() as conn:
+            add_missing_columns(conn)
+
+    _retry_lost_races(add, "duplicate column name", columns + 1)
+
+
+def _retry_lost_races(step, lost: str, tries: int) -> None:
     for attempt in range(tries):
         try:
-            metadata.create_all(engine)
+            step()
             return
         except OperationalError as exc:
-            if "already exists" not in str(exc.orig) or attempt == tries - 1:
+            if lost not in str(exc.orig) or attempt == tries - 1:
                 raise
+
+
+def add_missing_columns(conn: Connection) -> None:
+    """Add the columns declared here but missing from tables made by an earlier version.
+
+    ``create_all`` only makes whole tables, so a column added in a later version would be missing
+    from every existing database, and each statement naming it would fail. A new column must be
+    nullable or have a server default (existing rows need a value); anything else needs a real
+    migration, and start-up says so rather than failing on the first request. Indexes of a new
+    column are not made here.
+    """
+    inspector = inspect(conn)
+    for table in metadata.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present:
+                continue
+            if not column.nullable and column.server_default is None:
+                raise RuntimeError(
+                    f"the column {table.name}.{column.name} is missing from the database and "
+                    "cannot be added to existing rows (it has no server default)")
+            log.info("adding the column %s.%s", table.name, column.name)
+            spec = CreateColumn(column).compile(dialect=conn.dialect)
+            conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {spec}"))

@@ -61,7 +61,7 @@ events_table = Table(
     Column("attempts", Integer, nullable=False, default=0),
     Column("processed_at", DateTime(timezone=True), nullable=True),
     # 1 once the first delivery's webhook_received is owed (an outbox row written by processing).
-    Column("received_owed", Integer, nullable=False, default=0),
+    Column("received_owed", Integer, nullable=False, default=0, server_default="0"),
 )
 Index("ix_checkout_webhook_events_state_id", events_table.c.state, events_table.c.id)
 
