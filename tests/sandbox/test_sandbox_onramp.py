@@ -402,13 +402,19 @@ def test_stk_push_is_approved_on_the_phone(api):
 
 
 def test_stk_push_retries_within_limits(sandbox_factory):
+    # In real time the next push is 30 s away: a retry right after the order is surely too early
+    # (at the fast scale below, a stall of 0.3 s on a loaded machine would make it allowed).
+    slow = Api(sandbox_factory())
+    waiting = slow.onramp_order(push_quote(slow, sandboxOutcome="expire"),
+                                quote_params={"amount": "1000"},
+                                extraFields={"phoneNumber": "254110611756"})
+    early = slow.post("/api/onramp/order/retry", {"orderId": waiting["orderId"]}, expect=400)
+    assert "next push can be sent at" in early["message"]
     api = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.01))     # 30 s between pushes last 0.3 s
     order = api.onramp_order(push_quote(api, sandboxOutcome="expire"),
                              quote_params={"amount": "1000"},
                              extraFields={"phoneNumber": "254110611756"})
     order_id = order["orderId"]
-    early = api.post("/api/onramp/order/retry", {"orderId": order_id}, expect=400)
-    assert "next push can be sent at" in early["message"]
     for attempt in (2, 3):
         wait_for(lambda: api.get("/api/onramp/order", orderId=order_id)["transferInstructions"][
             "isIntermediateActionAvailable"], timeout=2)
