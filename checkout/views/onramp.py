@@ -301,6 +301,30 @@ def live_quote(session: CheckoutSession) -> Response:
                   money_locale=_money_locale(params.get("countryIsoCode")))
 
 
+# -- notices carried over a redirect ------------------------------------------------------------
+
+# What a POST of the review or pay step has to say, kept for the page the browser is sent to next
+# (POST, redirect, GET): a reload then shows the page again instead of sending the form again,
+# which for a one-time code would use up an attempt.
+PAY_NOTICE = "pay_notice"
+REVIEW_NOTICE = "review_notice"
+WALLET_NOTICE = "wallet_notice"
+
+
+def _keep_notice(session: CheckoutSession, key: str, notice: dict[str, str | None]) -> None:
+    domain.update_session(session.id, lambda s: s.data.__setitem__(key, notice))
+
+
+def _take_notice(session: CheckoutSession, key: str
+                 ) -> tuple[CheckoutSession, dict[str, str | None]]:
+    """The notice kept for this page, once: a second visit shows the page without it."""
+    if not session.data.get(key):
+        return session, {}
+    notice = dict(session.data[key])
+    session = domain.update_session(session.id, lambda s: s.data.pop(key, None) is not None)
+    return session, notice
+
+
 # -- 2. wallet --------------------------------------------------------------------------------------
 
 def _show_wallet(session: CheckoutSession, form: dict[str, Any] | None = None,
@@ -321,6 +345,10 @@ def wallet(session: CheckoutSession) -> Response:
     if gate is not None:
         return gate
     if request.method == "GET":
+        session, notice = _take_notice(session, WALLET_NOTICE)
+        if notice:
+            return _show_wallet(session, None, _wallet_error(notice["field"] or "address",
+                                                             notice["message"] or ""))
         return _show_wallet(session)
     form = request.form.to_dict()
     network = session.value("network")
@@ -445,14 +473,22 @@ def review(session: CheckoutSession) -> Response:
     problem = domain.wallet_problem(session)
     if problem is not None:
         return _back_to_wallet(session, *problem)
-    return _show_review(session)
+    session, notice = _take_notice(session, REVIEW_NOTICE)
+    return _show_review(session, notice=notice.get("notice"), form_error=notice.get("form_error"))
+
+
+def _back_to_review(session: CheckoutSession, *, notice: str | None = None,
+                    form_error: str | None = None) -> Response:
+    """After "Confirm and pay" did not create the order: the review again, by a redirect."""
+    _keep_notice(session, REVIEW_NOTICE, {"notice": notice, "form_error": form_error})
+    return htmx_redirect(_step_url(session, "review"))
 
 
 def _requote(session: CheckoutSession, notice: str) -> Response:
     params = domain.quote_params(session)
     record = domain.quote_record(domain.request_quote(params), params)
     session = domain.update_session(session.id, lambda s: s.data.__setitem__("quote", record))
-    return _show_review(session, notice=notice)
+    return _back_to_review(session, notice=notice)
 
 
 def _show_confirming(session: CheckoutSession) -> Response:
@@ -464,7 +500,7 @@ def _fresh_review(session: CheckoutSession) -> Response:
     """The grace period passed without an order: a fresh quote, reviewed before a new attempt."""
     session = get_state().sessions.get(session.id) or session
     session, _changed = _refresh_quote(session)
-    return _show_review(session, notice=_(
+    return _back_to_review(session, notice=_(
         "We could not find an order from your last attempt, and you have not been charged. "
         "Check the details and the new price, then confirm again."))
 
@@ -501,14 +537,18 @@ def create(session: CheckoutSession) -> Response:
                       step="review")
     fresh = get_state().sessions.get(session.id) or session
     if result.kind == "changed":
-        return _show_review(fresh, form_error=_(
+        return _back_to_review(fresh, form_error=_(
             "Your order details changed. Please check them again."))
     if result.kind == "invalid":
-        return _back_to_wallet(fresh, result.field or "address", result.message or "")
+        domain.update_session(fresh.id, lambda s: s.data.__setitem__(
+            "done", [d for d in _done(s) if d != "wallet"]))
+        _keep_notice(fresh, WALLET_NOTICE, {"field": result.field or "address",
+                                            "message": result.message or ""})
+        return htmx_redirect(_step_url(fresh, "wallet"))
     if result.kind == "requote":
         return _requote(fresh, _("The price expired. Check the new price and confirm again."))
     if result.kind == "rejected":
-        return _show_review(fresh, form_error=_(
+        return _back_to_review(fresh, form_error=_(
             "Our payment partner could not create this order. Check your details and try "
             "again, or go back to the shop."))
     if result.kind == "retry":
@@ -555,12 +595,19 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
                   resume=status_views.resume_context(session, order.resume_url), step="pay")
 
 
+def _back_to_pay(session: CheckoutSession, message: str, kind: str = "error") -> Response:
+    _keep_notice(session, PAY_NOTICE, {"message": message, "kind": kind})
+    return htmx_redirect(_step_url(session, "pay"))
+
+
 @session_route
 def pay(session: CheckoutSession) -> Response:
     """How to pay: the transfer instructions of the order's type."""
     if not session.order_id:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
-    return show_pay(session)
+    session, notice = _take_notice(session, PAY_NOTICE)
+    return show_pay(session, message=notice.get("message"),
+                    message_kind=notice.get("kind") or "error")
 
 
 def _order_expired() -> str:
@@ -575,9 +622,9 @@ def _action(session: CheckoutSession, call: Any, failure: str) -> Response:
     try:
         call()
     except OrderExpired:
-        return show_pay(session, message=_order_expired())
+        return _back_to_pay(session, _order_expired())
     except UpstreamRejected:
-        return show_pay(session, message=failure)
+        return _back_to_pay(session, failure)
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
 
 
@@ -596,27 +643,27 @@ def otp(session: CheckoutSession) -> Response:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
     code = (request.form.get("otp") or "").strip()
     if not code.isdigit() or not 4 <= len(code) <= 8:
-        return show_pay(session, message=_("Enter the code you received: digits only."))
+        return _back_to_pay(session, _("Enter the code you received: digits only."))
     client = get_state().upstream
     try:
         client.onramp_submit_otp(order_id=session.order_id, otp=code)
     except OrderExpired:
-        return show_pay(session, message=_(
+        return _back_to_pay(session, _(
             "Too many wrong codes: this order has expired. Go back to the shop to start again."))
     except UpstreamRejected:
         order = client.onramp_order(order_id=session.order_id)
         left = (order.transfer_instructions.raw.get("otpAttemptsLeft")
                 if order.transfer_instructions else None)
         if order.status != "swap_initiated":
-            return show_pay(session, message=_(
+            return _back_to_pay(session, _(
                 "Too many wrong codes: this order has expired. Go back to the shop to start "
                 "again."))
         if isinstance(left, int):
-            return show_pay(session, message=_(
+            return _back_to_pay(session, _(
                 "That code is not right. Attempts left: %(left)s.", left=left))
-        return show_pay(session, message=_("That code is not right. Check it and try again."))
-    return show_pay(session, message=_("Code accepted. Approve the payment request on your "
-                                       "phone."), message_kind="ok")
+        return _back_to_pay(session, _("That code is not right. Check it and try again."))
+    return _back_to_pay(session, _("Code accepted. Approve the payment request on your phone."),
+                        "ok")
 
 
 @session_route
@@ -627,12 +674,11 @@ def retry_push(session: CheckoutSession) -> Response:
     try:
         get_state().upstream.onramp_retry_push(order_id=session.order_id)
     except OrderExpired:
-        return show_pay(session, message=_order_expired())
+        return _back_to_pay(session, _order_expired())
     except UpstreamRejected:
-        return show_pay(session, message=_("A new request cannot be sent now. Wait for the "
-                                           "time shown, or check your phone."))
-    return show_pay(session, message=_("A new payment request was sent to your phone."),
-                    message_kind="ok")
+        return _back_to_pay(session, _("A new request cannot be sent now. Wait for the "
+                                       "time shown, or check your phone."))
+    return _back_to_pay(session, _("A new payment request was sent to your phone."), "ok")
 
 
 def init(bp: Blueprint) -> None:

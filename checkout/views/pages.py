@@ -7,6 +7,7 @@ left looking at a page that silently did nothing.
 from __future__ import annotations
 
 import logging
+import re
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, g, request, url_for
@@ -30,6 +31,18 @@ def _same_origin(url: str | None) -> str | None:
     return url
 
 
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,128}")
+
+
+def _session_id_in_path() -> str | None:
+    """The session id of a ``{prefix}/s/<id>/...`` address, when it looks like one."""
+    prefix = current_app.config["CHECKOUT_URL_PREFIX"].rstrip("/") + "/s/"
+    if not request.path.startswith(prefix):
+        return None
+    candidate = request.path[len(prefix):].split("/", 1)[0]
+    return candidate if SESSION_ID.fullmatch(candidate) else None
+
+
 def default_retry_url() -> str | None:
     """Where "Try again" goes: the page the user was on, else the session's page."""
     if is_htmx():
@@ -39,6 +52,11 @@ def default_retry_url() -> str | None:
     session = g.get("checkout_session")
     if session is not None:
         return url_for("checkout.flow", session_id=session.id)
+    in_path = _session_id_in_path()
+    if in_path is not None:
+        # No view ran (e.g. a POST-only address opened by a reload or a bookmark): the way on is
+        # the session's own page, which shows the order where it stands.
+        return url_for("checkout.flow", session_id=in_path)
     if request.method == "GET" and request.endpoint not in (None, "checkout.not_found"):
         return request.full_path.rstrip("?")
     return None

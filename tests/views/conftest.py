@@ -89,6 +89,17 @@ class Flow:
         assert response.status_code == 303, response.get_data(as_text=True)[:2000]
         return self._keep(self.client.get(response.headers["Location"]))
 
+    def landed(self, response: TestResponse, step: str) -> TestResponse:
+        """The page a form of the flow sent the browser to, checked to be ``step``.
+
+        Forms answer POST with a redirect and the page comes by GET, so a reload never posts the
+        form again (a one-time code, a "Confirm and pay").
+        """
+        assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+        assert response.headers["Location"].endswith(f"/s/{self.session_id}/{step}"), \
+            response.headers["Location"]
+        return self.follow(response)
+
     @property
     def session(self):
         with self.app.app_context():

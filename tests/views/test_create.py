@@ -132,10 +132,12 @@ def test_an_old_quote_is_renewed_and_shown_before_creating(flow, monkeypatch):
     review = flow.to_review()
     old_id = flow.quote_id(review)
     flow.app.config["CHECKOUT_QUOTE_MAX_AGE"] = 0
-    response = flow.create(review)
+    response = flow.landed(flow.create(review), "review")
     html = response.get_data(as_text=True)
     assert response.status_code == 200
     assert "The price has changed" in html and "You pay" in html
+    # A reload is a GET of the review: nothing is posted again, the notice has been said.
+    assert "The price has changed" not in flow.get("/review").get_data(as_text=True)
     assert flow.quote_id(response) != old_id
     assert flow.session.order_id is None
 
@@ -155,7 +157,7 @@ def test_a_quote_the_upstream_calls_expired_is_renewed_and_confirmed_again(flow,
         return original(**kwargs)
 
     monkeypatch.setattr(client, "onramp_create_order", expired_once)
-    page = flow.create(review)
+    page = flow.landed(flow.create(review), "review")
     assert "The price expired" in page.get_data(as_text=True)
     assert flow.session.order_id is None and flow.session.creating_since is None
     response = flow.create(page)
@@ -166,7 +168,7 @@ def test_a_quote_the_upstream_calls_expired_is_renewed_and_confirmed_again(flow,
 def test_a_submitted_quote_other_than_the_one_shown_is_not_used(flow):
     flow.start()
     flow.to_review()
-    page = flow.post("/create", {"quote_id": "someone-elses-quote"})
+    page = flow.landed(flow.post("/create", {"quote_id": "someone-elses-quote"}), "review")
     assert "The price has changed" in page.get_data(as_text=True)
     assert flow.session.order_id is None
 
@@ -209,7 +211,7 @@ def test_a_failed_create_is_only_looked_up_until_the_grace_period_ends(flow, mon
     assert "Check again" in page.get_data(as_text=True)
     assert flow.create(review).status_code == 303 and len(calls) == 1   # only looked up
     time.sleep(0.6)
-    fresh = flow.get("/")
+    fresh = flow.landed(flow.get("/"), "review")
     html = fresh.get_data(as_text=True)
     assert "could not find an order from your last attempt" in html
     assert flow.quote_id(fresh) != flow.quote_id(review)               # a fresh quote
@@ -248,7 +250,7 @@ def test_a_rejected_create_frees_the_session_and_says_so(flow, monkeypatch):
         raise UpstreamBadRequest("address is not valid", status=400)
 
     monkeypatch.setattr(client, "onramp_create_order", rejected)
-    page = flow.create(review)
+    page = flow.landed(flow.create(review), "review")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and "could not create this order" in html
     assert flow.session.creating_since is None and flow.session.order_id is None

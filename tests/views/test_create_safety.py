@@ -77,9 +77,12 @@ def test_a_create_slower_than_the_lease_is_not_overtaken_by_a_second_one(flow, m
     form = flow.confirm_form(review)
     monkeypatch.setattr(domain, "creation_lease", lambda: timedelta(seconds=1))
 
+    sent, answer = threading.Event(), threading.Event()
+
     def slow_first(calls, original, kwargs):
         if len(calls) == 1:
-            time.sleep(2.5)
+            sent.set()
+            answer.wait(30)             # the upstream answers once the second request is done
         return original(**kwargs)
 
     calls = fake_creates(flow, monkeypatch, slow_first)
@@ -92,10 +95,14 @@ def test_a_create_slower_than_the_lease_is_not_overtaken_by_a_second_one(flow, m
 
     thread = threading.Thread(target=first)
     thread.start()
-    time.sleep(1.4)                     # the first claim has lapsed by now
-    results["b"] = flow.app.test_client().post(
-        f"{flow.base}/create", data={"csrf_token": flow.csrf, **form})
-    thread.join()
+    try:
+        assert sent.wait(30)            # the first create is at the upstream, under its claim
+        time.sleep(1.2)                 # the claim was taken before the create: it has lapsed
+        results["b"] = flow.app.test_client().post(
+            f"{flow.base}/create", data={"csrf_token": flow.csrf, **form})
+    finally:
+        answer.set()
+        thread.join()
     assert len(calls) == 1
     # The second request only leads to the page that looks the order up.
     assert results["b"].status_code == 303
@@ -159,7 +166,7 @@ def test_a_wallet_changed_after_the_review_is_not_used(flow, app):
     changed = other_tab.post(f"{flow.base}/wallet", data={
         "csrf_token": flow.csrf, "address": OTHER_ADDRESS, "email": "ada@example.com"})
     assert changed.status_code == 303
-    page = flow.create(review)
+    page = flow.landed(flow.create(review), "review")
     html = page.get_data(as_text=True)
     assert page.status_code == 200
     assert "Your order details changed. Please check them again." in html
@@ -175,7 +182,7 @@ def test_a_wallet_changed_after_the_review_is_not_used(flow, app):
 def test_a_create_without_the_review_digest_is_refused(flow):
     flow.start()
     review = flow.to_review()
-    page = flow.post("/create", {"quote_id": flow.quote_id(review)})
+    page = flow.landed(flow.post("/create", {"quote_id": flow.quote_id(review)}), "review")
     assert "Your order details changed" in page.get_data(as_text=True)
     assert flow.session.order_id is None
 
@@ -233,8 +240,8 @@ def test_create_sends_no_address_unchecked_for_the_network(flow, monkeypatch):
     review = flow.to_review()
     calls = fake_creates(flow, monkeypatch, lambda calls, original, kwargs: original(**kwargs))
     tamper(flow, address="0x1234")                          # never validated for CELO
-    page = flow.post("/create", {"quote_id": flow.quote_id(review),
-                                 "review_digest": digest_now(flow)})
+    page = flow.landed(flow.post("/create", {"quote_id": flow.quote_id(review),
+                                             "review_digest": digest_now(flow)}), "wallet")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and 'id="field-address-error"' in html
     assert calls == [] and flow.session.order_id is None
@@ -246,8 +253,8 @@ def test_create_sends_no_address_checked_for_another_network(flow, monkeypatch):
     review = flow.to_review()
     calls = fake_creates(flow, monkeypatch, lambda calls, original, kwargs: original(**kwargs))
     tamper(flow, addressNetwork="BASE")
-    page = flow.post("/create", {"quote_id": flow.quote_id(review),
-                                 "review_digest": digest_now(flow)})
+    page = flow.landed(flow.post("/create", {"quote_id": flow.quote_id(review),
+                                             "review_digest": digest_now(flow)}), "wallet")
     assert "Enter the wallet address for Celo" in page.get_data(as_text=True)
     assert calls == [] and flow.session.order_id is None
 
@@ -391,6 +398,7 @@ def test_matching_compares_the_amount_in_the_quotes_unit():
 def test_a_malformed_review_digest_is_a_changed_review_not_an_error(flow):
     flow.start()
     review = flow.to_review()
-    page = flow.post("/create", {"quote_id": flow.quote_id(review), "review_digest": "é" * 64})
+    page = flow.landed(flow.post("/create", {"quote_id": flow.quote_id(review),
+                                             "review_digest": "é" * 64}), "review")
     assert page.status_code == 200 and "Your order details changed" in page.get_data(as_text=True)
     assert flow.session.order_id is None

@@ -76,7 +76,7 @@ def test_provider_resume_link_sits_after_the_live_status_so_css_hides_it_once_pa
 
 def test_a_refused_otp_marks_the_code_field_invalid_and_describes_it(flow):
     flow.to_pay("otp_stk_push")
-    html = flow.post("/pay/otp", {"otp": "000000"}).get_data(as_text=True)
+    html = flow.follow(flow.post("/pay/otp", {"otp": "000000"})).get_data(as_text=True)
     assert 'id="pay-message"' in html and "That code is not right" in html
     assert re.search(r'<input id="field-otp"[^>]* aria-invalid="true" '
                      r'aria-describedby="pay-message">', html)

@@ -9,6 +9,14 @@ import pytest
 from .conftest import sandbox_order
 
 
+
+def on_pay(flow, response):
+    """A form of the pay step answers with a redirect to the pay page (never the page itself, so
+    a reload cannot send it again); the page it leads to."""
+    assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+    assert response.headers["Location"].endswith(f"/s/{flow.session_id}/pay")
+    return flow.follow(response)
+
 def test_manual_transfer_details_with_copy_buttons_and_i_have_paid(flow):
     page = flow.to_pay("manual")
     html = page.get_data(as_text=True)
@@ -53,7 +61,7 @@ def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
     assert "Requests sent: 1 of 3" in html
     assert re.search(r'type="submit" disabled>Send the request again', html)  # too early
     assert "You can ask for a new request in" in html
-    refused = flow.post("/pay/retry")
+    refused = on_pay(flow, flow.post("/pay/retry"))
     assert "cannot be sent now" in refused.get_data(as_text=True)
 
 
@@ -64,7 +72,7 @@ def test_stk_push_retry_when_allowed(flow):
     time.sleep(0.5)                                    # 30 sandbox seconds
     ready = flow.get("/pay").get_data(as_text=True)
     assert re.search(r'type="submit">Send the request again', ready)
-    page = flow.post("/pay/retry")
+    page = on_pay(flow, flow.post("/pay/retry"))
     html = page.get_data(as_text=True)
     assert "A new payment request was sent" in html, html[:3000]
     assert "Requests sent: 2 of 3" in html
@@ -77,11 +85,11 @@ def test_otp_entry_wrong_code_then_right_code(flow):
     html = page.get_data(as_text=True)
     assert 'data-transfer-type="otp_stk_push"' in html and 'name="otp"' in html
     assert "Attempts left: 3" in html
-    wrong = flow.post("/pay/otp", {"otp": "000000"})
+    wrong = on_pay(flow, flow.post("/pay/otp", {"otp": "000000"}))
     assert "That code is not right. Attempts left: 2." in wrong.get_data(as_text=True)
-    bad = flow.post("/pay/otp", {"otp": "12ab"})
+    bad = on_pay(flow, flow.post("/pay/otp", {"otp": "12ab"}))
     assert "digits only" in bad.get_data(as_text=True)
-    right = flow.post("/pay/otp", {"otp": "123456"})
+    right = on_pay(flow, flow.post("/pay/otp", {"otp": "123456"}))
     html = right.get_data(as_text=True)
     assert "Code accepted" in html and "payment request to your phone" in html
 
@@ -90,7 +98,7 @@ def test_too_many_wrong_codes_expire_the_order(flow):
     flow.to_pay("otp_stk_push")
     for _ in range(2):
         flow.post("/pay/otp", {"otp": "000000"})
-    last = flow.post("/pay/otp", {"otp": "000000"})
+    last = on_pay(flow, flow.post("/pay/otp", {"otp": "000000"}))
     html = last.get_data(as_text=True)
     assert "Too many wrong codes" in html
     assert "expired" in html
@@ -210,7 +218,7 @@ def test_an_expired_order_is_shown_as_expired_not_priced_again(flow, monkeypatch
         raise OrderExpired("The order is expired", status=400)
 
     monkeypatch.setattr(client, call, expired)
-    page = flow.post(path, form)
+    page = on_pay(flow, flow.post(path, form))
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and message in html
     assert "price" not in html.lower()
@@ -240,3 +248,20 @@ def test_a_top_level_pay_page_does_not_use_up_order_created(flow):
     assert "data-checkout-event" not in top.get_data(as_text=True)
     framed = flow.get("/pay", headers={"Sec-Fetch-Dest": "iframe"}).get_data(as_text=True)
     assert framed.count('data-checkout-event="order-created"') == 1
+
+
+def test_a_reload_after_a_wrong_code_sends_nothing_again(flow):
+    flow.to_pay("otp_stk_push")
+    wrong = on_pay(flow, flow.post("/pay/otp", {"otp": "000000"}))
+    assert "Attempts left: 2." in wrong.get_data(as_text=True)
+    again = flow.get("/pay").get_data(as_text=True)          # the reload: a GET, no code sent
+    assert "That code is not right" not in again               # the message was shown once
+    assert "Attempts left: 2." in again                       # (the upstream's own count)
+
+
+def test_a_post_only_address_opened_directly_leads_back_to_the_order(flow):
+    flow.to_pay("otp_stk_push")
+    page = flow.get("/pay/otp")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 405
+    assert f'href="/checkout/s/{flow.session_id}/"' in html
