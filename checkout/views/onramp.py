@@ -30,6 +30,7 @@ from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import TransferInstructions
+from ..urls import safe_external_url
 from . import status as status_views
 from .context import session_route
 
@@ -592,7 +593,17 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
                   instructions=instructions, message=message, message_kind=message_kind,
                   push_retry_in=_push_retry_in(instructions),
                   ussd_parts=_ussd_parts(instructions.ussd_code), events=events,
-                  resume=status_views.resume_context(session, order.resume_url), step="pay")
+                  resume=status_views.resume_context(
+                      session, order.resume_url,
+                      # The page's own payment link is the way on; a second one, the provider's
+                      # resume link, would only make the user wonder which to use.
+                      awaiting_payment=not _shows_payment_link(instructions)),
+                  step="pay")
+
+
+def _shows_payment_link(instructions: TransferInstructions) -> bool:
+    return (instructions.type == "redirect"
+            and safe_external_url(instructions.payment_url) is not None)
 
 
 def _back_to_pay(session: CheckoutSession, message: str, kind: str = "error") -> Response:

@@ -35,7 +35,11 @@ def test_redirect_leaves_the_frame_for_the_payment_page(flow):
     assert 'data-transfer-type="redirect"' in html
     assert 'target="_top"' in html and "data-leave-frame" in html
     assert "/sandbox/pay/" in html and "I have paid" not in html
-    assert "Continue on the payment provider" in html          # its own resume link
+    # One way to the payment page: not also the provider's resume link, which leads there too.
+    assert "Continue on the payment provider" not in html
+    # Once the user is back without having paid, the status page offers the provider's link.
+    status = flow.get("/status").get_data(as_text=True)
+    assert "Continue on the payment provider" in status
 
 
 def test_manual_transfer_has_no_payment_provider_link(flow):
