@@ -188,8 +188,11 @@ def address_notice(network: str, address: str) -> str | None:
     if network in EVM_NETWORKS and _EVM.fullmatch(address or ""):
         body = address[2:]
         if body in (body.lower(), body.upper()) and any(c.isalpha() for c in body):
-            return _("This address has no checksum, so a typo cannot be detected. "
-                     "Compare it with your wallet character by character.")
+            # The review shows it checksummed (capitals where EIP-55 puts them), while the
+            # user's wallet may show it all lower case: say that case is not what to compare.
+            return _("This address has no checksum, so a typo cannot be detected. We show it "
+                     "with capitals added as a check; ignoring capitals, compare it with your "
+                     "wallet character by character.")
     return None
 
 
