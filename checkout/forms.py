@@ -186,6 +186,32 @@ def clean_required_fields(specs: Iterable[RequiredField], form: Mapping[str, Any
     return result
 
 
+def display_value(spec: RequiredField | None, value: Any) -> str:
+    """A saved field as the user reads it: a phone number grouped the international way (it is
+    kept as the upstream's bare digits, 254712345678), an option by its label."""
+    text = str(value)
+    kind = (spec.type or "").lower() if spec is not None else ""
+    if kind == "phone":
+        try:
+            number = phonenumbers.parse("+" + text.lstrip("+"))
+        except phonenumbers.NumberParseException:
+            return text
+        return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+    if kind == "enum" and spec is not None:
+        return next((option.label for option in spec.options if option.value == text), text)
+    return text
+
+
+def phone_example(country: str | None) -> str | None:
+    """A mobile number of ``country`` as people there write it, to show what the field expects."""
+    if not country:
+        return None
+    number = phonenumbers.example_number_for_type(country, phonenumbers.PhoneNumberType.MOBILE)
+    if number is None:
+        return None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+
+
 def input_type(spec: RequiredField) -> str:
     """The HTML input type that brings up the right keyboard on a phone."""
     return {"phone": "tel", "email": "email", "date": "date"}.get((spec.type or "").lower(), "text")

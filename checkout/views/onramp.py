@@ -23,7 +23,8 @@ from .. import onramp as domain
 from ..addresses import network_has_memo
 from ..errors import OrderExpired, UpstreamError, UpstreamRejected
 from ..forms import (FormResult, amount_bounds, clean_amount, clean_corridor,
-                     clean_required_fields, clean_wallet, input_type)
+                     clean_required_fields, clean_wallet, display_value, input_type,
+                     phone_example)
 from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import format_crypto, format_money
 from ..reference import onramp_catalog
@@ -398,9 +399,14 @@ def _show_details(session: CheckoutSession, form: dict[str, Any] | None = None,
     values = {spec.name: (form or {}).get(spec.name, saved.get(spec.name,
                                                               session.claims.get(spec.name)))
               for spec in specs}
+    if form is None:
+        # A saved phone number is shown as people write it, not as the upstream's bare digits.
+        values.update({spec.name: display_value(spec, values[spec.name]) for spec in specs
+                       if spec.type == "phone" and values[spec.name]})
     return render("checkout/onramp/details.html", "checkout/onramp/_details.html",
                   specs=specs, values=values, errors=(result.errors if result else {}),
                   input_type=input_type, step="details",
+                  phone_example=phone_example(session.value("countryIsoCode")),
                   options_of=lambda spec: [(o.value, o.label) for o in spec.options])
 
 
@@ -459,7 +465,9 @@ def _show_review(session: CheckoutSession, *, notice: str | None = None,
     return render("checkout/onramp/review.html", "checkout/onramp/_review.html",
                   breakdown=domain.Breakdown.from_record(record), quote_id=record.get("id"),
                   country=catalog.country(session.value("countryIsoCode")), channel=channel,
-                  carrier=carrier, specs=specs, extra=session.data.get("extraFields") or {},
+                  carrier=carrier, specs=specs,
+                  extra={name: display_value(specs.get(name), value) for name, value
+                         in (session.data.get("extraFields") or {}).items()},
                   address_notice=session.data.get("addressNotice"),
                   notice=notice, form_error=form_error, step="review",
                   channel_name=channel_name, review_digest=domain.review_digest(session))

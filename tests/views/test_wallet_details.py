@@ -114,10 +114,12 @@ def test_locked_phone_claim_prefills_and_cannot_be_changed(flow):
     flow.choose("ussd")
     flow.wallet()
     page = flow.get("/details")
-    assert 'value="2348012345678"' in page.get_data(as_text=True)
+    assert 'value="+234 801 234 5678"' in page.get_data(as_text=True)   # as people write it
     forged = flow.details(phoneNumber="08099999999")
     assert "cannot be changed" in forged.get_data(as_text=True)
     assert flow.details().status_code == 303
+    # What the browser sends back is the shown spelling: the same number, so not a change.
+    assert flow.details(phoneNumber="+234 801 234 5678").status_code == 303
     assert flow.session.data["extraFields"]["phoneNumber"] == "2348012345678"
 
 
@@ -129,3 +131,17 @@ def test_changing_the_amount_keeps_the_wallet_but_changing_network_does_not(flow
     assert flow.session.data["done"] == ["choose", "wallet", "details"]
     flow.choose(network="POLYGON", asset="USDC")
     assert "wallet" not in flow.session.data["done"]
+
+
+def test_phone_numbers_are_asked_with_an_example_and_reviewed_as_people_write_them(flow):
+    flow.start()
+    flow.follow(flow.choose("stk_push"))                     # Kenya, M-PESA
+    details = flow.follow(flow.wallet())
+    assert details.request.path.endswith("/details")
+    html = details.get_data(as_text=True)
+    assert "For example 0712 123456" in html                # the country's own way to write one
+    review = flow.follow(flow.details(phoneNumber="0712345678"))
+    assert flow.session.data["extraFields"]["phoneNumber"] == "254712345678"   # what is sent
+    assert "<dd>+254 712 345678</dd>" in review.get_data(as_text=True)
+    again = flow.get("/details").get_data(as_text=True)     # back to the form: the same grouping
+    assert 'value="+254 712 345678"' in again
