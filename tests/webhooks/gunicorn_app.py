@@ -1,7 +1,8 @@
 """The checkout app that the two-worker test runs under gunicorn (one per worker process).
 
 Settings come from the environment; every ``order_status_changed`` a worker sends is appended to
-a shared file as ``pid order_id status``, so the test sees what both processes did.
+a shared file as ``pid order_id status``, so the test sees what both processes did. With
+``CHECKOUT_TEST_READY_LOG`` set, each worker appends its pid there once its app is built.
 """
 from __future__ import annotations
 
@@ -32,4 +33,11 @@ def create() -> Flask:
         finally:
             os.close(fd)
 
+    ready = os.environ.get("CHECKOUT_TEST_READY_LOG")
+    if ready:                       # this worker has its app: it is about to take requests
+        fd = os.open(ready, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{os.getpid()}\n".encode())
+        finally:
+            os.close(fd)
     return app

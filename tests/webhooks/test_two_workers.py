@@ -31,16 +31,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> None:
+def _wait_for_workers(ready_log: Path, proc: subprocess.Popen, count: int,
+                      timeout: float = 60.0) -> None:
+    """Wait until ``count`` workers have built their app. The port alone is not enough: the
+    master listens before its workers load the app, and a worker booting late on a loaded
+    machine could miss every delivery (the test wants both workers to receive some)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert proc.poll() is None, "gunicorn exited"
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("gunicorn did not start")
+        if ready_log.exists() and len(set(ready_log.read_text().split())) >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError("gunicorn's workers did not start")
 
 
 @pytest.mark.postgres
@@ -50,9 +52,10 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
     app = make_app(dict(webhook_config))
     engine = app.extensions["checkout"].engine
     signal_log, access_log = tmp_path / "signals.log", tmp_path / "access.log"
+    ready_log = tmp_path / "ready.log"
     port = _free_port()
     env = {**os.environ, "CHECKOUT_TEST_DATABASE_URL": postgres_url,
-           "CHECKOUT_TEST_SIGNAL_LOG": str(signal_log)}
+           "CHECKOUT_TEST_SIGNAL_LOG": str(signal_log), "CHECKOUT_TEST_READY_LOG": str(ready_log)}
     gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "-w", "2", "-k", "gthread",
                 "--threads", "8", "-b", f"127.0.0.1:{port}", "--access-logfile",
                 str(access_log), "--access-logformat", "%(p)s %(s)s",
@@ -60,7 +63,7 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
     proc = subprocess.Popen(gunicorn, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     try:
-        _wait_for_port(port, proc)
+        _wait_for_workers(ready_log, proc, 2)
         rng = random.Random(7)
         finals, deliveries = {}, []
         for n in range(60):
