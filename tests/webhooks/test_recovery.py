@@ -44,12 +44,17 @@ def test_events_stored_by_a_dead_process_are_processed_by_the_next_one(webhook_c
     recorder = Recorder(second)
     try:
         second.test_client().get("/checkout/healthz")
-        _wait_for(lambda: len(recorder.of("order_status_changed")) == 2)
+
+        def states() -> set[str]:
+            with second.extensions["checkout"].engine.connect() as conn:
+                return set(conn.execute(select(signal_log_table.c.state)).scalars())
+
+        # The dispatcher sends a batch's signals, then marks the batch dispatched: wait for both.
+        _wait_for(lambda: len(recorder.of("order_status_changed")) == 2
+                  and states() == {"dispatched"})
         assert recorder.statuses() == [("ord_dead", "deposit_successful"),
                                        ("ord_dead2", "deposit_awaiting")]
-        with second.extensions["checkout"].engine.connect() as conn:
-            states = set(conn.execute(select(signal_log_table.c.state)).scalars())
-        assert states == {"dispatched"}
+        assert states() == {"dispatched"}
     finally:
         second.extensions["checkout_webhooks"].stop()
         recorder.disconnect()
