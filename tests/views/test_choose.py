@@ -68,6 +68,11 @@ def test_live_quote_for_an_amount_over_the_limit_shows_the_limit_and_asks_no_quo
     html = page.get_data(as_text=True)
     assert re.search(r"The maximum is ₦[0-9,]+\.00\.", html)   # money, as Nigerians write it
     assert calls == []
+    # The amount field names the live message among what describes it: read out with it.
+    assert 'id="quote-message"' in html
+    choose = flow.get("/choose").get_data(as_text=True)
+    assert re.search(r'<input id="field-amount"[^>]*aria-describedby="[^"]*\bquote-message\b',
+                     choose)
 
 
 def test_a_valid_choice_is_saved_and_leads_to_the_wallet(flow):
