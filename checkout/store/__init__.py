@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
+import time
 
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
@@ -35,7 +37,7 @@ def make_engine(url: str) -> Engine:
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(cur)
             cur.execute("PRAGMA busy_timeout=30000")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA synchronous=NORMAL")
@@ -43,6 +45,24 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _enable_wal(cursor: sqlite3.Cursor, timeout: float = 30.0) -> None:
+    """Switch the database to WAL, waiting (like the busy timeout) while another process holds it.
+
+    Changing the journal mode does not wait on the busy timeout: when several workers open a new
+    database file at once, all but one may get "database is locked" straight away, and that worker
+    would not start. The mode is kept in the file, so a later try finds it set or sets it.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def connect(url: str) -> Engine:
