@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import screenshot
-from .test_onramp_e2e import ADDRESS, settle
+from .test_onramp_e2e import confirm_order, settle, wallet_and_review
 
 pytestmark = pytest.mark.browser
 
@@ -23,16 +23,9 @@ def test_pay_page_with_the_resume_link_open_does_not_scroll_sideways(page, shop)
     frame.wait_for_selector("#quote [data-testid=receive-amount]")
     shop.click(page, "button", "Continue")
     frame.wait_for_selector("input[name=address]")
-    frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("ada@example.com")
-    shop.click(page, "button", "Continue")
-    frame.wait_for_selector("text=Review your order")
+    wallet_and_review(shop, page, frame)
     assert frame.evaluate(OVERFLOW) == 0
-    for _ in range(3):                    # a lapsed price is shown again, then confirmed again
-        shop.click(page, "button", "Confirm and pay")
-        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
-        if frame.locator("[data-transfer-type]").count():
-            break
+    confirm_order(shop, page, frame)
     frame = shop.steady(page)
     frame.locator("summary", has_text="Continue on another device").click()
     frame.wait_for_selector("[data-testid=resume-url]")
@@ -78,15 +71,8 @@ def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, con
     frame.wait_for_selector("#quote [data-testid=receive-amount]")
     shop.click(page, "button", "Continue")
     frame.wait_for_selector("input[name=address]")
-    frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("ada@example.com")
-    shop.click(page, "button", "Continue")
-    frame.wait_for_selector("text=Review your order")
-    for _ in range(3):
-        shop.click(page, "button", "Confirm and pay")
-        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
-        if frame.locator("[data-transfer-type]").count():
-            break
+    wallet_and_review(shop, page, frame)
+    confirm_order(shop, page, frame)
     frame = shop.steady(page)
     payment_url = frame.get_by_role("link", name="Continue to the payment page").get_attribute("href")
 
