@@ -13,6 +13,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
@@ -102,7 +103,8 @@ def create_tables(engine: Engine) -> None:
     _retry_lost_races(add, "duplicate column name", columns + 1)
 
 
-def _retry_lost_races(step, lost: str, tries: int) -> None:
+def _retry_lost_races(step: Callable[[], None], lost: str, tries: int) -> None:
+    """Run ``step``; when another process won a race (``lost`` in the error), run it again."""
     for attempt in range(tries):
         try:
             step()

@@ -383,11 +383,15 @@ def _wallet_error(name: str, message: str) -> FormResult:
     return result
 
 
+def _reopen_wallet(session_id: str) -> CheckoutSession:
+    """The wallet step is to be done again (review is closed until it is)."""
+    return domain.update_session(session_id, lambda s: s.data.__setitem__(
+        "done", [d for d in _done(s) if d != "wallet"]))
+
+
 def _back_to_wallet(session: CheckoutSession, name: str, message: str) -> Response:
     """The wallet no longer holds for the order's network: ask for it again."""
-    session = domain.update_session(session.id, lambda s: s.data.__setitem__(
-        "done", [d for d in _done(s) if d != "wallet"]))
-    return _show_wallet(session, None, _wallet_error(name, message))
+    return _show_wallet(_reopen_wallet(session.id), None, _wallet_error(name, message))
 
 
 # -- 3. details (the offer's required fields) ---------------------------------------------------------
@@ -549,8 +553,7 @@ def create(session: CheckoutSession) -> Response:
         return _back_to_review(fresh, form_error=_(
             "Your order details changed. Please check them again."))
     if result.kind == "invalid":
-        domain.update_session(fresh.id, lambda s: s.data.__setitem__(
-            "done", [d for d in _done(s) if d != "wallet"]))
+        _reopen_wallet(fresh.id)
         _keep_notice(fresh, WALLET_NOTICE, {"field": result.field or "address",
                                             "message": result.message or ""})
         return htmx_redirect(_step_url(fresh, "wallet"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, request, url_for
+from flask import Blueprint, Response, abort, current_app, has_request_context, request, url_for
 
 from ..sandbox.state import PUBLIC_BASE_ENVIRON
 from ..state import get_state
@@ -28,8 +28,6 @@ def public_base() -> dict[str, Any]:
     Only known while serving a request of the host (an order is created in one); a call made
     elsewhere (a worker thread fetching an order) adds nothing and links nowhere new.
     """
-    from flask import has_request_context
-
     if not has_request_context():
         return {}
     pages = url_for("checkout.sandbox_pages", rest="", _external=True)
