@@ -38,7 +38,7 @@ from werkzeug.routing import BuildError
 
 from .addresses import AddressError, network_has_memo, validate_address, validate_memo
 from .errors import (OrderNotAvailable, QuoteExpired, UpstreamError, UpstreamRejected)
-from .sessions import CheckoutSession, SessionConflict
+from .sessions import CheckoutSession
 from .state import get_state
 from .upstream.types import OnrampOrder, OnrampQuote, RequiredField, required_fields_from_json
 
@@ -59,23 +59,8 @@ def quote_max_age() -> float:
 # -- session data ---------------------------------------------------------------------------------
 
 def update_session(session_id: str, change: Callable[[CheckoutSession], Any]) -> CheckoutSession:
-    """Apply ``change`` to a fresh copy of the session and save it, retrying on a concurrent save.
-
-    ``change`` may return False to skip saving (nothing to do after all).
-    """
-    store = get_state().sessions
-    for _attempt in range(5):
-        session = store.get(session_id)
-        if session is None:
-            raise SessionConflict(session_id)
-        if change(session) is False:
-            return session
-        try:
-            store.save(session)
-            return session
-        except SessionConflict:
-            continue
-    raise SessionConflict(session_id)
+    """Apply ``change`` to the stored session (see :meth:`SessionStore.update`)."""
+    return get_state().sessions.update(session_id, change)
 
 
 def normalise_params(values: dict[str, Any]) -> dict[str, Any]:

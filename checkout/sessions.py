@@ -16,7 +16,7 @@ import logging
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import JSON, Column, DateTime, Integer, String, Table, insert, select, update
 from sqlalchemy.engine import Engine
@@ -194,6 +194,25 @@ class SessionStore:
             raise SessionConflict(session.id)
         session.version += 1
         session.updated_at = now
+
+    def update(self, session_id: str,
+               change: Callable[[CheckoutSession], Any]) -> CheckoutSession:
+        """Apply ``change`` to a fresh copy of the session and save it, retrying on a concurrent
+        save. ``change`` may return False to skip saving (nothing to do after all); it must be safe
+        to call again, on a newer copy. Raises ``SessionConflict`` when the session is gone.
+        """
+        for _attempt in range(5):
+            session = self.get(session_id)
+            if session is None:
+                raise SessionConflict(session_id)
+            if change(session) is False:
+                return session
+            try:
+                self.save(session)
+                return session
+            except SessionConflict:
+                continue
+        raise SessionConflict(session_id)
 
     def claim_order_creation(self, session_id: str,
                              lease: timedelta = CREATION_LEASE) -> str | None:

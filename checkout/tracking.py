@@ -29,11 +29,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from flask import request
+from flask import current_app, request
 
 from . import order_status
 from .errors import UpstreamError
-from .onramp import update_session
 from .htmx import is_htmx
 from .security import event_target_origin
 from .sessions import CheckoutSession
@@ -97,14 +96,19 @@ def current_status(session: CheckoutSession) -> OrderStatus:
 
 def _hash_from_upstream(session: CheckoutSession) -> str | None:
     """Read the transaction hash once (a stored summary may lack it) and keep it."""
+    order_id = session.order_id
+    assert order_id is not None
     try:
-        order = get_state().upstream.onramp_order(order_id=session.order_id)
+        stored = order_status.fetch_and_store(current_app._get_current_object(), order_id,
+                                              session.flow, apply_status=False)
     except UpstreamError as exc:
         log.warning("could not read the transaction hash: %r", exc)
         return None
-    if order.hash:
-        update_session(session.id, lambda s: s.data.__setitem__("txHash", order.hash))
-    return order.hash
+    tx_hash = stored.hash if stored is not None else None
+    if tx_hash:
+        get_state().sessions.update(session.id,
+                                    lambda s: s.data.__setitem__("txHash", tx_hash))
+    return tx_hash
 
 
 def terminal_event(status: str | None) -> str | None:
@@ -150,5 +154,5 @@ def due_events(session: CheckoutSession, status: str | None) -> list[ParentEvent
         fresh.data["events"] = events
         return True
 
-    update_session(session.id, change)
+    get_state().sessions.update(session.id, change)
     return list(due)
