@@ -18,8 +18,6 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import current_app
-
 from .errors import UpstreamError
 from .upstream.types import AssetPair, Carrier, Limits, OnrampChannel, OnrampCountry
 
@@ -143,20 +141,8 @@ class OnrampCatalog:
             carrier_code=carrier or None))
 
 
-_catalogs_lock = threading.Lock()
-_ATTRIBUTE = "onramp_catalog"
-
-
 def onramp_catalog() -> OnrampCatalog:
-    """The current app's catalog, created on first use with the app's TTL and kept on the app's
-    ``CheckoutState`` (an attribute added lazily), so it lives and dies with the app."""
-    state = current_app.extensions["checkout"]
-    catalog = getattr(state, _ATTRIBUTE, None)
-    if catalog is None:
-        with _catalogs_lock:
-            catalog = getattr(state, _ATTRIBUTE, None)
-            if catalog is None:
-                ttl = float(current_app.config.get("CHECKOUT_REFERENCE_TTL", 300))
-                catalog = OnrampCatalog(state.upstream, TTLCache(ttl))
-                setattr(state, _ATTRIBUTE, catalog)
-    return catalog
+    """The current app's on-ramp catalog (made with the app's state, so it lives and dies with it)."""
+    from .state import get_state
+
+    return get_state().onramp_catalog

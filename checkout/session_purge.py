@@ -25,9 +25,6 @@ from .sessions import sessions_table
 
 log = logging.getLogger(__name__)
 
-EXTENSION_KEY = "checkout_session_purge"
-
-
 def purge_expired_sessions(engine: Engine, *, older_than: timedelta = timedelta(0),
                            now: datetime | None = None) -> int:
     """Delete sessions that expired more than ``older_than`` ago; return how many."""
@@ -65,11 +62,14 @@ def maybe_purge(app: Flask) -> int | None:
     Returns the number deleted, or None when it was not this call's turn. A failure (database
     down) is logged and waits for the next interval: the sweep that calls this must go on.
     """
-    schedule: PurgeSchedule = app.extensions.setdefault(EXTENSION_KEY, PurgeSchedule())
+    from .state import state_of
+
+    state = state_of(app)
+    schedule = state.purge_schedule
     if not schedule.due(float(app.config.get("CHECKOUT_SESSION_PURGE_INTERVAL", 3600))):
         return None
     try:
-        deleted = purge_expired_sessions(app.extensions["checkout"].engine)
+        deleted = purge_expired_sessions(state.engine)
     except Exception:  # noqa: BLE001 - the database may be down; try again next interval
         log.exception("purging expired checkout sessions failed")
         return None

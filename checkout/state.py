@@ -1,45 +1,53 @@
-"""Per-app state of the extension, kept in ``app.extensions["checkout"]``."""
+"""Per-app state of the extension, kept in ``app.extensions["checkout"]`` and nowhere else.
+
+This is the composition root: the one place that builds the app's engine, session store, upstream
+client (the embedded sandbox when no upstream is configured), reference-data caches, webhook
+dispatcher and the small per-process schedules. Nothing here is a view.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, current_app
 from sqlalchemy.engine import Engine
 
 from . import config
+from .readiness import ReadinessCache
 from .sessions import SessionStore
 from .store import connect
+
+if TYPE_CHECKING:
+    from .reference import OfframpCatalog, OnrampCatalog
+    from .session_purge import PurgeSchedule
+    from .upstream.client import UpstreamClient
+    from .webhooks.dispatcher import Dispatcher
 
 
 @dataclass
 class CheckoutState:
     engine: Engine
     sessions: SessionStore
-    upstream: Any                   # checkout.upstream.UpstreamClient
+    upstream: UpstreamClient
     sandbox: Flask | None           # the embedded sandbox upstream, when no base URL is set
+    onramp_catalog: OnrampCatalog
+    dispatcher: Dispatcher
+    purge_schedule: PurgeSchedule
+    readiness: ReadinessCache = field(default_factory=ReadinessCache)
 
     @classmethod
     def create(cls, app: Flask) -> "CheckoutState":
+        from . import embedded_sandbox
+        from .reference import OnrampCatalog, TTLCache
+        from .session_purge import PurgeSchedule
         from .upstream import UpstreamClient
         from .upstream.inprocess import mount_wsgi_app
+        from .webhooks.dispatcher import Dispatcher
 
         engine = connect(app.config["CHECKOUT_DATABASE_URL"])
-        sandbox_app = None
-        base_url = app.config["CHECKOUT_API_BASE_URL"]
-        if config.uses_sandbox(app):
-            from .sandbox import create_app as create_sandbox
-
-            sandbox_config = {
-                "SANDBOX_CLIENT_ID": app.config["CHECKOUT_CLIENT_ID"],
-                "SANDBOX_CLIENT_SECRET": app.config.get("CHECKOUT_CLIENT_SECRET"),
-                "SANDBOX_WEBHOOK_SECRET": app.config["CHECKOUT_WEBHOOK_SECRET"],
-                # The embedded sandbox delivers webhooks to this same process on loopback.
-                "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": True,
-            }
-            sandbox_config.update(app.config.get("CHECKOUT_SANDBOX") or {})
-            sandbox_app = create_sandbox(sandbox_config)
-            base_url = config.EMBEDDED_SANDBOX_URL
+        sandbox_app = embedded_sandbox.create(app) if config.uses_sandbox(app) else None
+        base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox_app is None \
+            else config.EMBEDDED_SANDBOX_URL
         upstream = UpstreamClient(
             base_url,
             client_id=app.config["CHECKOUT_CLIENT_ID"],
@@ -47,12 +55,25 @@ class CheckoutState:
             timeout=tuple(app.config["CHECKOUT_HTTP_TIMEOUT"]),
         )
         if sandbox_app is not None:
-            from .views.sandbox_pages import public_base
-
-            mount_wsgi_app(upstream.http, base_url, sandbox_app, environ_extras=public_base)
+            mount_wsgi_app(upstream.http, base_url, sandbox_app,
+                           environ_extras=embedded_sandbox.public_base)
+        ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
         return cls(engine=engine, sessions=SessionStore(engine), upstream=upstream,
-                   sandbox=sandbox_app)
+                   sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
+                   dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule())
 
 
 def get_state() -> CheckoutState:
-    return current_app.extensions["checkout"]
+    state: CheckoutState = current_app.extensions["checkout"]
+    return state
+
+
+def state_of(app: Flask) -> CheckoutState:
+    state: CheckoutState = app.extensions["checkout"]
+    return state
+
+
+def real_app(app: Flask) -> Flask:
+    """The app itself, not ``current_app``'s proxy: blinker matches senders by identity."""
+    unwrap: Any = getattr(app, "_get_current_object", None)
+    return unwrap() if unwrap is not None else app

@@ -5,33 +5,17 @@ reached in process, but some of its pages are for browsers: the payment page of 
 transfer (the user leaves the iframe for it), the upstream's resume page, and the console (orders,
 forced outcomes, webhook deliveries). A merchant who just wrote ``Checkout(app)`` must be able to
 pay a redirect order, so those pages are served here, under the checkout's own prefix, and the
-sandbox is told (per call, see ``checkout.sandbox.state.PUBLIC_BASE_ENVIRON``) to point its links
+sandbox is told (per call, see ``checkout.embedded_sandbox.public_base``) to point its links
 here. A sandbox's own ``SANDBOX_PUBLIC_URL`` still wins: the demo and tests may serve it elsewhere.
 
 Against a real upstream these paths do not exist (404).
 """
 from __future__ import annotations
 
-from typing import Any
+from flask import Blueprint, Response, abort, current_app, request
 
-from flask import Blueprint, Response, abort, current_app, has_request_context, request, url_for
-
-from ..sandbox.state import PUBLIC_BASE_ENVIRON
+from ..embedded_sandbox import SANDBOX_PAGES as PAGES
 from ..state import get_state
-
-PAGES = "/sandbox/"
-
-
-def public_base() -> dict[str, Any]:
-    """The environ the embedded sandbox gets with each call: where browsers reach its pages.
-
-    Only known while serving a request of the host (an order is created in one); a call made
-    elsewhere (a worker thread fetching an order) adds nothing and links nowhere new.
-    """
-    if not has_request_context():
-        return {}
-    pages = url_for("checkout.sandbox_pages", rest="", _external=True)
-    return {PUBLIC_BASE_ENVIRON: pages[: -len(PAGES)]}
 
 
 def sandbox_pages(rest: str = "") -> Response:

@@ -14,7 +14,6 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 from __future__ import annotations
 
 import logging
-from contextlib import nullcontext
 
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.blueprints import BlueprintSetupState
@@ -23,8 +22,6 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import ConfigurationError, WebhookSignatureError
 from ..state import get_state
-from ..webhooks import Dispatcher
-from ..webhooks.dispatcher import EXTENSION_KEY
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import parse_or_reason, record_delivery
 
@@ -57,10 +54,11 @@ def receive_webhook():
 
     parsed, reason = parse_or_reason(body)
     headers = {name.lower(): value for name, value in request.headers.items()}
-    dispatcher = app.extensions.get(EXTENSION_KEY)
+    state = get_state()
+    dispatcher = state.dispatcher
     try:
-        with dispatcher.acknowledging() if dispatcher is not None else nullcontext():
-            receipt = record_delivery(get_state().engine, body, headers, parsed, reason,
+        with dispatcher.acknowledging():
+            receipt = record_delivery(state.engine, body, headers, parsed, reason,
                                       signed=signed)
     except SQLAlchemyError:
         log.exception("webhook not stored: database unavailable; answering 503 for a retry")
@@ -70,8 +68,7 @@ def receive_webhook():
 
     if parsed is None:
         return _answer(400, error=reason, id=receipt.event_id, duplicate=receipt.duplicate)
-    if dispatcher is not None:
-        dispatcher.notify()
+    dispatcher.notify()
     return _answer(200, received=True, duplicate=receipt.duplicate, id=receipt.event_id)
 
 
@@ -88,9 +85,7 @@ def _answer(status: int, **body):
 def _answer_before_host_hooks():
     # Registered first among the app's before_request functions: for the webhook rule it answers
     # here, so no host hook (https redirect, login, CSRF) runs for the upstream's deliveries.
-    dispatcher = current_app.extensions.get(EXTENSION_KEY)
-    if dispatcher is not None:
-        dispatcher.ensure_running()    # the start-up sweep: work a dead process left behind
+    get_state().dispatcher.ensure_running()    # the start-up sweep: work a dead process left behind
     if request.url_rule is not None and \
             current_app.view_functions.get(request.endpoint) is receive_webhook:
         return receive_webhook()
@@ -102,7 +97,6 @@ def _setup(state: BlueprintSetupState) -> None:
     if app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] not in SIGNATURE_MODES:
         raise ConfigurationError(
             f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {', '.join(SIGNATURE_MODES)}")
-    app.extensions[EXTENSION_KEY] = Dispatcher(app)
     app.before_request_funcs.setdefault(None, []).insert(0, _answer_before_host_hooks)
 
 

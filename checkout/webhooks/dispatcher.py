@@ -22,13 +22,13 @@ from typing import Callable, Iterator
 from flask import Flask
 
 from ..session_purge import maybe_purge
+from ..state import real_app, state_of
 from .dispatch import dispatch_signals
 from .fetch import fetch_due_orders
 from .processing import process_stored_events
 
 log = logging.getLogger(__name__)
 
-EXTENSION_KEY = "checkout_webhooks"
 GIVE_WAY_MAX = 0.05     # seconds the dispatcher waits for acknowledgements between batches
 
 
@@ -65,7 +65,7 @@ def process_pending(app: Flask, *, fetch: bool | None = None,
 
 
 def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | None) -> Round:
-    engine = app.extensions["checkout"].engine
+    engine = state_of(app).engine
     events = process_stored_events(app, engine, between_batches=between_batches)
     signals = dispatch_signals(app, engine, between_batches=between_batches)
     fetches = fetch_due_orders(app, engine) if fetch else 0
@@ -164,17 +164,7 @@ class Dispatcher:
             del app
 
 
-def real_app(app: Flask) -> Flask:
-    """The app itself, not ``current_app``'s proxy: blinker matches senders by identity."""
-    unwrap = getattr(app, "_get_current_object", None)
-    return unwrap() if unwrap is not None else app
-
-
 def get_dispatcher(app: Flask) -> Dispatcher | None:
-    return app.extensions.get(EXTENSION_KEY)
+    state = app.extensions.get("checkout")
+    return state.dispatcher if state is not None else None
 
-
-def notify(app: Flask) -> None:
-    dispatcher = get_dispatcher(app)
-    if dispatcher is not None:
-        dispatcher.notify()

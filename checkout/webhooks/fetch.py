@@ -18,6 +18,7 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from ..errors import UpstreamError
+from .orders import fetch_and_store
 from .store import orders_table, utcnow, write_transaction
 
 log = logging.getLogger(__name__)
@@ -28,8 +29,6 @@ MAX_BACKOFF = 300.0
 
 def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
     """Fetch the full orders that are due; return how many fetches were attempted."""
-    from ..order_status import fetch_and_store
-
     max_attempts = int(app.config.get("CHECKOUT_WEBHOOK_FETCH_ATTEMPTS", 8))
     c = orders_table.c
     now = utcnow()

@@ -9,7 +9,7 @@ from sqlalchemy.exc import OperationalError
 
 from checkout.errors import UpstreamUnavailable
 from checkout.state import get_state
-from checkout.views.health import EXTENSION_KEY, ReadinessCache
+from checkout.readiness import ReadinessCache
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_many_hits_make_one_upstream_call(app, client, upstream_calls):
 
 def test_the_answer_is_refreshed_after_the_cache_time(app, client, upstream_calls):
     now = [1000.0]
-    app.extensions[EXTENSION_KEY] = ReadinessCache(clock=lambda: now[0])
+    app.extensions["checkout"].readiness = ReadinessCache(clock=lambda: now[0])
     assert client.get("/checkout/healthz").status_code == 200
     upstream_calls.fail = True
     now[0] += 29

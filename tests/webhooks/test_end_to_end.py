@@ -149,5 +149,5 @@ def test_sandbox_orders_reach_the_merchant_exactly_once(webhook_config):
         assert stored.status == "payout_successful" and stored.hash
         assert stored.full_order["status"] == "complete"
     finally:
-        app.extensions["checkout_webhooks"].stop()
+        app.extensions["checkout"].dispatcher.stop()
         recorder.disconnect()

@@ -233,7 +233,7 @@ def test_background_dispatcher_sends_signals_soon_after_the_ack(webhook_config):
             time.sleep(0.02)
         assert recorder.statuses() == [("ord_1", "deposit_awaiting")]
     finally:
-        app.extensions["checkout_webhooks"].stop()
+        app.extensions["checkout"].dispatcher.stop()
         recorder.disconnect()
 
 

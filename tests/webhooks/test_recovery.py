@@ -56,14 +56,14 @@ def test_events_stored_by_a_dead_process_are_processed_by_the_next_one(webhook_c
                                        ("ord_dead2", "deposit_awaiting")]
         assert states() == {"dispatched"}
     finally:
-        second.extensions["checkout_webhooks"].stop()
+        second.extensions["checkout"].dispatcher.stop()
         recorder.disconnect()
 
 
 def test_a_thrown_away_app_ends_its_dispatcher(webhook_config):
     webhook_config.update(CHECKOUT_WEBHOOK_BACKGROUND=True, CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.05)
     app = make_app(dict(webhook_config))
-    dispatcher = app.extensions["checkout_webhooks"]
+    dispatcher = app.extensions["checkout"].dispatcher
     assert dispatcher.ensure_running()
     thread = dispatcher._thread
     del app

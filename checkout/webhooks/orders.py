@@ -1,0 +1,260 @@
+"""The order status that the checkout's status pages read: what webhooks keep, asked of the
+upstream only when it is older than ``CHECKOUT_STATUS_MAX_AGE`` seconds.
+
+Browsers polling a status page therefore cost the upstream nothing while webhooks flow. When the
+stored status is stale, one caller at a time (a conditional UPDATE of ``refreshed_at``) asks the
+upstream's get-order endpoint, maps the order status to the webhook status set (notes 4, "Sandbox
+mapping") and stores it under the same rule as webhooks:
+
+* a fetch never rolls back a webhook: the fetched status is written only if the row has not moved
+  since it was read before the fetch (``version``), and, when the upstream gives a time for it
+  (``updatedAt``, or the last ``statusHistory`` entry of an off-ramp order), only if that time is
+  newer than the stored ``status_updated_at``;
+* an on-ramp order carries no time for its status. Its fetched status is "observed at fetch
+  time": it is stored with ``status_updated_at`` = the time the fetch started, less
+  ``CHECKOUT_STATUS_CLOCK_TOLERANCE`` seconds (2) for clock skew between the upstream and us (never
+  earlier than the stored one). A webhook that happened after the fetch still wins; a late one
+  from before it does not roll the status back (outside that small tolerance);
+* the full-order fetch that follows a webhook (:mod:`checkout.webhooks.fetch`) stores the full
+  order only: while webhooks flow, they alone move the status;
+* a status this order never had owes ``order_status_changed`` through the same UNIQUE
+  (order_id, status) guard as webhooks, with ``event=None``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Mapping
+
+from flask import Flask, current_app
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.engine import Engine
+
+from ..errors import OrderNotAvailable, UpstreamError, UpstreamNotFound
+from ..state import real_app, state_of
+from .events import parse_datetime
+from .processing import owe_status_signal
+from .store import aware, dialect_insert, orders_table, utcnow, write_transaction
+
+ONRAMP_TO_WEBHOOK: dict[str, str] = {
+    "swap_initiated": "deposit_awaiting",
+    "swap_buyer_confirmed": "deposit_validating",
+    "swap_buyer_rejected": "deposit_canceled",
+    "swap_expired": "deposit_expired",
+    "swap_seller_rejected": "deposit_invalid",
+    "swap_seller_confirmed": "deposit_successful",
+    "pending": "payout_pending",
+    "complete": "payout_successful",
+    "failed": "payout_failed",
+}
+
+OFFRAMP_TO_WEBHOOK: dict[str, str] = {
+    "initiated": "deposit_awaiting",
+    "awaiting_transaction_confirmation": "deposit_validating",
+    "validating_transaction": "deposit_validating",
+    "transaction_failed": "deposit_invalid",
+    "transaction_invalid": "deposit_invalid",
+    "expired": "deposit_expired",
+    "cancelled": "deposit_canceled",
+    "transaction_confirmed": "deposit_successful",
+    "offramp_pending": "payout_pending",
+    "offramp_retry": "payout_pending",
+    "offramp_success": "payout_successful",
+    "offramp_failed": "payout_failed",
+    "refunding": "refund_pending",
+    "refunded": "refund_successful",
+    "refund_failed": "refund_failed",
+}
+
+WEBHOOK_STATUSES = (
+    "deposit_awaiting", "deposit_validating", "deposit_invalid", "deposit_canceled",
+    "deposit_expired", "deposit_successful", "payout_pending", "payout_successful",
+    "payout_failed", "refund_pending", "refund_successful", "refund_failed",
+)
+FINAL_STATUSES = ("payout_successful", "refund_successful")
+
+
+@dataclass(frozen=True)
+class StoredOrder:
+    """An order as the checkout knows it."""
+
+    order_id: str
+    flow: str | None
+    status: str                      # in the webhook status set
+    previous_status: str | None
+    updated_at: datetime | None      # the order's updatedAt of this status, when known
+    source: str                      # "webhook" or "upstream"
+    order_params: str | None
+    summary: dict[str, Any] | None   # data.order of the last applied webhook
+    full_order: dict[str, Any] | None  # the get-order answer: fees, transfer instructions
+    fetched_at: datetime | None
+    refreshed_at: datetime
+    hash: str | None
+    version: int
+
+    @property
+    def transaction_hash(self) -> str | None:
+        return self.hash
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+
+def webhook_status_of(flow: str | None, order_status: str | None) -> str | None:
+    """The webhook status for an on-ramp or off-ramp order status (None if unknown)."""
+    table = ONRAMP_TO_WEBHOOK if flow == "onramp" else OFFRAMP_TO_WEBHOOK if flow == "offramp" \
+        else {}
+    return table.get(order_status or "")
+
+
+def get(engine: Engine, order_id: str) -> StoredOrder | None:
+    """The stored order, never asking the upstream."""
+    with engine.connect() as conn:
+        row = conn.execute(select(orders_table)
+                           .where(orders_table.c.order_id == order_id)).first()
+    return _to_stored(row) if row is not None else None
+
+
+def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:
+    """The order's status for a status page: stored, refreshed from the upstream when stale.
+
+    Returns None for an order neither stored nor known upstream. If the upstream cannot be asked,
+    the stored status (however old) is returned; with nothing stored the upstream error is raised.
+    """
+    app = _app_of(app_or_state)
+    state = state_of(app)
+    max_age = timedelta(seconds=float(app.config.get("CHECKOUT_STATUS_MAX_AGE", 30)))
+    stored = get(state.engine, order_id)
+    now = utcnow()
+    if stored is not None:
+        if stored.refreshed_at > now - max_age:
+            return stored
+        if not _claim_refresh(state.engine, order_id, now, max_age):
+            return get(state.engine, order_id)   # another request is asking right now
+    try:
+        return fetch_and_store(app, order_id, flow, seen=stored)
+    except (OrderNotAvailable, UpstreamNotFound):
+        return stored
+    except UpstreamError:
+        if stored is not None:
+            return stored
+        raise
+
+
+def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder | None = None,
+                    apply_status: bool = True) -> StoredOrder | None:
+    """Ask the upstream for the full order and store it (and its status, by the rules above).
+
+    ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
+    """
+    app = real_app(app)
+    state = state_of(app)
+    engine = state.engine
+    if seen is None:
+        seen = get(engine, order_id)
+    tolerance = timedelta(seconds=float(app.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
+    observed = utcnow() - tolerance
+    full = _fetch_raw(state.upstream, order_id, flow)
+    status = webhook_status_of(flow, full.get("status")) if apply_status else None
+    status_time = _status_time(full)
+    if status_time is None:
+        status_time = observed if seen is None or seen.updated_at is None \
+            else max(observed, seen.updated_at)
+    tx_hash = full.get("hash") if isinstance(full.get("hash"), str) and full.get("hash") else None
+    order_params = full.get("orderParams") if isinstance(full.get("orderParams"), str) else None
+    now = utcnow()
+    owed = False
+    with write_transaction(engine) as conn:
+        if seen is None and status is not None:
+            inserted = conn.execute(
+                dialect_insert(conn.dialect.name, orders_table).values(
+                    order_id=order_id, flow=flow, status=status, previous_status=None,
+                    status_updated_at=status_time, status_source="upstream",
+                    order_params=order_params, summary=None, full_order=full, fetched_at=now,
+                    hash=tx_hash, refreshed_at=now, version=1, fetch_due_at=None, fetch_seq=0,
+                    fetch_attempts=0, created_at=now)
+                .on_conflict_do_nothing(index_elements=["order_id"])
+                .returning(orders_table.c.order_id)).first()
+            if inserted is not None:
+                owed = owe_status_signal(conn, order_id=order_id, status=status,
+                                         previous_status=None, flow=flow,
+                                         order_params=order_params, event_id=None, now=now)
+        elif seen is not None and status is not None and status != seen.status:
+            c = orders_table.c
+            # Unchanged since read (version) and newer than what is stored: a fetch that started
+            # before a webhook landed, or that saw an older picture, changes nothing.
+            moved = conn.execute(
+                update(orders_table)
+                .where(and_(c.order_id == order_id, c.version == seen.version,
+                            c.status != status,
+                            or_(c.status_updated_at.is_(None),
+                                c.status_updated_at < status_time)))
+                .values(status=status, previous_status=c.status, status_source="upstream",
+                        status_updated_at=status_time, version=c.version + 1)
+                .returning(c.previous_status, c.flow, c.order_params)).first()
+            if moved is not None:
+                owed = owe_status_signal(conn, order_id=order_id, status=status,
+                                         previous_status=moved.previous_status,
+                                         flow=moved.flow or flow,
+                                         order_params=moved.order_params or order_params,
+                                         event_id=None, now=now)
+        c = orders_table.c
+        conn.execute(update(orders_table).where(c.order_id == order_id)
+                     .values(full_order=full, fetched_at=now,
+                             refreshed_at=now if apply_status else c.refreshed_at,
+                             hash=tx_hash if tx_hash else c.hash))
+    if owed:
+        state.dispatcher.notify()
+    return get(engine, order_id)
+
+
+def _claim_refresh(engine: Engine, order_id: str, now: datetime, max_age: timedelta) -> bool:
+    with write_transaction(engine) as conn:
+        return conn.execute(
+            update(orders_table)
+            .where(orders_table.c.order_id == order_id,
+                   orders_table.c.refreshed_at <= now - max_age)
+            .values(refreshed_at=now)).rowcount == 1
+
+
+def _fetch_raw(upstream: Any, order_id: str, flow: str) -> dict[str, Any]:
+    if flow == "onramp":
+        result = upstream.onramp_order(order_id=order_id)
+    elif flow == "offramp":
+        result = upstream.offramp_order(order_id)
+    else:
+        raise ValueError(f"no get-order endpoint for flow {flow!r}")
+    raw = getattr(result, "raw", result)
+    return dict(raw) if isinstance(raw, Mapping) else {}
+
+
+def _status_time(full: Mapping[str, Any]) -> datetime | None:
+    """The upstream's own time of the order's current status, when the order carries one."""
+    updated = parse_datetime(full.get("updatedAt"))
+    if updated is not None:
+        return updated
+    history = full.get("statusHistory")
+    if isinstance(history, list):
+        times = [parse_datetime(entry.get("changedAt")) for entry in history
+                 if isinstance(entry, dict)]
+        times = [t for t in times if t is not None]
+        if times:
+            return max(times)
+    return None
+
+
+def _app_of(app_or_state: Any) -> Flask:
+    if isinstance(app_or_state, Flask):
+        return app_or_state
+    return current_app._get_current_object()  # a CheckoutState: its app is the current one
+
+
+def _to_stored(row: Any) -> StoredOrder:
+    m = row._mapping
+    return StoredOrder(
+        order_id=m["order_id"], flow=m["flow"], status=m["status"],
+        previous_status=m["previous_status"], updated_at=aware(m["status_updated_at"]),
+        source=m["status_source"], order_params=m["order_params"], summary=m["summary"],
+        full_order=m["full_order"], fetched_at=aware(m["fetched_at"]),
+        refreshed_at=aware(m["refreshed_at"]), hash=m["hash"], version=m["version"])
