@@ -21,7 +21,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from urllib.parse import quote
+from urllib.parse import unquote, urlsplit
 
 import base58
 from Crypto.Hash import SHA512, keccak
@@ -242,3 +244,149 @@ def explorer_tx_url(network: str, tx_hash: str | None) -> str | None:
     if not template or not tx_hash or not _HASH.fullmatch(tx_hash):
         return None
     return template.format(quote(tx_hash, safe=""))
+
+
+# --- Transaction hashes ------------------------------------------------------------------------
+# After paying, a user may paste the hash of their transfer so that it can be traced. They often
+# copy the explorer's link instead of the bare hash, so a link is accepted and the hash taken out
+# of it. Only the shape is checked here: whether the transaction exists is the chain's business.
+
+__all__ += ["validate_transaction_hash"]
+
+_EVM_TX = re.compile(r"0x[0-9a-fA-F]{64}")
+_HEX_TX = re.compile(r"(?:0x)?([0-9a-fA-F]{64})")
+_TON_BASE64_TX = re.compile(r"[A-Za-z0-9_\-+/]{43}=?")
+# A pasted link: a scheme, or a host name (it has a dot; base64 hashes have none) before a slash.
+_LINK = re.compile(r"[a-z][a-z0-9+.\-]*://|[^/]*\.[^/]*/", re.IGNORECASE)
+# Path words that explorers put right before the hash (etherscan /tx/, nearblocks /txns/,
+# tonviewer /transaction/, tronscan /#/transaction/).
+_TX_PATH_WORDS = frozenset({"tx", "txs", "txn", "txns", "transaction", "transactions"})
+_EXPLORER_HOSTS = {urlsplit(url).hostname: network for network, url in _EXPLORERS.items()}
+_MAX_TX_INPUT = 512
+
+
+def _evm_tx(network: str, value: str) -> str:
+    if not _EVM_TX.fullmatch(value):
+        raise AddressError(_("This is not a transaction hash on %(network)s: it starts with 0x "
+                             "and has 64 more characters.", network=network.title()))
+    return value.lower()
+
+
+def _solana_tx(value: str) -> str:
+    # A transaction is named by its first signature: base58 of 64 bytes.
+    if not 64 <= len(value) <= 88 or not _BASE58.fullmatch(value) \
+            or len(base58.b58decode(value)) != 64:
+        raise AddressError(_("This is not a Solana transaction signature: it has 64 to 88 "
+                             "letters and digits (base58)."))
+    return value
+
+
+def _bare_hex(value: str) -> str | None:
+    # Stellar, Tron and TON explorers print 64 bare hex digits; a 0x added by a wallet is dropped.
+    match = _HEX_TX.fullmatch(value)
+    return match.group(1).lower() if match else None
+
+
+def _stellar_tx(value: str) -> str:
+    tx_hash = _bare_hex(value)
+    if tx_hash is None:
+        raise AddressError(_("This is not a Stellar transaction hash: it has 64 characters, "
+                             "digits and the letters a to f."))
+    return tx_hash
+
+
+def _tron_tx(value: str) -> str:
+    tx_hash = _bare_hex(value)
+    if tx_hash is None:
+        raise AddressError(_("This is not a Tron transaction hash: it has 64 characters, digits "
+                             "and the letters a to f."))
+    return tx_hash
+
+
+def _ton_tx(value: str) -> str:
+    # TON explorers show the 32-byte hash in hex (tonviewer) or in base64/base64url (toncenter,
+    # tonscan). Both name the same bytes, so both come back as hex, the form tonviewer links to.
+    tx_hash = _bare_hex(value)
+    if tx_hash is not None:
+        return tx_hash
+    message = _("This is not a TON transaction hash: it has 64 characters (digits and the "
+                "letters a to f) or 44 in base64.")
+    if not _TON_BASE64_TX.fullmatch(value):
+        raise AddressError(message)
+    body = value.replace("+", "-").replace("/", "_").rstrip("=")
+    try:
+        raw = base64.urlsafe_b64decode(body + "=")
+    except (binascii.Error, ValueError):
+        raise AddressError(message) from None
+    if len(raw) != 32 or base64.urlsafe_b64encode(raw).decode().rstrip("=") != body:
+        raise AddressError(message)     # the last character carries two padding bits
+    return raw.hex()
+
+
+def _algorand_tx(value: str) -> str:
+    # A transaction ID is base32 (unpadded) of a 32-byte SHA-512/256 digest: 52 characters.
+    message = _("This is not an Algorand transaction ID: it has 52 capital letters and digits.")
+    value = value.upper()
+    if not re.fullmatch(r"[A-Z2-7]{52}", value):
+        raise AddressError(message)
+    if base64.b32encode(base64.b32decode(value + "====")).decode().rstrip("=") != value:
+        raise AddressError(message)     # the last character carries four padding bits
+    return value
+
+
+def _near_tx(value: str) -> str:
+    # base58 of a 32-byte hash.
+    if not 32 <= len(value) <= 44 or not _BASE58.fullmatch(value) \
+            or len(base58.b58decode(value)) != 32:
+        raise AddressError(_("This is not a NEAR transaction hash: it has 43 or 44 letters and "
+                             "digits (base58)."))
+    return value
+
+
+_TX_VALIDATORS: dict[str, Callable[[str], str]] = {
+    "SOLANA": _solana_tx, "STELLAR": _stellar_tx, "TRON": _tron_tx, "TON": _ton_tx,
+    "ALGORAND": _algorand_tx, "NEAR": _near_tx,
+}
+
+
+def _hash_from_link(network: str, link: str) -> str:
+    """The hash inside a pasted explorer link (``https://polygonscan.com/tx/0x...``)."""
+    try:
+        parts = urlsplit(link if "://" in link else f"https://{link}")
+        host = (parts.hostname or "").removeprefix("www.")
+    except ValueError:      # a broken host such as "[::1"
+        return ""
+    other = _EXPLORER_HOSTS.get(host)
+    if other is not None and other != network:
+        # The link names its chain. Every EVM chain has the same hash format, so only the link
+        # can tell that the user copied a transaction from another chain.
+        raise AddressError(_("This link is for a transaction on %(other)s, not on %(network)s.",
+                             other=other.title(), network=network.title()))
+    # tronscan keeps its route in the fragment (#/transaction/<hash>).
+    segments = [unquote(s) for s in f"{parts.path}/{parts.fragment}".split("/") if s.strip()]
+    for word, following in zip(segments, segments[1:]):
+        if word.lower() in _TX_PATH_WORDS:
+            return following
+    return segments[-1] if segments else ""
+
+
+def validate_transaction_hash(network: str, value: str) -> str:
+    """Return the hash of a transaction on ``network``, or raise :class:`AddressError`.
+
+    ``value`` is what the user pasted: the hash itself, or a block-explorer link to the
+    transaction. Hex hashes come back lower case (EVM with ``0x``; Stellar, Tron and TON
+    without), Algorand IDs upper case, base58 ones (Solana, NEAR) as given.
+    """
+    value = (value or "").strip()
+    if not value:
+        raise AddressError(_("Enter the transaction hash, or paste the link to the transaction "
+                             "from a block explorer."))
+    if len(value) > _MAX_TX_INPUT:
+        raise AddressError(_("This is too long to be a transaction hash."))
+    if network not in EVM_NETWORKS and network not in _TX_VALIDATORS:
+        raise AddressError(_("This network is not supported."))
+    if _LINK.match(value):
+        value = _hash_from_link(network, value).strip()
+    if network in EVM_NETWORKS:
+        return _evm_tx(network, value)
+    return _TX_VALIDATORS[network](value)

@@ -4,7 +4,10 @@ from __future__ import annotations
 import base64
 import binascii
 
+import base58
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from checkout.addresses import (
     AddressError,
@@ -14,6 +17,7 @@ from checkout.addresses import (
     network_has_memo,
     validate_address,
     validate_memo,
+    validate_transaction_hash,
 )
 
 # Published addresses (EIP-55 test vectors, well-known token contracts and accounts).
@@ -185,3 +189,111 @@ def test_explorer_refuses_odd_hashes(tx_hash):
 
 def test_explorer_unknown_network():
     assert explorer_tx_url("DOGECOIN", "ab" * 32) is None
+
+
+# --- Transaction hashes -------------------------------------------------------------------------
+
+EVM_TX = "0x" + "ab" * 32
+HEX_TX = "cd" * 32
+
+
+@pytest.mark.parametrize(("network", "pasted", "expected"), [
+    ("POLYGON", EVM_TX, EVM_TX),
+    ("ETHEREUM", EVM_TX.upper().replace("0X", "0x"), EVM_TX),
+    ("BASE", f"  {EVM_TX}\n", EVM_TX),
+    ("POLYGON", f"https://polygonscan.com/tx/{EVM_TX}", EVM_TX),
+    ("POLYGON", f"polygonscan.com/tx/{EVM_TX}", EVM_TX),
+    ("POLYGON", f"https://www.polygonscan.com/tx/{EVM_TX}?utm=1", EVM_TX),
+    ("BASE", f"https://basescan.org/tx/{EVM_TX}#eventlog", EVM_TX),
+    ("ETHEREUM", f"https://sepolia.etherscan.io/tx/{EVM_TX}", EVM_TX),    # another explorer
+    ("CELO", f"https://celo.blockscout.com/tx/{EVM_TX}/token-transfers", EVM_TX),
+    ("STELLAR", HEX_TX.upper(), HEX_TX),
+    ("STELLAR", f"https://stellar.expert/explorer/public/tx/{HEX_TX}", HEX_TX),
+    ("TRON", HEX_TX, HEX_TX),
+    ("TRON", f"https://tronscan.org/#/transaction/{HEX_TX}", HEX_TX),
+    ("TON", HEX_TX, HEX_TX),
+    ("TON", f"https://tonviewer.com/transaction/{HEX_TX}", HEX_TX),
+    ("TON", base64.urlsafe_b64encode(bytes.fromhex(HEX_TX)).decode(), HEX_TX),
+    ("TON", base64.b64encode(bytes.fromhex(HEX_TX)).decode().rstrip("="), HEX_TX),
+])
+def test_good_transaction_hashes_and_links(network, pasted, expected):
+    assert validate_transaction_hash(network, pasted) == expected
+
+
+@given(st.binary(min_size=64, max_size=64))
+def test_solana_signatures_and_their_links(raw):
+    signature = base58.b58encode(raw).decode()
+    assert validate_transaction_hash("SOLANA", signature) == signature
+    assert validate_transaction_hash(
+        "SOLANA", f"https://solscan.io/tx/{signature}?cluster=devnet") == signature
+    assert validate_transaction_hash(
+        "SOLANA", f"https://explorer.solana.com/tx/{signature}") == signature
+
+
+@given(st.binary(min_size=32, max_size=32))
+def test_near_algorand_and_ton_hashes_of_32_bytes(raw):
+    near = base58.b58encode(raw).decode()
+    assert validate_transaction_hash("NEAR", near) == near
+    assert validate_transaction_hash("NEAR", f"https://nearblocks.io/txns/{near}") == near
+    algorand = base64.b32encode(raw).decode().rstrip("=")
+    assert validate_transaction_hash("ALGORAND", algorand.lower()) == algorand
+    assert validate_transaction_hash("ALGORAND", f"https://allo.info/tx/{algorand}") == algorand
+    for ton in (base64.urlsafe_b64encode(raw).decode(), base64.b64encode(raw).decode()):
+        assert validate_transaction_hash("TON", ton) == raw.hex()
+
+
+@given(st.binary(min_size=32, max_size=32))
+def test_evm_hashes_in_any_case(raw):
+    tx = "0x" + raw.hex()
+    assert validate_transaction_hash("ARBITRUM", tx.upper().replace("0X", "0x")) == tx
+
+
+def test_the_evm_message_says_what_a_hash_looks_like():
+    with pytest.raises(AddressError) as info:
+        validate_transaction_hash("POLYGON", HEX_TX)
+    assert str(info.value) == ("This is not a transaction hash on Polygon: it starts with 0x "
+                               "and has 64 more characters.")
+
+
+def test_a_link_from_another_chain_is_refused():
+    with pytest.raises(AddressError) as info:
+        validate_transaction_hash("POLYGON", f"https://etherscan.io/tx/{EVM_TX}")
+    assert str(info.value) == "This link is for a transaction on Ethereum, not on Polygon."
+
+
+SOLANA_SIG = base58.b58encode(bytes(range(64))).decode()
+
+
+@pytest.mark.parametrize(("network", "pasted", "needle"), [
+    ("POLYGON", "", "Enter the transaction hash"),
+    ("POLYGON", "   ", "Enter the transaction hash"),
+    ("POLYGON", "0x" + "ab" * 600, "too long"),
+    ("DOGECOIN", EVM_TX, "not supported"),
+    ("POLYGON", EVM_TX[:-1], "0x"),                         # 63 hex digits
+    ("POLYGON", EVM_TX + "0", "0x"),
+    ("POLYGON", "0x" + "zz" * 32, "0x"),
+    ("POLYGON", SOLANA_SIG, "0x"),
+    ("POLYGON", "https://polygonscan.com/address/0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+     "0x"),
+    ("POLYGON", "https://polygonscan.com/", "0x"),
+    ("POLYGON", f"https://[polygonscan.com/tx/{EVM_TX}", "0x"),    # not a URL
+    ("SOLANA", EVM_TX, "Solana"),
+    ("SOLANA", SOLANA_SIG[:-1] + "O", "Solana"),            # O is not base58
+    ("SOLANA", base58.b58encode(bytes(range(1, 33))).decode(), "Solana"),   # 32 bytes
+    ("STELLAR", HEX_TX[:-1], "Stellar"),
+    ("STELLAR", HEX_TX[:-1] + "g", "Stellar"),
+    ("TRON", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "Tron"),  # an address, not a transaction
+    ("TON", "EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N", "TON"),     # an address
+    ("TON", "A" * 42 + "B", "TON"),                        # non-zero padding bits
+    ("ALGORAND", "A" * 51, "Algorand"),
+    ("ALGORAND", "A" * 51 + "1", "Algorand"),
+    ("ALGORAND", "A" * 51 + "B", "Algorand"),             # non-zero padding bits
+    ("ALGORAND", "VCMJKWOY5P5P7SKMZFFOCEROPJCZOTIJMNIYNUCKH7LRO45JMJP6UYBIJA", "Algorand"),
+    ("NEAR", SOLANA_SIG, "NEAR"),
+    ("NEAR", "alice.near", "NEAR"),
+])
+def test_bad_transaction_hashes_are_refused_with_a_message(network, pasted, needle):
+    with pytest.raises(AddressError) as info:
+        validate_transaction_hash(network, pasted)
+    assert needle in str(info.value)
+    assert not pasted.strip() or pasted.strip() not in str(info.value)
