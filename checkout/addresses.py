@@ -22,8 +22,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
-from urllib.parse import quote
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import base58
 from Crypto.Hash import SHA512, keccak
@@ -32,6 +31,7 @@ from flask_babel import gettext as _
 __all__ = [
     "AddressError", "EVM_NETWORKS", "MEMO_NETWORKS", "MAX_MEMO_BYTES", "address_notice",
     "explorer_tx_url", "network_has_memo", "validate_address", "validate_memo",
+    "validate_transaction_hash",
 ]
 
 EVM_NETWORKS = frozenset({"ETHEREUM", "POLYGON", "CELO", "BASE", "AVALANCHE", "OPTIMISM",
@@ -250,8 +250,6 @@ def explorer_tx_url(network: str, tx_hash: str | None) -> str | None:
 # After paying, a user may paste the hash of their transfer so that it can be traced. They often
 # copy the explorer's link instead of the bare hash, so a link is accepted and the hash taken out
 # of it. Only the shape is checked here: whether the transaction exists is the chain's business.
-
-__all__ += ["validate_transaction_hash"]
 
 _EVM_TX = re.compile(r"0x[0-9a-fA-F]{64}")
 _HEX_TX = re.compile(r"(?:0x)?([0-9a-fA-F]{64})")
