@@ -9,14 +9,17 @@ Every path of the upstream spec answers under ``/api/...``; the sandbox's own pa
 ``/sandbox/...``. Configuration keys (defaults in :data:`DEFAULTS`): ``SANDBOX_CLIENT_ID``,
 ``SANDBOX_CLIENT_SECRET``, ``SANDBOX_WEBHOOK_SECRET``, ``SANDBOX_WEBHOOK_URL``,
 ``SANDBOX_WEBHOOK_ALLOW_LOOPBACK``, ``SANDBOX_WEBHOOK_EVENTS``, ``SANDBOX_TIME_SCALE``,
-``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_PUBLIC_URL``. When started by ``flask`` (no config given), each
-key may also come from an environment variable of the same name (JSON values, or plain text).
+``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_PUBLIC_URL``,
+``SANDBOX_WEBHOOK_IN_PROCESS``. When started by ``flask`` (no config given), each key may also come
+from an environment variable of the same name (JSON values, or plain text); a WSGI app cannot, so
+``SANDBOX_WEBHOOK_IN_PROCESS`` is for code that embeds the sandbox.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask, Response, jsonify
@@ -48,6 +51,9 @@ DEFAULTS: dict[str, Any] = {
     # API request came in on. An embedded sandbox answers at an address no browser can open, so its
     # host site mounts the pages somewhere public and says where here.
     "SANDBOX_PUBLIC_URL": None,
+    # {base URL: WSGI app}: webhooks to URLs under a base are POSTed to that app in process (an
+    # embedding host that receives its own sandbox's webhooks need not listen on a socket).
+    "SANDBOX_WEBHOOK_IN_PROCESS": None,
 }
 WEBHOOK_EVENT_KINDS = ("order", "auth", "kyc")
 
@@ -78,6 +84,13 @@ def _check_config(app: Flask) -> None:
     public = cfg["SANDBOX_PUBLIC_URL"]
     if public is not None and not (isinstance(public, str) and public.startswith(("http://", "https://"))):
         raise ValueError("SANDBOX_PUBLIC_URL must be an absolute http(s) URL")
+    in_process = cfg["SANDBOX_WEBHOOK_IN_PROCESS"]
+    if in_process is not None and not (
+            isinstance(in_process, Mapping)
+            and all(isinstance(base, str) and base.startswith(("http://", "https://"))
+                    and callable(target) for base, target in in_process.items())):
+        raise ValueError("SANDBOX_WEBHOOK_IN_PROCESS must map absolute http(s) base URLs to "
+                         "WSGI apps")
     outcome = cfg["SANDBOX_OUTCOME"]
     if outcome is not None and outcome not in OUTCOMES:
         raise ValueError(f"SANDBOX_OUTCOME must be one of {', '.join(OUTCOMES)}")
@@ -110,7 +123,7 @@ def _register_error_handlers(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from . import api_kyc, api_legacy, api_offramp, api_onramp, api_util, console_orders
+    from . import api_kyc, api_legacy, api_offramp, api_onramp, api_util, console_orders, wallet
     from .console import console_bp
 
     app.register_blueprint(api_onramp.bp)
@@ -119,6 +132,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(api_util.bp)
     app.register_blueprint(api_kyc.bp)          # /api/kyc/* and /api/user/*
     app.register_blueprint(console_orders.bp)
+    app.register_blueprint(wallet.bp)
     app.register_blueprint(console_bp)
 
 
@@ -133,7 +147,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     clock = Clock(float(app.config["SANDBOX_TIME_SCALE"]))
     scheduler = Scheduler(clock)
     sender = WebhookSender(app.config["SANDBOX_WEBHOOK_SECRET"], scheduler=scheduler,
-                           allow_loopback=bool(app.config["SANDBOX_WEBHOOK_ALLOW_LOOPBACK"]))
+                           allow_loopback=bool(app.config["SANDBOX_WEBHOOK_ALLOW_LOOPBACK"]),
+                           in_process=app.config["SANDBOX_WEBHOOK_IN_PROCESS"])
     state = SandboxState(app=app, clock=clock, scheduler=scheduler, webhooks=sender,
                          webhook_url=app.config["SANDBOX_WEBHOOK_URL"],
                          webhook_events=frozenset(app.config["SANDBOX_WEBHOOK_EVENTS"]),

@@ -19,7 +19,7 @@ from flask import Blueprint, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from . import orders as flow
-from . import pricing, reference
+from . import payees, pricing, reference
 from .api_onramp import check_offer_fields, outcome_param, priced
 from .orders import OFFRAMP_STATUSES, Order, OrderStore, Quote, paginate
 from .shapes import offramp_json
@@ -162,12 +162,28 @@ def list_orders() -> ResponseReturnValue:
     store = current().orders
     with store.lock:
         page, next_cursor = paginate(store.find("offramp", matches), cursor, limit)
-        return {"list": [offramp_json(o) for o in page], "nextCursor": next_cursor}
+        return {"list": [offramp_json(o, listed=True) for o in page], "nextCursor": next_cursor}
 
 
 def _deposit_address(order_seed: str) -> str:
     """The sandbox's receiving wallet for one order (EVM: every off-ramp network is EVM)."""
     return "0x" + hashlib.sha256(f"deposit:{order_seed}".encode()).hexdigest()[:40]
+
+
+def _payee(quote: Quote, fields: dict[str, str]) -> str | None:
+    """The account holder's name for the quote's corridor (None: not verifiable); 400: no account."""
+    params = quote.params
+    channel = reference.offramp_channel(params["countryIsoCode"], params["channel"])
+    assert channel is not None          # the quote was priced for this corridor
+    return payees.check_payee(channel.channel, fields, quote.offer.get("requiredFields") or {},
+                              channel.name)
+
+
+def _checked_fields(quote: Quote, values: dict[str, str] | None) -> dict[str, str]:
+    """An order's field values: valid for the offer, and naming an account that exists."""
+    fields = check_offer_fields("requiredFields", values, quote.offer.get("requiredFields") or {})
+    _payee(quote, fields)
+    return fields
 
 
 def _display_fields(descriptors: dict[str, dict[str, Any]], values: dict[str, str]
@@ -242,7 +258,7 @@ def create_order() -> ResponseReturnValue:
     store = current().orders
     with store.lock:
         quote = store.peek_quote(offer_id, "offramp_typed", name="offerId")
-        fields = check_offer_fields("requiredFields", values, quote.offer.get("requiredFields") or {})
+        fields = _checked_fields(quote, values)
         quote = store.take_quote(offer_id, "offramp_typed", name="offerId", network=network,
                                  asset=asset, currency=currency, amount=amount)
         order = _new_order(quote, address=address, fields=fields, email=None,
@@ -269,7 +285,7 @@ def create_channel_order() -> ResponseReturnValue:
     store = current().orders
     with store.lock:
         quote = store.peek_quote(quote_id, "offramp")
-        fields = check_offer_fields("requiredFields", values, quote.offer.get("requiredFields") or {})
+        fields = _checked_fields(quote, values)
         quote = store.take_quote(quote_id, "offramp", name="quoteId", network=network, asset=asset,
                                  currency=currency, amount=amount)
         order = _new_order(quote, address=address, fields=fields, email=email,
@@ -290,17 +306,13 @@ def confirm_order() -> ResponseReturnValue:
         return offramp_json(order)
 
 
-def _holder_name(seed: str) -> str:
-    """A stable made-up name for an account, so the user sees the same check on every try."""
-    first = ("Amina", "Chidi", "Wanjiru", "Kwame", "Thandiwe", "Moussa", "Nia", "Tunde")
-    last = ("Okafor", "Mwangi", "Mensah", "Diallo", "Naidoo", "Otieno", "Adeyemi", "Banda")
-    digest = hashlib.sha256(seed.encode()).digest()
-    return f"{first[digest[0] % len(first)]} {last[digest[1] % len(last)]}"
-
-
 @bp.post("/validate-fields")
 def validate_fields() -> ResponseReturnValue:
-    """Check an offer's field values and show what they resolve to (e.g. the account holder)."""
+    """Check an offer's field values and show what they resolve to, with the holder when known.
+
+    Three answers (see :mod:`.payees`): the fields plus an ``Account name`` detail; the fields
+    alone (the holder cannot be checked); or 400 when the account does not exist.
+    """
     body = Body(request, ("offerId", "requiredFields"))
     offer_id = body.text("offerId", required=True)
     values = body.mapping("requiredFields", required=True)
@@ -309,10 +321,9 @@ def validate_fields() -> ResponseReturnValue:
         quote = store.peek_quote(offer_id, "offramp_typed", name="offerId")
     descriptors = quote.offer.get("requiredFields") or {}
     fields = check_offer_fields("requiredFields", values, descriptors)
+    holder = _payee(quote, fields)
     details = [{"label": shown["label"], "value": shown["value"]}
                for shown in _display_fields(descriptors, fields)]
-    account = fields.get("bankAccountNumber") or fields.get("accountNumber") or fields.get("phoneNumber")
-    if account:
-        label = "Account holder name" if "phoneNumber" not in fields else "Registered name"
-        details.append({"label": label, "value": _holder_name(account)})
+    if holder is not None:
+        details.append({"label": payees.HOLDER_LABEL, "value": holder})
     return {"details": details}

@@ -1,17 +1,20 @@
 """The sandbox console's webhook pages: what the merchant dashboard shows under Webhooks (spec 6.4).
 
 ``GET /sandbox/webhooks`` lists deliveries with every attempt, ``GET /sandbox/webhooks.json`` gives the
-same as JSON, ``POST /sandbox/webhooks/<id>/redeliver`` sends the same bytes again. The sender is
+same as JSON, ``POST /sandbox/webhooks/<id>/redeliver`` sends the same bytes again.
+``GET /sandbox/sandbox.css`` is the one stylesheet of every sandbox page, served by the sandbox itself
+so that a strict ``style-src 'self'`` allows it wherever the pages are mounted. The sender is
 ``current_app.extensions["sandbox"].webhooks`` (a :class:`~checkout.sandbox.webhooks.WebhookSender`).
 """
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask import (Blueprint, abort, current_app, redirect, render_template, request,
+                   send_from_directory, url_for)
 from flask.typing import ResponseReturnValue
 
-from ..paths import TEMPLATES
+from ..paths import STATIC, TEMPLATES
 from .webhooks import WebhookSender
 
 __all__ = ["console_bp"]
@@ -45,6 +48,13 @@ def webhooks() -> ResponseReturnValue:
 def webhooks_json() -> ResponseReturnValue:
     """The same list as JSON, for scripts and tests."""
     return {"deliveries": [d.to_dict() for d in _sender().deliveries(order_id=_order_filter())]}
+
+
+@console_bp.get("/sandbox/sandbox.css")
+def stylesheet() -> ResponseReturnValue:
+    """The stylesheet of every sandbox page."""
+    return send_from_directory(STATIC / "checkout", "sandbox.css", mimetype="text/css",
+                               max_age=300)
 
 
 @console_bp.post("/sandbox/webhooks/<delivery_id>/redeliver")

@@ -15,6 +15,7 @@ Actions (form posts answer 303 to the orders page; JSON posts answer the order a
 - ``POST /sandbox/orders/<id>/deposit`` ``{hash?}``: an off-ramp user sends the crypto.
 - ``POST /sandbox/orders/<id>/late-payment`` ``{hash?}``: money arrives after the order expired or
   was abandoned; upstream pays such orders out anyway (upstream-notes 4), so statuses move on.
+- ``POST /sandbox/orders/<id>/retry-refund``: an off-ramp refund that failed is tried again.
 - ``POST /sandbox/offramp/orders``: create a channel-based off-ramp order (the spec has no endpoint).
 
 JSON for tests and scripts: ``GET /sandbox/orders.json``, ``GET /sandbox/orders/<id>.json``.
@@ -28,7 +29,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from flask.typing import ResponseReturnValue
 
 from . import orders as flow
-from . import transfer
+from . import payees, reference, transfer
 from .orders import OUTCOMES, Order
 from .shapes import WEBHOOK_STATUS
 from .state import current
@@ -65,6 +66,7 @@ def order_summary(order: Order) -> dict[str, Any]:
         "countryIsoCode": order.data.get("countryIsoCode"),
         "paymentChannel": order.data.get("paymentChannel") or order.data.get("offrampType"),
         "orderParams": order.data.get("orderParams"),
+        "testWalletHash": order.data.get("testWalletHash"),
     }
     if order.transfer is not None:
         summary["transferType"] = order.transfer.type
@@ -78,19 +80,41 @@ def _done(order: Order) -> ResponseReturnValue:
     return redirect(url_for(".orders_page", _anchor=order.id), code=303)
 
 
-def _guard() -> None:
+def refuse_cross_site_posts() -> None:
+    """``before_request`` of every console blueprint."""
     if request.method == "POST" and not _browser_post_allowed():
         abort(403, "sandbox actions only from the sandbox's own pages")
 
 
-bp.before_request(_guard)
+bp.before_request(refuse_cross_site_posts)
+
+
+def _carrier_names(carriers: tuple[reference.Carrier, ...]) -> str:
+    return ", ".join(c.name for c in carriers)
+
+
+def onramp_corridors() -> list[dict[str, Any]]:
+    """Per country and channel, how an on-ramp order is paid (``transferInstructions.type``)."""
+    return [{"country": c, "channel": ch.channel, "type": ch.transfer_type,
+             "carriers": _carrier_names(ch.carriers), "requiresCarrier": ch.requires_carrier,
+             "available": ch.limits.available}
+            for c in reference.COUNTRIES for ch in c.onramp]
+
+
+def offramp_corridors() -> list[dict[str, Any]]:
+    """Per country, the off-ramp types, and whether a payout must name its carrier."""
+    return [{"country": c, "type": ch.channel, "name": ch.name,
+             "carriers": _carrier_names(ch.carriers), "requiresCarrier": ch.needs_carrier,
+             "fields": [f.name for f in ch.required_fields], "available": ch.limits.available}
+            for c in reference.COUNTRIES for ch in c.offramp]
 
 
 @bp.get("/sandbox/")
 def index() -> ResponseReturnValue:
-    """The sandbox's front page."""
+    """The sandbox's front page: links, credentials, magic values and the corridors."""
     return render_template("checkout/sandbox/index.html", outcomes=OUTCOMES,
-                           otp=transfer.SANDBOX_OTP,
+                           otp=transfer.SANDBOX_OTP, payees=payees,
+                           onramp=onramp_corridors(), offramp=offramp_corridors(),
                            signed=bool(current_app.config.get("SANDBOX_CLIENT_SECRET")))
 
 
@@ -196,6 +220,16 @@ def late_payment(order_id: str) -> ResponseReturnValue:
         else:
             flow.offramp_deposit_sent(store, order, check_transaction_hash("hash", tx_hash),
                                       late=True)
+    return _done(order)
+
+
+@bp.post("/sandbox/orders/<order_id>/retry-refund")
+def retry_refund(order_id: str) -> ResponseReturnValue:
+    """Try an off-ramp order's failed refund again (it goes through after the usual wait)."""
+    store = current().orders
+    with store.lock:
+        order = store.get(order_id, "offramp")
+        flow.offramp_retry_refund(store, order)
     return _done(order)
 
 

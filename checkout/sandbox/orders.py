@@ -30,10 +30,14 @@ import base58
 from .clock import Clock, ScheduledCall, Scheduler
 from .validation import InvalidRequest, OrderNotAvailable
 
-# Forced outcomes (docs/design.md "Sandbox").
+# Forced outcomes (docs/sandbox.md "Forced outcomes").
 OUTCOMES = ("deposit_success", "deposit_invalid", "underpayment", "overpayment", "payout_success",
-            "payout_failed", "refund", "expire")
+            "payout_failed", "refund", "expire", "transaction_failed", "refund_failed")
 DEFAULT_OUTCOME = "deposit_success"
+# On-ramp has neither an on-chain deposit nor refund statuses: these outcomes end it the nearest way.
+ONRAMP_DEPOSIT_REJECTED = frozenset({"deposit_invalid", "underpayment", "transaction_failed"})
+PAYOUT_FAILS = frozenset({"payout_failed", "refund", "refund_failed"})
+REFUNDS_AFTER_PAYOUT = frozenset({"refund", "refund_failed"})
 
 QUOTE_TTL = 600
 ONRAMP_UNPAID_TTL = 300
@@ -397,7 +401,7 @@ def onramp_buyer_paid(store: OrderStore, order: Order, *, late: bool = False) ->
 
 
 def _onramp_agent_decides(store: OrderStore, order: Order) -> None:
-    if order.outcome in ("deposit_invalid", "underpayment"):
+    if order.outcome in ONRAMP_DEPOSIT_REJECTED:
         store.set_status(order, "swap_seller_rejected")
         return
     store.set_status(order, "swap_seller_confirmed")
@@ -411,8 +415,7 @@ def _onramp_payout_sent(store: OrderStore, order: Order) -> None:
 
 
 def _onramp_payout_done(store: OrderStore, order: Order) -> None:
-    failed = order.outcome in ("payout_failed", "refund")
-    store.set_status(order, "failed" if failed else "complete")
+    store.set_status(order, "failed" if order.outcome in PAYOUT_FAILS else "complete")
 
 
 def fake_transaction_hash(network: str) -> str:
@@ -427,10 +430,13 @@ def fake_transaction_hash(network: str) -> str:
 #
 #   initiated --(hash sent)--> awaiting_transaction_confirmation --> validating_transaction
 #       --> transaction_confirmed --> offramp_pending --> offramp_success
+#   awaiting_transaction_confirmation --> transaction_failed (transaction_failed: nothing arrived)
 #   validating_transaction --> transaction_invalid (deposit_invalid)
 #                          --> transaction_invalid --> refunding --> refunded (underpayment)
 #   offramp_pending --> offramp_failed --> offramp_retry --> offramp_failed (payout_failed)
 #   offramp_pending --> offramp_failed --> refunding --> refunded (refund)
+#   offramp_pending --> offramp_failed --> refunding --> refund_failed (refund_failed)
+#   refund_failed --(sandbox: retry the refund)--> refunded
 #   initiated / awaiting_transaction_confirmation --(60 min unpaid)--> expired
 
 def offramp_start(store: OrderStore, order: Order) -> None:
@@ -465,10 +471,15 @@ def offramp_deposit_sent(store: OrderStore, order: Order, tx_hash: str, *,
     if order.outcome == "expire" and not late:
         return      # the transaction never confirms: the expiry timer ends the order
     store.cancel(order, "expiry")
-    store.schedule(order, "deposit", DEPOSIT_CHECK_DELAY, lambda o: _offramp_validating(store, o))
+    store.schedule(order, "deposit", DEPOSIT_CHECK_DELAY, lambda o: _offramp_picked_up(store, o))
 
 
-def _offramp_validating(store: OrderStore, order: Order) -> None:
+def _offramp_picked_up(store: OrderStore, order: Order) -> None:
+    """The chain watcher finds the transaction: it failed on chain, or its validation starts."""
+    if order.outcome == "transaction_failed":
+        # Reverted or dropped: no funds reached the deposit address, so there is nothing to refund.
+        store.set_status(order, "transaction_failed")
+        return
     store.set_status(order, "validating_transaction")
     store.schedule(order, "deposit", DEPOSIT_CONFIRM_DELAY, lambda o: _offramp_checked(store, o))
 
@@ -490,11 +501,11 @@ def _offramp_payout_pending(store: OrderStore, order: Order) -> None:
 
 
 def _offramp_payout_done(store: OrderStore, order: Order) -> None:
-    if order.outcome not in ("payout_failed", "refund"):
+    if order.outcome not in PAYOUT_FAILS:
         store.set_status(order, "offramp_success")
         return
     store.set_status(order, "offramp_failed")
-    if order.outcome == "refund":
+    if order.outcome in REFUNDS_AFTER_PAYOUT:
         store.schedule(order, "refund", RETRY_DELAY, lambda o: _offramp_refunding(store, o))
     elif not any(entry["status"] == "offramp_retry" for entry in order.history):
         store.schedule(order, "payout", RETRY_DELAY, lambda o: _offramp_retry(store, o))
@@ -507,4 +518,22 @@ def _offramp_retry(store: OrderStore, order: Order) -> None:
 
 def _offramp_refunding(store: OrderStore, order: Order) -> None:
     store.set_status(order, "refunding")
+    store.schedule(order, "refund", PAYOUT_DELAY, lambda o: _offramp_refund_done(store, o))
+
+
+def _offramp_refund_done(store: OrderStore, order: Order) -> None:
+    # A forced refund failure stays put: only someone retrying it (the console) moves it on.
+    store.set_status(order, "refund_failed" if order.outcome == "refund_failed" else "refunded")
+
+
+def offramp_retry_refund(store: OrderStore, order: Order) -> None:
+    """Try a failed refund again; it goes through (upstream-notes 4: refund_failed -> successful).
+
+    The status stays ``refund_failed`` until the retry lands, as the upstream has no status for a
+    refund being retried.
+    """
+    if order.status != "refund_failed":
+        raise InvalidRequest(f"only a failed refund can be retried (status {order.status})")
+    if "refund" in order.timers:
+        raise InvalidRequest("the refund is already being retried")
     store.schedule(order, "refund", PAYOUT_DELAY, lambda o: store.set_status(o, "refunded"))

@@ -260,14 +260,37 @@ class OnrampChannel:
         return next((c for c in self.carriers if c.code == code), None)
 
 
+def carrier_field(carriers: tuple[Carrier, ...]) -> RequiredField:
+    """``carrierId``: which network an off-ramp payout goes to, chosen from the type's carriers."""
+    return RequiredField("carrierId", "enum", "Mobile network",
+                         options=tuple(Option(c.id, c.name) for c in carriers))
+
+
 @dataclass(frozen=True)
 class OfframpChannel:
+    """An off-ramp type (type-based variant) or payment channel (channel-based): one corridor.
+
+    ``payee_fields`` say who is paid; :attr:`required_fields` adds the carrier when there is one to
+    choose, first, so a form asks for the network before the number on it.
+    """
+
     channel: str
     name: str
     fees: Fees
     limits: Limits
-    required_fields: tuple[RequiredField, ...]
+    payee_fields: tuple[RequiredField, ...]
     carriers: tuple[Carrier, ...] = ()
+
+    @property
+    def needs_carrier(self) -> bool:
+        """Airtime always tops up one network; mobile money must say which only if there are several."""
+        return bool(self.carriers) and (self.channel == "airtime" or len(self.carriers) > 1)
+
+    @property
+    def required_fields(self) -> tuple[RequiredField, ...]:
+        if not self.needs_carrier:
+            return self.payee_fields
+        return (carrier_field(self.carriers),) + self.payee_fields
 
 
 # ---------------------------------------------------------------------------------------------

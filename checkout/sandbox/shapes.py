@@ -104,11 +104,32 @@ def legacy_json(order: Order) -> dict[str, Any]:
 
 # -- off-ramp -------------------------------------------------------------------------------------
 
-def offramp_json(order: Order) -> dict[str, Any]:
+def listed_history(history: list[dict[str, str]]) -> list[dict[str, str]]:
+    """``statusHistory`` as list responses show it: with the duplicates spec 2.7 warns of.
+
+    Two parts of the upstream record the hash-received status: the API when confirm-order brings
+    the hash, and the chain watcher when it picks the transaction up. Lists read the raw log, so an
+    ``awaiting_transaction_confirmation`` that the watcher moved on to ``validating_transaction``
+    appears twice in a row, the second time stamped when the watcher took it (the time of the
+    ``validating_transaction`` entry). Single-order reads show the cleaned history.
+    """
+    shown: list[dict[str, str]] = []
+    for entry, following in zip(history, history[1:]):
+        shown.append(dict(entry))
+        if (entry["status"], following["status"]) == ("awaiting_transaction_confirmation",
+                                                       "validating_transaction"):
+            shown.append({"status": entry["status"], "changedAt": following["changedAt"]})
+    shown.extend(dict(entry) for entry in history[-1:])
+    return shown
+
+
+def offramp_json(order: Order, *, listed: bool = False) -> dict[str, Any]:
+    """An off-ramp order (spec 2.7); ``listed``: as ``GET /api/offramp/orders`` shows it."""
     data = order.data
+    history = listed_history(order.history) if listed else [dict(e) for e in order.history]
     out: dict[str, Any] = {"_id": order.id, "status": order.status,
                            "createdAt": iso(order.created_at), "updatedAt": iso(order.updated_at),
-                           "statusHistory": [dict(entry) for entry in order.history]}
+                           "statusHistory": history}
     for key in ("offerId", "paymentType", "offrampType", "network", "asset", "paymentChannel",
                 "exchangeRate", "cashout", "fromAddress", "toAddress", "expiresAt", "hash",
                 "requiredFields", "countryIsoCode", "currencyIsoCode", "offerRequiredFields",

@@ -12,11 +12,17 @@ Delivery rules (spec 6.4): 2xx is success, anything else a failure; redirects ar
 address is *refused*: recorded once as the delivery result and not retried, since the policy would
 refuse every retry too (see :mod:`checkout.sandbox.webhook_targets`). A DNS failure is an ordinary
 failed attempt and is retried.
+
+In-process targets (``in_process``): a sandbox embedded in its receiver's own process cannot reach
+it over the network (the receiver may not listen on any socket at all), so URLs under a base
+given there are POSTed straight to that WSGI app: no DNS, no socket, no address policy, but the
+same bytes, headers, status rules, retries and log as any other delivery.
 """
 from __future__ import annotations
 
 import dataclasses
 import http.cookiejar
+import io
 import json
 import logging
 import queue
@@ -32,10 +38,11 @@ from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
-from requests.adapters import HTTPAdapter
+from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3.exceptions import NewConnectionError
 
 from ..signature import sign
+from ..upstream.inprocess import WSGIApp, mount_wsgi_app
 from .clock import Scheduler
 from .webhook_targets import (
     IPAddress, Resolver, Target, TargetRefused, TargetUnresolvable, resolve_target,
@@ -57,6 +64,7 @@ EXCERPT_BYTES = 500
 USER_AGENT = "checkout-sandbox-webhooks/1"
 
 PENDING, SUCCEEDED, FAILED, REFUSED = "pending", "succeeded", "failed", "refused"
+IN_PROCESS = "in-process"          # the address an in-process attempt shows in the log
 
 
 def retry_waits(max_attempts: int = 10) -> list[int]:
@@ -77,7 +85,7 @@ class Attempt:
     result: str                         # "200 OK", "HTTP 500 ...", "redirect refused (302 to ...)", ...
     ok: bool
     response_excerpt: str = ""          # the first 500 bytes of the response body, decoded leniently
-    address: str | None = None          # the checked IP address the attempt connected to
+    address: str | None = None          # the checked IP address connected to, or "in-process"
     retry_in: float | None = None       # sandbox seconds until the next attempt; None: no next attempt
     next_attempt_at: datetime | None = None
 
@@ -153,13 +161,16 @@ class WebhookSender:
     development; every other private range stays refused. ``session`` is taken over by the sender:
     its adapters for ``http://`` and ``https://`` are replaced by the address-pinning one, it sends no
     cookies and ignores proxy settings from the environment. Pass one to trust a test CA (``verify``).
+    ``in_process`` maps base URLs (``http://checkout.embedded.invalid``) to WSGI apps that receive
+    the deliveries to URLs under them in this process.
     """
 
     def __init__(self, secret: str, *, scheduler: Scheduler, allow_loopback: bool = False,
                  timeout: float = 20.0, max_attempts: int = 10,
                  resolver: Resolver = socket.getaddrinfo,
                  session: requests.Session | None = None,
-                 max_deliveries: int = 5000, workers: int = 4) -> None:
+                 max_deliveries: int = 5000, workers: int = 4,
+                 in_process: Mapping[str, WSGIApp] | None = None) -> None:
         if not secret:
             raise ValueError("a webhook secret is required")
         if max_attempts < 1:
@@ -172,6 +183,8 @@ class WebhookSender:
         self.max_attempts = int(max_attempts)
         self._resolver = resolver
         self._session = _prepare_session(session or requests.Session())
+        self._in_process_bases = tuple(_in_process_base(base) for base in (in_process or {}))
+        self._in_process_session = _in_process_session(in_process or {})
         self._max_deliveries = max_deliveries
         self._deliveries: OrderedDict[str, Delivery] = OrderedDict()
         self._lock = threading.Condition(threading.Lock())
@@ -231,6 +244,7 @@ class WebhookSender:
             self._finish(delivery, FAILED)
         self._workers.close()
         self._session.close()
+        self._in_process_session.close()
 
     # -- the delivery loop --------------------------------------------------------------------
 
@@ -266,19 +280,22 @@ class WebhookSender:
             return
         started_at = self.clock.now()
         t0 = time.monotonic()
-        try:
-            target = resolve_target(delivery.url, resolver=self._resolver,
-                                    allow_loopback=self.allow_loopback)
-        except TargetRefused as refusal:
-            self._record(delivery, Attempt(number=number, started_at=started_at,
-                                           duration=time.monotonic() - t0, status=None,
-                                           result=str(refusal), ok=False), final=REFUSED)
-            return
-        except TargetUnresolvable as exc:
-            outcome = _Outcome(None, str(exc), False)
-            address = None
+        address: str | None
+        if self._served_in_process(delivery.url):
+            outcome, address = self._post_in_process(delivery), IN_PROCESS
         else:
-            outcome, address = self._post_to_first_reachable(target, delivery)
+            try:
+                target = resolve_target(delivery.url, resolver=self._resolver,
+                                        allow_loopback=self.allow_loopback)
+            except TargetRefused as refusal:
+                self._record(delivery, Attempt(number=number, started_at=started_at,
+                                               duration=time.monotonic() - t0, status=None,
+                                               result=str(refusal), ok=False), final=REFUSED)
+                return
+            except TargetUnresolvable as exc:
+                outcome, address = _Outcome(None, str(exc), False), None
+            else:
+                outcome, address = self._post_to_first_reachable(target, delivery)
         attempt = Attempt(number=number, started_at=started_at, duration=time.monotonic() - t0,
                           status=outcome.status, result=outcome.result, ok=outcome.ok,
                           response_excerpt=outcome.excerpt, address=address)
@@ -308,16 +325,29 @@ class WebhookSender:
         return outcome, address.compressed
 
     def _post(self, target: Target, address: IPAddress, delivery: Delivery) -> _Outcome:
-        headers = {
-            "Host": target.host_header,
-            "Content-Type": "application/json",
-            "x-signature": delivery.signature,
-        }
+        headers = {"Host": target.host_header, **_signed_headers(delivery)}
+        return self._exchange(lambda: self._session.post(
+            target.pinned_url(address), data=delivery.body, headers=headers, auth=target.auth,
+            timeout=(self.timeout, self.timeout), allow_redirects=False, stream=True))
+
+    def _served_in_process(self, url: str) -> bool:
+        # The same prefix rule requests uses to pick the adapter, so both always agree.
+        folded = url.lower()
+        return any(folded == base or folded.startswith((base + "/", base + "?"))
+                   for base in self._in_process_bases)
+
+    def _post_in_process(self, delivery: Delivery) -> _Outcome:
+        """POST to an in-process app. It runs on this worker thread and cannot be interrupted, so
+        the timeout is judged once it has answered (a slow answer still counts as a timeout)."""
+        return self._exchange(lambda: self._in_process_session.post(
+            delivery.url, data=delivery.body, headers=_signed_headers(delivery),
+            timeout=(self.timeout, self.timeout), allow_redirects=False, stream=True))
+
+    def _exchange(self, send: Callable[[], requests.Response]) -> _Outcome:
+        """Make one POST and judge its answer by spec 6.4."""
         t0 = time.monotonic()
         try:
-            response = self._session.post(
-                target.pinned_url(address), data=delivery.body, headers=headers, auth=target.auth,
-                timeout=(self.timeout, self.timeout), allow_redirects=False, stream=True)
+            response = send()
         except requests.Timeout:
             return _Outcome(None, f"timeout: no answer within {self.timeout:g} s", False)
         except requests.exceptions.SSLError as exc:
@@ -327,6 +357,8 @@ class WebhookSender:
                             unreachable=_never_connected(exc))
         except requests.RequestException as exc:
             return _Outcome(None, f"request failed: {_short(exc)}", False)
+        except Exception as exc:    # an in-process app may raise anything (TESTING propagates)
+            return _Outcome(None, f"receiver raised {type(exc).__name__}: {_short(exc)}", False)
         answered_in = time.monotonic() - t0
         with response:
             excerpt = _read_excerpt(response)
@@ -407,9 +439,45 @@ def _prepare_session(session: requests.Session) -> requests.Session:
     return session
 
 
+def _signed_headers(delivery: Delivery) -> dict[str, str]:
+    return {"Content-Type": "application/json", "x-signature": delivery.signature}
+
+
+def _in_process_base(base: str) -> str:
+    if not isinstance(base, str) or not base.lower().startswith(("http://", "https://")):
+        raise ValueError(f"in-process webhook base {base!r} must be an absolute http(s) URL")
+    return base.rstrip("/").lower()
+
+
+class _NoNetworkAdapter(BaseAdapter):
+    """What the in-process session does with any other URL: never touch the network."""
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
+        raise requests.ConnectionError(f"{request.url} is not served in process")
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _in_process_session(apps: Mapping[str, WSGIApp]) -> requests.Session:
+    """A session whose only "network" is the given WSGI apps, set up like the HTTP one."""
+    session = _prepare_session(requests.Session())
+    session.mount("http://", _NoNetworkAdapter())
+    session.mount("https://", _NoNetworkAdapter())
+    for base, app in apps.items():
+        if not callable(app):
+            raise ValueError(f"in-process webhook target for {base!r} is not a WSGI app")
+        mount_wsgi_app(session, base, app)
+    return session
+
+
 def _read_excerpt(response: requests.Response) -> str:
+    raw = response.raw
     try:
-        data = response.raw.read(EXCERPT_BYTES, decode_content=True) or b""
+        if isinstance(raw, io.BytesIO):     # an in-process answer, already whole in memory
+            data = raw.read(EXCERPT_BYTES)
+        else:
+            data = raw.read(EXCERPT_BYTES, decode_content=True) or b""
     except Exception as exc:   # a broken body does not change the status already received
         log.debug("webhook response body unreadable: %s", exc)
         return ""

@@ -236,3 +236,20 @@ def test_phone_country_and_legacy_provider_names():
     assert ref.default_onramp_asset("TON") == "USDT"
     assert ref.default_onramp_asset("POLYGON") == "USDC"
     assert ref.default_onramp_asset("NEAR") is None
+
+
+def test_offramp_carrier_field_where_a_network_must_be_named():
+    airtime = ref.offramp_channel("NG", "airtime")
+    assert airtime.needs_carrier and [f.name for f in airtime.required_fields] == [
+        "carrierId", "phoneNumber"]
+    carrier_field = ref.fields_json(airtime.required_fields)["carrierId"]
+    assert carrier_field["label"] == "Mobile network" and carrier_field["type"] == "enum"
+    assert [o["label"] for o in carrier_field["options"]] == ["MTN", "Airtel", "Glo", "9mobile"]
+    assert airtime.payee_fields == (ref.PHONE,)
+    # One M-PESA network in Kenya: nothing to choose. Several wallets in Ghana: choose one.
+    assert not ref.offramp_channel("KE", "mobile_money").needs_carrier
+    assert ref.offramp_channel("GH", "mobile_money").needs_carrier
+    assert not ref.offramp_channel("KE", "paybill").needs_carrier
+    assert not ref.offramp_channel("NG", "bank").needs_carrier
+    # On-ramp channels keep their own carrier rule (carrierCode on best-offer).
+    assert "carrierId" not in ref.fields_json(ref.onramp_channel("NG", "airtime").required_fields)

@@ -103,6 +103,9 @@ def test_typed_order_lifecycle(api):
     ("refund", ["validating_transaction", "transaction_confirmed", "offramp_pending",
                 "offramp_failed", "refunding", "refunded"]),
     ("expire", ["expired"]),
+    ("transaction_failed", ["transaction_failed"]),
+    ("refund_failed", ["validating_transaction", "transaction_confirmed", "offramp_pending",
+                       "offramp_failed", "refunding", "refund_failed"]),
 ])
 def test_forced_outcomes(api, outcome, tail):
     order = api.offramp_typed_order(api.offramp_offer(sandboxOutcome=outcome))
@@ -176,7 +179,7 @@ def test_validate_fields(api):
     details = api.post("/api/offramp/validate-fields", body)["details"]
     by_label = {d["label"]: d["value"] for d in details}
     assert by_label["Bank"] == "First Bank of Nigeria"
-    assert by_label["Account holder name"]
+    assert by_label["Account name"]
     assert api.post("/api/offramp/validate-fields", body)["details"] == details      # stable
     bad = {"offerId": offer["offer"]["_id"], "requiredFields": {"bankCode": "011:02"}}
     assert "bankAccountNumber is required" in api.post("/api/offramp/validate-fields", bad,
@@ -277,10 +280,9 @@ def test_an_order_at_the_local_limits_pays_within_the_usd_limits(api, country, c
         offer = api.get("/api/offramp/best-offer", amount=str(amount), currency="local",
                         country=country, type=channel, network="POLYGON", asset="USDC")
         assert limits["minUsd"] <= offer["cashout"]["usdAmount"] <= limits["maxUsd"]
-        fields = {f: "254110611756" if f == "phoneNumber" else "0123456789"
-                  for f in offer["offer"]["requiredFields"]}
-        if "bankCode" in fields:
-            fields["bankCode"] = offer["offer"]["requiredFields"]["bankCode"]["options"][0]["value"]
+        fields = {name: descriptor["options"][0]["value"] if descriptor["type"] == "enum"
+                  else "254110611756" if name == "phoneNumber" else "0123456789"
+                  for name, descriptor in offer["offer"]["requiredFields"].items()}
         order = api.offramp_typed_order(offer, currency="local", amount=amount,
                                         requiredFields=fields)
         assert limits["minUsd"] <= order["cashout"]["usdAmount"] <= limits["maxUsd"]

@@ -251,6 +251,9 @@ def test_confirm_only_from_initiated(api):
     ("payout_failed", ["swap_seller_confirmed", "pending", "failed"]),
     ("refund", ["swap_seller_confirmed", "pending", "failed"]),
     ("expire", ["swap_expired"]),
+    # On-ramp has no on-chain deposit and no refund statuses: the nearest endings.
+    ("transaction_failed", ["swap_seller_rejected"]),
+    ("refund_failed", ["swap_seller_confirmed", "pending", "failed"]),
 ])
 def test_forced_outcomes_from_the_quote(api, outcome, final):
     order = api.onramp_order(quote_params={"sandboxOutcome": outcome})
@@ -484,7 +487,8 @@ def test_otp_validation(api):
 
 def test_every_outcome_is_known():
     assert set(OUTCOMES) == {"deposit_success", "deposit_invalid", "underpayment", "overpayment",
-                             "payout_success", "payout_failed", "refund", "expire"}
+                             "payout_success", "payout_failed", "refund", "expire",
+                             "transaction_failed", "refund_failed"}
 
 
 def test_public_url_of_sandbox_pages(sandbox_factory):
