@@ -30,7 +30,6 @@ from .upstream.types import RequiredField
 log = logging.getLogger("checkout.forms")
 
 MAX_TEXT = 256           # no descriptor field needs more; bounds what we store and forward
-CURRENCIES = ("local", "crypto")
 
 
 @dataclass
@@ -40,10 +39,16 @@ class FormResult:
     values: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     notices: dict[str, str] = field(default_factory=dict)
+    form_error: str | None = None           # about the whole form (shown above it)
+    facts: dict[str, Any] = field(default_factory=dict)  # what the checks relied on (for saving)
 
     @property
     def ok(self) -> bool:
-        return not self.errors
+        return not self.errors and self.form_error is None
+
+    @classmethod
+    def error(cls, name: str, message: str) -> "FormResult":
+        return cls(errors={name: message})
 
 
 class SessionLike(Protocol):
@@ -115,11 +120,18 @@ def normalise_phone(value: str, country: str | None) -> str:
 
 
 def normalise_email(value: str) -> str:
-    """An email address as email-validator normalises it; no DNS (deliverability is unknowable here)."""
+    """An email address as email-validator normalises it, in ASCII as the upstream takes it.
+
+    No DNS (deliverability is unknowable here). The upstream refuses an address whose part before
+    the @ is not ASCII (``💸🚀@example.com``): refused here too, at the field, before the order is
+    confirmed. A domain written in another script is sent in its ASCII (IDNA) form.
+    """
     try:
-        return validate_email(value, check_deliverability=False).normalized
+        checked = validate_email(value, check_deliverability=False, allow_smtputf8=False)
     except EmailNotValidError:
-        raise ValueError(_("Enter a valid email address, like name@example.com.")) from None
+        raise ValueError(_("Enter a valid email address, like name@example.com. Use only "
+                           "Latin letters, digits and . _ - + before the @.")) from None
+    return str(checked.ascii_email or checked.normalized)
 
 
 def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) -> str:
@@ -237,6 +249,8 @@ def parse_amount(value: str, locale: str) -> Decimal:
 
 
 class LimitsLike(Protocol):
+    min_usd: Decimal
+    max_usd: Decimal
     min_local_currency: Decimal
     max_local_currency: Decimal
     min_crypto: Decimal | None
@@ -247,8 +261,11 @@ class LimitsLike(Protocol):
 
 
 def amount_bounds(limits: LimitsLike, currency: str) -> tuple[Decimal | None, Decimal | None]:
+    """The bounds of an amount typed in ``currency``: local money, crypto or US dollars."""
     if currency == "crypto":
         return limits.min_crypto, limits.max_crypto
+    if currency == "usd":
+        return limits.min_usd, limits.max_usd
     return limits.min_local_currency, limits.max_local_currency
 
 
@@ -275,7 +292,7 @@ def _plain(number: Decimal) -> str:
     return f"{number.normalize():f}"
 
 
-# -- the steps of the on-ramp flow ----------------------------------------------------------------
+# -- the steps of the flows ---------------------------------------------------------------------
 
 class CatalogLike(Protocol):
     def country(self, code: str | None) -> Any: ...
@@ -323,7 +340,8 @@ def clean_corridor(form: Mapping[str, Any], session: SessionLike,
 
 
 def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
-                 limits: LimitsLike | None, check_limits: bool = True,
+                 currencies: tuple[str, ...], limits: LimitsLike | None,
+                 currency_error: str | None = None, check_limits: bool = True,
                  show: AmountFormatter | None = None) -> FormResult:
     """The amount and what it is in (local money or crypto), within the corridor's limits.
 
@@ -341,8 +359,10 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
         result.values["currency"] = currency
     else:
         currency = _pick(form, session, "currency", result) or "local"
-    if currency not in CURRENCIES:
-        result.errors.setdefault("currency", _("Choose local money or crypto."))
+    if currency not in currencies:
+        # The flow's page says it in its own words (which currencies it offers).
+        result.errors.setdefault("currency",
+                                 currency_error or _("Choose what the amount is in."))
         currency = "local"
     result.values["currency"] = currency
 
@@ -380,10 +400,10 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
     return result
 
 
-def clean_wallet(form: Mapping[str, Any], session: SessionLike, *, network: str) -> FormResult:
-    """The receiving address (and memo) for ``network``, checksums included, and the email."""
-    result = FormResult()
-
+def clean_address(form: Mapping[str, Any], session: SessionLike, result: FormResult, *,
+                  network: str) -> None:
+    """The wallet address (and memo, where the network has them) for ``network``, checksums
+    included, into ``result``."""
     def same_address(sent: str, claim: Any) -> bool:
         try:
             return validate_address(network, sent) == validate_address(network, str(claim))
@@ -411,6 +431,11 @@ def clean_wallet(form: Mapping[str, Any], session: SessionLike, *, network: str)
     else:
         result.values["memo"] = ""
 
+
+def clean_wallet(form: Mapping[str, Any], session: SessionLike, *, network: str) -> FormResult:
+    """The on-ramp's receiving wallet for ``network`` and the email the receipt goes to."""
+    result = FormResult()
+    clean_address(form, session, result, network=network)
     raw_email = _pick(form, session, "email", result)
     if not raw_email:
         result.errors.setdefault("email", _("Enter your email address: we send the receipt there."))

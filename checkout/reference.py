@@ -1,4 +1,4 @@
-"""Reference data of the on-ramp (countries, channels, carriers, assets, limits), cached per app.
+"""Reference data of both flows (countries, channels, carriers, assets, limits), cached per app.
 
 Reference data changes rarely, and a user on a slow phone connection should never wait on it: each
 page then waits on at most the one upstream call it really needs (a quote, a create, an action).
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import UpstreamError
-from .upstream.types import AssetPair, Carrier, Limits, OnrampChannel, OnrampCountry
+from .upstream.types import AssetPair, Limits, OfframpTypeCountry, OnrampCountry
 
 log = logging.getLogger("checkout.reference")
 
@@ -78,41 +78,72 @@ class TTLCache:
             self._entries.clear()
 
 
-class OnrampCatalog:
-    """What the on-ramp offers, read through the cache from the upstream client."""
+@dataclass(frozen=True)
+class CarrierChoice:
+    """A mobile network the user picks (``code`` is what the flow's upstream calls it by)."""
+
+    code: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ChannelChoice:
+    """A way to pay (on-ramp) or to be paid (off-ramp) in one country, as the pages offer it."""
+
+    code: str                              # paymentChannel (on-ramp) or type (off-ramp)
+    description: str | None                # the upstream's words for it, when it gives some
+    requires_carrier: bool
+    carriers: tuple[CarrierChoice, ...]
+
+    def carrier(self, code: str | None) -> CarrierChoice | None:
+        return next((c for c in self.carriers if code and c.code == code), None)
+
+
+@dataclass(frozen=True)
+class CountryChoice:
+    code: str
+    currency: str
+    name: str
+    channels: tuple[ChannelChoice, ...]
+
+    def channel(self, code: str | None) -> ChannelChoice | None:
+        return next((c for c in self.channels if code and c.code == code), None)
+
+
+class Catalog:
+    """What a flow offers, read through the cache from the upstream client: countries with their
+    channels and carriers (one call), network and asset pairs (one call), limits (one call per
+    corridor). Subclasses say which endpoints."""
 
     def __init__(self, client: Any, cache: TTLCache) -> None:
         self.client = client
         self.cache = cache
 
-    # -- countries, channels, carriers (one upstream call: /api/onramp/payment-channels)
+    def _countries(self) -> list[CountryChoice]:
+        raise NotImplementedError
 
-    def countries(self) -> list[OnrampCountry]:
-        countries = self.cache.get(("payment-channels",), self.client.onramp_payment_channels)
-        return sorted(countries, key=lambda c: (c.name or c.country_iso_code))
+    def _pairs(self) -> list[AssetPair]:
+        raise NotImplementedError
 
-    def country(self, code: str | None) -> OnrampCountry | None:
+    def countries(self) -> list[CountryChoice]:
+        return sorted(self._countries(), key=lambda c: c.name)
+
+    def country(self, code: str | None) -> CountryChoice | None:
         if not code:
             return None
-        return next((c for c in self.countries() if c.country_iso_code == code), None)
+        return next((c for c in self._countries() if c.code == code), None)
 
-    def channel(self, country: str | None, channel: str | None) -> OnrampChannel | None:
+    def channel(self, country: str | None, channel: str | None) -> ChannelChoice | None:
         entry = self.country(country)
-        if entry is None or not channel:
-            return None
-        return next((c for c in entry.payment_channels if c.payment_channel == channel), None)
+        return entry.channel(channel) if entry is not None else None
 
     def carrier(self, country: str | None, channel: str | None,
-                code: str | None) -> Carrier | None:
+                code: str | None) -> CarrierChoice | None:
         entry = self.channel(country, channel)
-        if entry is None or not code:
-            return None
-        return next((c for c in entry.carriers if c.code == code), None)
-
-    # -- assets (one upstream call: /api/onramp/assets)
+        return entry.carrier(code) if entry is not None else None
 
     def pairs(self) -> list[AssetPair]:
-        return self.cache.get(("assets",), self.client.onramp_assets)
+        return self._pairs()
 
     def networks(self) -> list[str]:
         seen: dict[str, None] = {}
@@ -130,7 +161,18 @@ class OnrampCatalog:
     def supports(self, network: str | None, asset: str | None) -> bool:
         return any(p.network == network and p.asset == asset for p in self.pairs())
 
-    # -- limits (one upstream call per corridor: /api/onramp/limits)
+
+class OnrampCatalog(Catalog):
+    """The on-ramp's reference data: /api/onramp/payment-channels, /assets, /limits."""
+
+    def _countries(self) -> list[CountryChoice]:
+        return self.cache.get(("onramp-countries",), self._load_countries)
+
+    def _load_countries(self) -> list[CountryChoice]:
+        return [_onramp_country(c) for c in self.client.onramp_payment_channels()]
+
+    def _pairs(self) -> list[AssetPair]:
+        return self.cache.get(("assets",), self.client.onramp_assets)
 
     def limits(self, *, network: str, asset: str, country: str, channel: str,
                carrier: str | None = None) -> Limits:
@@ -139,6 +181,52 @@ class OnrampCatalog:
         return self.cache.get(key, lambda: self.client.onramp_limits(
             network=network, asset=asset, country_iso_code=country, payment_channel=channel,
             carrier_code=carrier or None))
+
+
+def _onramp_country(country: OnrampCountry) -> CountryChoice:
+    channels = tuple(
+        ChannelChoice(code=ch.payment_channel, description=ch.description,
+                      requires_carrier=ch.requires_carrier,
+                      carriers=tuple(CarrierChoice(c.code, c.name) for c in ch.carriers
+                                     if c.code))
+        for ch in country.payment_channels)
+    return CountryChoice(country.country_iso_code, country.currency_iso_code,
+                         country.name or country.country_iso_code, channels)
+
+
+class OfframpCatalog(Catalog):
+    """The off-ramp's reference data, type-based variant (spec 4.4, notes 5): /api/offramp/
+    countries, /wallets, /limits?type=&country= (limits depend on the type and country only)."""
+
+    def _countries(self) -> list[CountryChoice]:
+        return self.cache.get(("offramp-countries",), self._load_countries)
+
+    def _load_countries(self) -> list[CountryChoice]:
+        return [_offramp_country(c) for c in self.client.offramp_countries()]
+
+    def _pairs(self) -> list[AssetPair]:
+        return self.cache.get(("offramp-wallets",), self.client.offramp_wallets)
+
+    def limits(self, *, network: str, asset: str, country: str, channel: str,
+               carrier: str | None = None) -> Limits:
+        key = ("offramp-limits", country, channel)
+        return self.cache.get(key, lambda: self.client.offramp_typed_limits(
+            type=channel, country=country))
+
+
+def _offramp_country(country: OfframpTypeCountry) -> CountryChoice:
+    # The type-based list names carriers by id only. A payout to airtime, or to a wallet of one
+    # of several networks, must say which network: the user picks one (its id is what the
+    # offer's ``carrierId`` field takes).
+    channels = []
+    for entry in country.offramp_types:
+        carriers = tuple(CarrierChoice(c.id, c.name) for c in entry.carriers if c.id)
+        channels.append(ChannelChoice(
+            code=entry.type, description=entry.name,
+            requires_carrier=bool(carriers) and (entry.type == "airtime" or len(carriers) > 1),
+            carriers=carriers))
+    return CountryChoice(country.country_iso_code, country.currency_iso_code,
+                         country.name or country.country_iso_code, tuple(channels))
 
 
 def onramp_catalog() -> OnrampCatalog:

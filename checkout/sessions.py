@@ -33,7 +33,9 @@ sessions_table = Table(
     Column("csrf_token", String(64), nullable=False),
     Column("claims", JSON, nullable=False),        # prefilled choices from the launch token
     Column("locked", JSON, nullable=False),        # claim names the user cannot change
-    Column("data", JSON, nullable=False),          # what the user chose so far, per step
+    Column("data", JSON, nullable=False),          # what the user chose so far (DATA_FORMAT)
+    # Unused since session data records progress itself (``progress``); kept, always "start",
+    # because databases made earlier have it NOT NULL. Dropped by the first schema migration.
     Column("step", String(32), nullable=False),
     Column("order_id", String(64), nullable=True, index=True),
     # Set while one request is creating the order; see claim_order_creation.
@@ -66,6 +68,67 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
+# What ``data`` holds (format 2). Every key is read and written through the accessors of
+# :class:`CheckoutSession` below, never by name elsewhere:
+#
+#   answers    the user's choices, keyed by launch-claim name (network, amount, address, ...)
+#   fields     the values of the offer's required fields (spec 2.2), as they are sent
+#   quote      the quote record the pages show and the order is created from (checkout.journey.quotes)
+#   progress   {"done": [step, ...], "answered": [step, ...], "reviewed": bool}: the one record of
+#              where the user is (checkout.journey.steps)
+#   wallet     {"network": the network the address was checked for, "notice": text for review}
+#   reference  the checkout's own orderParams, when the merchant gave none
+#   pending    the create attempt whose outcome is not known yet (checkout.journey.creation)
+#   order      what the flow keeps of the order at creation (its resume link, transfer type...)
+#   events     parent events recorded as sent (checkout.tracking)
+#   tx_hash    the crypto transaction's hash, once known
+#   notices    {page: notice}: a message kept across a redirect, shown once
+#   payee, deposit   the off-ramp's payee check and the hash the user sent
+DATA_FORMAT = 2
+
+
+def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """Session data in format 2, from the flat format 1 of sessions opened before it."""
+    if not data or data.get("v") == DATA_FORMAT:
+        return data
+    old = dict(data)
+    answer_names = ("network", "asset", "amount", "currency", "countryIsoCode", "paymentChannel",
+                    "carrierCode", "address", "memo", "email", "phoneNumber")
+    new: dict[str, Any] = {"v": DATA_FORMAT,
+                           "answers": {k: old[k] for k in answer_names if k in old}}
+    if old.get("extraFields") is not None:
+        new["fields"] = old["extraFields"]
+    if old.get("quote"):
+        quote = dict(old["quote"])
+        quote["required_fields"] = quote.pop("requiredFields", {}) or {}
+        new["quote"] = quote
+    new["progress"] = {"done": list(old.get("done") or []), "answered": list(old.get("done") or []),
+                       "reviewed": bool(old.get("review_seen"))}
+    if old.get("addressNetwork"):
+        new["wallet"] = {"network": old["addressNetwork"], "notice": old.get("addressNotice")}
+    if old.get("orderParams"):
+        new["reference"] = old["orderParams"]
+    if old.get("pending_create"):
+        pending = dict(old["pending_create"])
+        pending["reference"] = pending.pop("ref", None)
+        new["pending"] = pending
+    if old.get("order"):
+        order = old["order"]
+        new["order"] = {"id": order.get("id"), "resume_url": order.get("resumeUrl"),
+                        "transfer_type": order.get("transferType")}
+    if old.get("events"):
+        events = dict(old["events"])
+        events["order_created"] = bool(events.pop("order-created", False))
+        new["events"] = events
+    if old.get("txHash"):
+        new["tx_hash"] = old["txHash"]
+    notices = {page: old[f"{page}_notice"] for page in ("pay", "review", "wallet")
+               if old.get(f"{page}_notice")}
+    if notices:
+        new["notices"] = notices
+    return new
+
+
 @dataclass
 class CheckoutSession:
     id: str
@@ -73,8 +136,7 @@ class CheckoutSession:
     csrf_token: str
     claims: dict[str, Any] = field(default_factory=dict)
     locked: list[str] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    step: str = "start"
+    data: dict[str, Any] = field(default_factory=lambda: {"v": DATA_FORMAT})
     order_id: str | None = None
     jti: str | None = None
     version: int = 1
@@ -92,6 +154,13 @@ class CheckoutSession:
     def locale(self) -> str | None:
         return self.claims.get("locale")
 
+    @property
+    def expired(self) -> bool:
+        expires = _aware(self.expires_at)
+        return expires is not None and expires <= _now()
+
+    # -- the user's choices -----------------------------------------------------------------------
+
     def is_locked(self, name: str) -> bool:
         return name in self.locked
 
@@ -99,13 +168,176 @@ class CheckoutSession:
         """What the user chose for ``name``, else the launch token's prefill, else ``default``."""
         if name in self.locked:
             return self.claims.get(name, default)
-        if name in self.data:
-            return self.data[name]
+        answers = self.answers
+        if name in answers:
+            return answers[name]
         return self.claims.get(name, default)
 
     @property
-    def expired(self) -> bool:
-        return self.expires_at is not None and _aware(self.expires_at) <= _now()
+    def answers(self) -> dict[str, Any]:
+        """The user's own choices (a locked claim is never among them)."""
+        answers: dict[str, Any] = self.data.setdefault("answers", {})
+        return answers
+
+    def answer(self, values: dict[str, Any]) -> None:
+        """Record the user's choices; a locked claim keeps the token's value."""
+        for name, value in values.items():
+            if not self.is_locked(name):
+                self.answers[name] = value
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The offer's required fields as the user gave them (what a create sends)."""
+        return dict(self.data.get("fields") or {})
+
+    @fields.setter
+    def fields(self, values: dict[str, Any]) -> None:
+        self.data["fields"] = dict(values)
+
+    # -- the quote --------------------------------------------------------------------------------
+
+    @property
+    def quote(self) -> dict[str, Any] | None:
+        quote = self.data.get("quote")
+        return dict(quote) if quote else None
+
+    @quote.setter
+    def quote(self, record: dict[str, Any] | None) -> None:
+        if record is None:
+            self.data.pop("quote", None)
+        else:
+            self.data["quote"] = record
+
+    # -- progress ---------------------------------------------------------------------------------
+
+    @property
+    def _progress(self) -> dict[str, Any]:
+        progress: dict[str, Any] = self.data.setdefault(
+            "progress", {"done": [], "answered": [], "reviewed": False})
+        return progress
+
+    @property
+    def done(self) -> list[str]:
+        """The steps before the order that hold (answered, or passed over as already given)."""
+        return list(self._progress.get("done") or [])
+
+    @done.setter
+    def done(self, steps: list[str]) -> None:
+        self._progress["done"] = list(steps)
+
+    @property
+    def answered(self) -> list[str]:
+        """The steps the user submitted themselves at least once (never passed over again)."""
+        return list(self._progress.get("answered") or [])
+
+    def mark_answered(self, step: str) -> None:
+        if step not in self.answered:
+            self._progress["answered"] = self.answered + [step]
+
+    @property
+    def reviewed(self) -> bool:
+        """Whether the review page was shown once (a later price change is then pointed out)."""
+        return bool(self._progress.get("reviewed"))
+
+    @reviewed.setter
+    def reviewed(self, value: bool) -> None:
+        self._progress["reviewed"] = bool(value)
+
+    # -- the wallet check -------------------------------------------------------------------------
+
+    @property
+    def wallet_network(self) -> str | None:
+        """The network the wallet address was last checked for, if it was."""
+        return (self.data.get("wallet") or {}).get("network")
+
+    @property
+    def wallet_notice(self) -> str | None:
+        """What the review must point out about the address (a checksum added, say)."""
+        return (self.data.get("wallet") or {}).get("notice")
+
+    def wallet_checked(self, network: str, notice: str | None) -> None:
+        self.data["wallet"] = {"network": network, "notice": notice}
+
+    # -- creating the order -----------------------------------------------------------------------
+
+    @property
+    def reference(self) -> str | None:
+        """The checkout's own ``orderParams`` (used when the merchant's token gave none)."""
+        return self.data.get("reference")
+
+    @reference.setter
+    def reference(self, value: str | None) -> None:
+        self.data["reference"] = value
+
+    @property
+    def pending(self) -> dict[str, Any] | None:
+        """The create attempt whose outcome is not known yet, if any."""
+        pending = self.data.get("pending")
+        return dict(pending) if pending else None
+
+    @pending.setter
+    def pending(self, attempt: dict[str, Any] | None) -> None:
+        self.data["pending"] = attempt
+
+    @property
+    def order(self) -> dict[str, Any]:
+        """What the flow kept of its order when it was created (never the order's status)."""
+        return dict(self.data.get("order") or {})
+
+    @order.setter
+    def order(self, facts: dict[str, Any]) -> None:
+        self.data["order"] = dict(facts)
+
+    # -- after the order --------------------------------------------------------------------------
+
+    @property
+    def events(self) -> dict[str, Any]:
+        """The parent events recorded as sent (checkout.tracking)."""
+        return dict(self.data.get("events") or {})
+
+    @events.setter
+    def events(self, events: dict[str, Any]) -> None:
+        self.data["events"] = dict(events)
+
+    @property
+    def tx_hash(self) -> str | None:
+        return self.data.get("tx_hash")
+
+    @tx_hash.setter
+    def tx_hash(self, value: str | None) -> None:
+        self.data["tx_hash"] = value
+
+    # -- notices across a redirect ----------------------------------------------------------------
+
+    def keep_notice(self, page: str, notice: dict[str, Any]) -> None:
+        self.data.setdefault("notices", {})[page] = dict(notice)
+
+    def notice(self, page: str) -> dict[str, Any] | None:
+        notice = (self.data.get("notices") or {}).get(page)
+        return dict(notice) if notice else None
+
+    def drop_notice(self, page: str) -> bool:
+        """Forget the page's notice; False when there was none."""
+        return (self.data.get("notices") or {}).pop(page, None) is not None
+
+    # -- off-ramp: the payee check and the deposit -------------------------------------------------
+
+    @property
+    def payee(self) -> dict[str, Any] | None:
+        payee = self.data.get("payee")
+        return dict(payee) if payee else None
+
+    @payee.setter
+    def payee(self, check: dict[str, Any] | None) -> None:
+        self.data["payee"] = check
+
+    @property
+    def deposit(self) -> dict[str, Any]:
+        return dict(self.data.get("deposit") or {})
+
+    @deposit.setter
+    def deposit(self, facts: dict[str, Any]) -> None:
+        self.data["deposit"] = dict(facts)
 
 
 def new_session_id() -> str:
@@ -116,7 +348,7 @@ def _row_to_session(row: Any) -> CheckoutSession:
     m = row._mapping
     return CheckoutSession(
         id=m["id"], flow=m["flow"], csrf_token=m["csrf_token"], claims=dict(m["claims"] or {}),
-        locked=list(m["locked"] or []), data=dict(m["data"] or {}), step=m["step"],
+        locked=list(m["locked"] or []), data=_upgrade(dict(m["data"] or {})),
         order_id=m["order_id"], jti=m["jti"], version=m["version"],
         created_at=_aware(m["created_at"]), updated_at=_aware(m["updated_at"]),
         expires_at=_aware(m["expires_at"]), creating_since=_aware(m["creating_since"]),
@@ -133,8 +365,7 @@ class SessionStore:
         self.engine = engine
 
     def create(self, flow: str, *, claims: dict[str, Any] | None = None,
-               locked: list[str] | None = None, jti: str | None = None,
-               step: str = "start") -> CheckoutSession:
+               locked: list[str] | None = None, jti: str | None = None) -> CheckoutSession:
         """Create a session, or return the one already opened by the same token ``jti``."""
         if jti is not None:
             existing = self.get_by_jti(jti)
@@ -143,14 +374,14 @@ class SessionStore:
         now = _now()
         session = CheckoutSession(
             id=new_session_id(), flow=flow, csrf_token=secrets.token_urlsafe(32),
-            claims=dict(claims or {}), locked=list(locked or []), data={}, step=step,
+            claims=dict(claims or {}), locked=list(locked or []),
             jti=jti, version=1, created_at=now, updated_at=now, expires_at=now + SESSION_LIFETIME,
         )
         try:
             with self.engine.begin() as conn:
                 conn.execute(insert(sessions_table).values(
                     id=session.id, flow=flow, jti=jti, csrf_token=session.csrf_token,
-                    claims=session.claims, locked=session.locked, data={}, step=step,
+                    claims=session.claims, locked=session.locked, data=session.data, step="start",
                     version=1, created_at=now, updated_at=now, expires_at=session.expires_at,
                 ))
         except IntegrityError:
@@ -180,14 +411,14 @@ class SessionStore:
         return _row_to_session(row) if row else None
 
     def save(self, session: CheckoutSession) -> None:
-        """Write ``data`` and ``step`` back, refusing to overwrite a newer version."""
+        """Write ``data`` back, refusing to overwrite a newer version."""
         now = _now()
         with self.engine.begin() as conn:
             result = conn.execute(
                 update(sessions_table)
                 .where(sessions_table.c.id == session.id,
                        sessions_table.c.version == session.version)
-                .values(data=session.data, step=session.step, version=session.version + 1,
+                .values(data=session.data, version=session.version + 1,
                         updated_at=now)
             )
         if result.rowcount != 1:
@@ -243,8 +474,8 @@ class SessionStore:
                         version=sessions_table.c.version + 1))
         return result.rowcount == 1
 
-    def attach_order(self, session_id: str, order_id: str, step: str,
-                     data_update: dict[str, Any] | None = None) -> str | None:
+    def attach_order(self, session_id: str, order_id: str,
+                     change: Callable[[CheckoutSession], Any] | None = None) -> str | None:
         """Record the order; the id of the order attached afterwards (another one when the session
         already had one: never replaced) or None when the session is gone.
 
@@ -254,21 +485,21 @@ class SessionStore:
         now = _now()
         for _attempt in range(5):
             with self.engine.begin() as conn:
-                row = conn.execute(select(sessions_table.c.data, sessions_table.c.order_id,
-                                          sessions_table.c.version)
+                row = conn.execute(select(sessions_table)
                                    .where(sessions_table.c.id == session_id)).first()
                 if row is None:
                     return None
-                if row.order_id:
-                    return str(row.order_id)
-                data = dict(row.data or {})
-                data.update(data_update or {})
+                session = _row_to_session(row)
+                if session.order_id:
+                    return str(session.order_id)
+                if change is not None:
+                    change(session)
                 result = conn.execute(
                     update(sessions_table)
                     .where(sessions_table.c.id == session_id,
                            sessions_table.c.order_id.is_(None),
-                           sessions_table.c.version == row.version)
-                    .values(order_id=order_id, step=step, data=data, creating_since=None,
+                           sessions_table.c.version == session.version)
+                    .values(order_id=order_id, data=session.data, creating_since=None,
                             creating_owner=None, version=sessions_table.c.version + 1,
                             updated_at=now))
             if result.rowcount == 1:

@@ -31,6 +31,7 @@ class CheckoutState:
     upstream: UpstreamClient
     sandbox: Flask | None           # the embedded sandbox upstream, when no base URL is set
     onramp_catalog: OnrampCatalog
+    offramp_catalog: OfframpCatalog
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
@@ -38,7 +39,7 @@ class CheckoutState:
     @classmethod
     def create(cls, app: Flask) -> "CheckoutState":
         from . import embedded_sandbox
-        from .reference import OnrampCatalog, TTLCache
+        from .reference import OfframpCatalog, OnrampCatalog, TTLCache
         from .session_purge import PurgeSchedule
         from .upstream import UpstreamClient
         from .upstream.inprocess import mount_wsgi_app
@@ -60,6 +61,7 @@ class CheckoutState:
         ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
         return cls(engine=engine, sessions=SessionStore(engine), upstream=upstream,
                    sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
+                   offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
                    dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule())
 
 

@@ -88,7 +88,7 @@ def current_status(session: CheckoutSession) -> OrderStatus:
     stored = order_status.current(get_state(), session.order_id, session.flow)
     if stored is None:
         return OrderStatus(None)
-    tx_hash = stored.hash or session.data.get("txHash")
+    tx_hash = stored.hash or session.tx_hash
     if stored.status in COMPLETED and not tx_hash:
         tx_hash = _hash_from_upstream(session)
     return OrderStatus(stored.status, tx_hash)
@@ -106,8 +106,10 @@ def _hash_from_upstream(session: CheckoutSession) -> str | None:
         return None
     tx_hash = stored.hash if stored is not None else None
     if tx_hash:
-        get_state().sessions.update(session.id,
-                                    lambda s: s.data.__setitem__("txHash", tx_hash))
+        def keep(fresh: CheckoutSession) -> None:
+            fresh.tx_hash = tx_hash
+
+        get_state().sessions.update(session.id, keep)
     return tx_hash
 
 
@@ -135,10 +137,10 @@ def due_events(session: CheckoutSession, status: str | None) -> list[ParentEvent
 
     def change(fresh: CheckoutSession) -> bool:
         due.clear()
-        events = dict(fresh.data.get("events") or {})
+        events = fresh.events
         order = {"id": order_id, "status": status}
-        if not events.get("order-created"):
-            events["order-created"] = True
+        if not events.get("order_created"):
+            events["order_created"] = True
             due.append(ParentEvent("order-created", f"order-created:{order_id}", order))
         seen = list(events.get("statuses") or [])
         if status and status not in seen:
@@ -151,7 +153,7 @@ def due_events(session: CheckoutSession, status: str | None) -> list[ParentEvent
             due.append(ParentEvent(terminal, f"terminal:{order_id}", order))
         if not due:
             return False
-        fresh.data["events"] = events
+        fresh.events = events
         return True
 
     get_state().sessions.update(session.id, change)

@@ -147,6 +147,7 @@ def test_bad_amounts(text):
 
 LIMITS = Limits(min_usd=Decimal(1), max_usd=Decimal(200), min_local_currency=Decimal(1556),
                 max_local_currency=Decimal(311184), min_crypto=Decimal(1), max_crypto=Decimal(200))
+ONRAMP = ("local", "crypto")
 CLOSED = Limits(min_usd=Decimal(0), max_usd=Decimal(0), min_local_currency=Decimal(0),
                 max_local_currency=Decimal(0), min_crypto=Decimal(0), max_crypto=Decimal(0))
 
@@ -156,19 +157,19 @@ CLOSED = Limits(min_usd=Decimal(0), max_usd=Decimal(0), min_local_currency=Decim
     ({"currency": "local", "amount": "400000"}, "amount", "maximum"),
     ({"currency": "crypto", "amount": "250"}, "amount", "maximum"),
     ({"currency": "crypto", "amount": "0.5"}, "amount", "minimum"),
-    ({"currency": "usd", "amount": "50"}, "currency", "local money or crypto"),
+    ({"currency": "usd", "amount": "50"}, "currency", "Choose what the amount is in"),
     ({"currency": "local", "amount": ""}, "amount", "Enter an amount"),
 ])
 def test_amount_limits(form, field_name, message):
-    result = clean_amount(form, FakeSession(), locale="en", limits=LIMITS)
+    result = clean_amount(form, FakeSession(), locale="en", currencies=ONRAMP, limits=LIMITS)
     assert message in result.errors[field_name]
 
 
 def test_amount_within_limits_and_closed_corridor():
-    good = clean_amount({"currency": "local", "amount": "5,000"}, FakeSession(), locale="en",
+    good = clean_amount({"currency": "local", "amount": "5,000"}, FakeSession(), locale="en", currencies=ONRAMP,
                         limits=LIMITS)
     assert good.ok and good.values == {"currency": "local", "amount": "5000"}
-    closed = clean_amount({"currency": "local", "amount": "5000"}, FakeSession(), locale="en",
+    closed = clean_amount({"currency": "local", "amount": "5000"}, FakeSession(), locale="en", currencies=ONRAMP,
                           limits=CLOSED)
     assert "not available" in closed.errors["amount"]
 
@@ -176,17 +177,17 @@ def test_amount_within_limits_and_closed_corridor():
 def test_locked_decimal_amount_shown_as_is_is_not_a_change_in_french():
     session = FakeSession(claims={"amount": 12.5, "currency": "crypto"},
                           locked=["amount", "currency"])
-    result = clean_amount({"amount": "12.5", "currency": "crypto"}, session, locale="fr",
+    result = clean_amount({"amount": "12.5", "currency": "crypto"}, session, locale="fr", currencies=ONRAMP,
                           limits=LIMITS)
     assert result.ok and result.values["amount"] == "12.5"
 
 
 def test_locked_amount():
     session = FakeSession(claims={"amount": 5000, "currency": "local"}, locked=["amount", "currency"])
-    same = clean_amount({"amount": "5,000.00", "currency": "local"}, session, locale="en",
+    same = clean_amount({"amount": "5,000.00", "currency": "local"}, session, locale="en", currencies=ONRAMP,
                         limits=LIMITS)
     assert same.ok and same.values["amount"] == "5000"
-    forged = clean_amount({"amount": "1", "currency": "crypto"}, session, locale="en",
+    forged = clean_amount({"amount": "1", "currency": "crypto"}, session, locale="en", currencies=ONRAMP,
                           limits=LIMITS)
     assert set(forged.errors) == {"amount", "currency"}
     assert forged.values == {"amount": "5000", "currency": "local"}
@@ -287,11 +288,11 @@ def test_locked_amount_keeps_its_currency_even_when_currency_is_not_locked(claim
     # A session whose token locked the amount alone (before launch implied the currency lock):
     # 100 NGN must not become 100 USDT because the form says "crypto".
     session = FakeSession(claims=claims, locked=["amount"])
-    forged = clean_amount({"amount": "100", "currency": "crypto"}, session, locale="en",
+    forged = clean_amount({"amount": "100", "currency": "crypto"}, session, locale="en", currencies=ONRAMP,
                           limits=LIMITS)
     assert forged.errors.get("currency")
     assert forged.values["currency"] == "local" and forged.values["amount"] == "100"
-    same = clean_amount({"amount": "100", "currency": "local"}, session, locale="en",
+    same = clean_amount({"amount": "100", "currency": "local"}, session, locale="en", currencies=ONRAMP,
                         limits=LIMITS, check_limits=False)
     assert same.ok and same.values["currency"] == "local"
 
@@ -299,6 +300,6 @@ def test_locked_amount_keeps_its_currency_even_when_currency_is_not_locked(claim
 def test_locked_currency_is_taken_from_the_claims_whatever_the_form_sends():
     session = FakeSession(claims={"currency": "crypto"}, locked=["currency"])
     for sent in ({"currency": "local"}, {"currency": "bogus"}, {}):
-        result = clean_amount({"amount": "5", **sent}, session, locale="en", limits=LIMITS)
+        result = clean_amount({"amount": "5", **sent}, session, locale="en", currencies=ONRAMP, limits=LIMITS)
         assert result.values["currency"] == "crypto"
         assert ("currency" in result.errors) == bool(sent)

@@ -74,9 +74,9 @@ def test_exactly_one_request_wins_the_right_to_create_the_order(store):
     owners = _together(8, lambda _i: store.claim_order_creation(session.id))
     winners = [owner for owner in owners if owner]
     assert len(winners) == 1
-    assert store.attach_order(session.id, "order-1", "pay") == "order-1"
+    assert store.attach_order(session.id, "order-1") == "order-1"
     # An order attached is never replaced, and no one can claim creation any more.
-    assert store.attach_order(session.id, "order-2", "pay") == "order-1"
+    assert store.attach_order(session.id, "order-2") == "order-1"
     assert store.claim_order_creation(session.id) is None
     assert store.get_by_order("order-1").id == session.id
 
@@ -86,9 +86,9 @@ def test_a_save_over_a_newer_version_is_refused(store):
 
     session = store.create("onramp")
     first, second = store.get(session.id), store.get(session.id)
-    first.data["address"] = "0xfirst"
+    first.answer({"address": "0xfirst"})
     store.save(first)
-    second.data["address"] = "0xsecond"
+    second.answer({"address": "0xsecond"})
     with pytest.raises(SessionConflict):
         store.save(second)
-    assert store.get(session.id).data["address"] == "0xfirst"
+    assert store.get(session.id).answers["address"] == "0xfirst"

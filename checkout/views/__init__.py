@@ -1,4 +1,4 @@
-"""The ``checkout`` blueprint: one module per flow registers its routes here."""
+"""The ``checkout`` blueprint: the shared journey's pages, then one module per flow."""
 from __future__ import annotations
 
 from flask import Blueprint
@@ -14,13 +14,22 @@ def create_blueprint() -> Blueprint:
         static_url_path="/static",
     )
     from .. import security
-    from . import context, health, launch, onramp, pages, sandbox_pages, status, webhooks
+    from . import (amount, context, health, journey, launch, onramp, pages, sandbox_pages,
+                   status, webhooks)
 
     # Request plumbing first: security headers, session context and locale, error pages.
     security.init(bp)
     context.init(bp)
     pages.init(bp)
-    # Each view module adds its routes; keep this list in flow order.
-    for module in (health, launch, onramp, status, webhooks, sandbox_pages):
+    health.init(bp)
+    launch.init(bp)
+    # The journey every flow shares, then each flow's own pages.
+    journey.init(bp)
+    bp.add_url_rule("/s/<session_id>/quote", "quote", amount.live_quote, methods=["GET"])
+    flows = (onramp,)
+    for module in flows:
+        module.init(bp)
+    journey.init_steps(bp, tuple(name for module in flows for name in module.PAGES.steps))
+    for module in (status, webhooks, sandbox_pages):
         module.init(bp)
     return bp

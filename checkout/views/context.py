@@ -91,8 +91,18 @@ def session_route(view: View) -> View:
 def template_context() -> dict[str, Any]:
     """What ``base.html`` and every page need: the session, its tokens, the event target."""
     session = current_session()
+
+    def step_position(step: str) -> tuple[int, int, Any] | None:
+        """(number, total, step) of ``step`` among those this session goes through."""
+        if session is None:
+            return None
+        from ..flows import flow_of
+
+        return flow_of(session).journey.position(session, step)
+
     return {
         "checkout_session": session,
+        "step_position": step_position,
         "csrf_token": session.csrf_token if session is not None else None,
         "csrf_field": CSRF_FIELD,
         "parent_event_origin": event_target_origin(session),

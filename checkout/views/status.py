@@ -11,17 +11,16 @@ parent to receive them. The shop gets ``completed``/``failed`` when the checkout
 """
 from __future__ import annotations
 
-import io
 from typing import Any
 
-import segno
 from flask import Blueprint, redirect, request, url_for
-from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from .. import tracking
 from ..addresses import explorer_tx_url
+from ..flows import flow_of
 from ..htmx import htmx_redirect, is_htmx, render
+from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..urls import safe_external_url
 from .context import session_route
@@ -35,17 +34,13 @@ def resume_context(session: CheckoutSession, provider_resume_url: str | None = N
     """Our resume link (with its QR code) and, while a payment page is still to be used, the
     payment provider's own resume link (``resumeUrl``)."""
     url = url_for("checkout.flow", session_id=session.id, _external=True)
-    order = session.data.get("order") or {}
+    order = session.order
     provider_url = None
-    if awaiting_payment and order.get("transferType") == "redirect":
+    if awaiting_payment and order.get("transfer_type") == "redirect":
         # The upstream's link becomes a target="_top" link: only a safe one (checkout.urls).
-        provider_url = safe_external_url(provider_resume_url or order.get("resumeUrl"),
+        provider_url = safe_external_url(provider_resume_url or order.get("resume_url"),
                                          "resume")
-    buffer = io.BytesIO()
-    segno.make(url, error="m").save(buffer, kind="svg", scale=3, border=2, xmldecl=False,
-                                    svgns=True, title=None, nl=False)
-    return {"url": url, "qr_svg": Markup(buffer.getvalue().decode("utf-8")),
-            "provider_url": provider_url}
+    return {"url": url, "qr_svg": qr_svg(url), "provider_url": provider_url}
 
 
 def _poll_trigger(status: str | None) -> str | None:
@@ -71,6 +66,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
     current = current or tracking.current_status(session)
     events = tracking.due_events(session, current.status) if is_framed else []
     network = session.value("network")
+    flow = flow_of(session)
     poll = _poll_trigger(current.status)
     if framing == tracking.UNKNOWN:
         # A browser without fetch metadata: ask once more at load, through htmx, whose request
@@ -79,6 +75,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
     return {
         # Not "status": htmx.render takes that keyword as the HTTP status.
         "order_status": current.status, "tx_hash": current.tx_hash,
+        "status_text": flow.status_text(current.status), "order_id": session.order_id,
         "explorer_url": explorer_tx_url(network, current.tx_hash),
         "completed": current.status in tracking.COMPLETED,
         "failed": current.status in tracking.FAILED,
@@ -86,7 +83,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         "poll": poll, "events": events, "framed": is_framed,
         # Polls of a page known to be top-level say so (top=1): they never send events.
         "poll_top": top_level or (framing == tracking.TOP_LEVEL and not is_htmx()),
-        "quote": session.data.get("quote") or {}, "message": message,
+        "quote": session.quote or {}, "message": message,
         "return_url": session.claims.get("returnUrl"),
     }
 

@@ -46,13 +46,13 @@ def test_keyboard_alone_completes_an_order(page, shop, short_quotes):  # noqa: F
     frame = shop.open(page, countryIsoCode="NG", network="CELO", asset="USDT",
                       currency="local", amount=5000)
 
-    # The payment method is a native select: arrow keys move its choice without opening it.
-    tab_to(page, frame, "el.matches('select[name=paymentChannel]')")
-    for _ in range(6):
-        if frame.evaluate("() => document.activeElement.value") == "bank":
-            break
-        page.keyboard.press("ArrowDown")
-        settle(frame)
+    # The payment methods are radios, each with how it works under it: Tab reaches the group,
+    # Space chooses the focused one (the first, bank transfer).
+    tab_to(page, frame, "el.matches('input[name=paymentChannel]')")
+    assert frame.evaluate("() => document.activeElement.value") == "bank"
+    page.keyboard.press("Space")
+    settle(frame)
+    frame.wait_for_selector("input[name=paymentChannel][value=bank]:checked")
     assert frame.evaluate("() => document.activeElement.value") == "bank"
     frame.wait_for_selector("#quote [data-testid=receive-amount]")
     settle(frame)

@@ -28,7 +28,7 @@ def test_choosing_a_country_rerenders_the_channels_for_htmx(flow):
     assert html.startswith("\n<div id=\"step\">") or html.lstrip().startswith('<div id="step">')
     assert "<html" not in html
     assert 'value="mobile_money"' in html and "Mobile money" in html
-    assert flow.session.data == {}          # a draft is never saved
+    assert flow.session.answers == {} and flow.session.quote is None   # a draft is never saved
 
 
 def test_limits_are_shown_next_to_the_amount(flow):
@@ -79,9 +79,9 @@ def test_a_valid_choice_is_saved_and_leads_to_the_wallet(flow):
     flow.start()
     response = flow.choose()
     assert response.status_code == 303 and response.headers["Location"].endswith("/wallet")
-    data = flow.session.data
-    assert data["countryIsoCode"] == "NG" and data["amount"] == "5000"
-    assert data["quote"]["id"] and data["quote"]["params"]["network"] == "CELO"
+    session = flow.session
+    assert session.answers["countryIsoCode"] == "NG" and session.answers["amount"] == "5000"
+    assert session.quote["id"] and session.quote["params"]["network"] == "CELO"
 
 
 @pytest.mark.parametrize(("change", "field", "message"), [
@@ -105,7 +105,7 @@ def test_bad_choices_are_refused_next_to_the_field(flow, change, field, message)
     html = page.get_data(as_text=True)
     assert page.status_code == 200
     assert f'id="field-{field}-error"' in html and message in html
-    assert "quote" not in flow.session.data
+    assert flow.session.quote is None
 
 
 def test_a_corridor_whose_limits_are_all_zero_is_unavailable(flow):
@@ -113,7 +113,7 @@ def test_a_corridor_whose_limits_are_all_zero_is_unavailable(flow):
     page = flow.choose(countryIsoCode="ZM", paymentChannel="bank", amount="500")
     html = page.get_data(as_text=True)
     assert "not available right now" in html
-    assert "quote" not in flow.session.data
+    assert flow.session.quote is None
 
 
 def test_locked_claims_are_shown_read_only_and_a_forged_value_is_refused(flow):
@@ -123,10 +123,10 @@ def test_locked_claims_are_shown_read_only_and_a_forged_value_is_refused(flow):
     assert 'name="network" disabled' in html and 'name="countryIsoCode" disabled' in html
     forged = flow.choose(network="POLYGON", asset="USDC")
     assert "cannot be changed" in forged.get_data(as_text=True)
-    assert "quote" not in flow.session.data
+    assert flow.session.quote is None
     ok = flow.choose(network=None, asset=None, countryIsoCode=None)   # disabled: not submitted
     assert ok.status_code == 303
-    assert flow.session.data["quote"]["params"]["asset"] == "CUSD"
+    assert flow.session.quote["params"]["asset"] == "CUSD"
 
 
 def test_upstream_timeout_while_quoting_keeps_the_form_with_a_message(flow, monkeypatch):

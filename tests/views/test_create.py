@@ -1,6 +1,8 @@
 """Steps 4 and 5: review with a fresh price, and creating exactly one order."""
 from __future__ import annotations
 
+import pytest
+
 import threading
 import time
 
@@ -19,7 +21,7 @@ def orders_of(flow) -> list:
     """Every order the sandbox holds for this session's reference."""
     from checkout.sandbox.state import current
 
-    reference = flow.session.claims.get("orderParams") or flow.session.data.get("orderParams")
+    reference = flow.session.claims.get("orderParams") or flow.session.reference
     with flow.app.app_context():
         sandbox = get_state().sandbox
     with sandbox.app_context():
@@ -43,7 +45,7 @@ def test_create_makes_one_order_with_what_the_user_chose(flow):
     response = flow.create(review)
     assert response.status_code == 303 and response.headers["Location"].endswith("/pay")
     session = flow.session
-    assert session.order_id and session.step == "pay"
+    assert session.order_id and session.order["id"] == session.order_id
     order = sandbox_order(flow.app, session.order_id)
     assert order.data["address"] == EVM_ADDRESS
     assert order.data["orderParams"] == "merchant-cart-42"
@@ -55,7 +57,7 @@ def test_create_makes_one_order_with_what_the_user_chose(flow):
 def test_without_merchant_reference_a_checkout_reference_is_used(flow):
     flow.start()
     flow.create(flow.to_review())
-    reference = flow.session.data["orderParams"]
+    reference = flow.session.reference
     assert reference.startswith("chk_") and flow.session_id not in reference
     assert sandbox_order(flow.app, flow.session.order_id).data["orderParams"] == reference
 
@@ -248,13 +250,43 @@ def test_a_rejected_create_frees_the_session_and_says_so(flow, monkeypatch):
     client = upstream(flow)
 
     def rejected(**kwargs):
-        raise UpstreamBadRequest("address is not valid", status=400)
+        raise UpstreamBadRequest("The order could not be created", status=400)
 
     monkeypatch.setattr(client, "onramp_create_order", rejected)
     page = flow.landed(flow.create(review), "review")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and "could not create this order" in html
     assert flow.session.creating_since is None and flow.session.order_id is None
+
+
+@pytest.mark.parametrize(("refusal", "step", "field"), [
+    ("address is not valid", "wallet", "address"),
+    ("email must be an email address", "wallet", "email"),
+])
+def test_a_field_the_upstream_refuses_is_shown_at_that_field(flow, monkeypatch, refusal, step,
+                                                             field):
+    flow.start()
+    review = flow.to_review()
+
+    def rejected(**kwargs):
+        raise UpstreamBadRequest(refusal, status=400)
+
+    monkeypatch.setattr(upstream(flow), "onramp_create_order", rejected)
+    page = flow.landed(flow.create(review), step)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and f'id="field-{field}-error"' in html and refusal in html
+    assert step not in flow.session.done and flow.session.order_id is None
+    # A reload shows the form without the message: it was said once.
+    assert f'id="field-{field}-error"' not in flow.get(f"/{step}").get_data(as_text=True)
+
+
+def test_an_email_the_upstream_would_refuse_is_refused_at_the_wallet_step(flow):
+    flow.start()
+    flow.follow(flow.choose())
+    page = flow.wallet(email="💸🚀@example.com")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and 'id="field-email-error"' in html
+    assert "wallet" not in flow.session.done
 
 
 def test_create_needs_the_anti_forgery_token(flow):

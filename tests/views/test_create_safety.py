@@ -13,12 +13,15 @@ import time
 from datetime import timedelta
 from decimal import Decimal
 
-from checkout import onramp as domain
+from checkout.flows import common, flow_named
+from checkout.journey import creation, quotes
 from checkout.errors import UpstreamTimeout
 from checkout.state import get_state
 
 from .conftest import EVM_ADDRESS, Flow, sandbox_order
 from .test_create import orders_of, upstream
+
+ONRAMP = flow_named("onramp")
 
 OTHER_ADDRESS = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359"
 CHECKING = "We are checking whether your order was created"
@@ -75,7 +78,7 @@ def test_a_create_slower_than_the_lease_is_not_overtaken_by_a_second_one(flow, m
     flow.start()
     review = flow.to_review()
     form = flow.confirm_form(review)
-    monkeypatch.setattr(domain, "creation_lease", lambda: timedelta(seconds=1))
+    monkeypatch.setattr(creation, "creation_lease", lambda: timedelta(seconds=1))
 
     sent, answer = threading.Event(), threading.Event()
 
@@ -141,7 +144,7 @@ def test_an_order_attached_meanwhile_is_kept_and_the_other_is_logged(flow, monke
 
     def another_request_attached_first(calls, original, kwargs):
         with flow.app.app_context():
-            get_state().sessions.attach_order(flow.session_id, "order-attached-first", step="pay")
+            get_state().sessions.attach_order(flow.session_id, "order-attached-first")
         return original(**kwargs)
 
     fake_creates(flow, monkeypatch, another_request_attached_first)
@@ -192,9 +195,9 @@ def test_the_digest_is_keyed_by_the_launch_secret(flow):
     flow.to_review()
     with flow.app.test_request_context():
         session = flow.session
-        first = domain.review_digest(session)
+        first = creation.review_digest(session, ONRAMP)
         flow.app.config["CHECKOUT_LAUNCH_SECRET"] = "another-launch-secret-of-enough-bytes-000"
-        assert domain.review_digest(session) != first
+        assert creation.review_digest(session, ONRAMP) != first
 
 
 def test_a_network_changed_while_the_address_was_checked_is_caught(flow, app, monkeypatch):
@@ -216,23 +219,26 @@ def test_a_network_changed_while_the_address_was_checked_is_caught(flow, app, mo
     page = flow.wallet()
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and "Enter the wallet address for Solana" in html
-    assert "wallet" not in flow.session.data.get("done", [])
+    assert "wallet" not in flow.session.done
     monkeypatch.setattr(views, "clean_wallet", check)
     assert flow.get("/review").headers["Location"].endswith("/wallet")
 
 
-def tamper(flow, **data):
+def tamper(flow, *, address=None, checked_for=None):
     """Change the session behind the pages' back (as a racing request could)."""
     def change(session):
-        session.data.update(data)
+        if address is not None:
+            session.answer({"address": address})
+        if checked_for is not None:
+            session.wallet_checked(checked_for, None)
 
     with flow.app.app_context():
-        domain.update_session(flow.session_id, change)
+        get_state().sessions.update(flow.session_id, change)
 
 
 def digest_now(flow) -> str:
     with flow.app.test_request_context():
-        return domain.review_digest(flow.session)
+        return creation.review_digest(flow.session, ONRAMP)
 
 
 def test_create_sends_no_address_unchecked_for_the_network(flow, monkeypatch):
@@ -245,14 +251,14 @@ def test_create_sends_no_address_unchecked_for_the_network(flow, monkeypatch):
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and 'id="field-address-error"' in html
     assert calls == [] and flow.session.order_id is None
-    assert "wallet" not in flow.session.data["done"]
+    assert "wallet" not in flow.session.done
 
 
 def test_create_sends_no_address_checked_for_another_network(flow, monkeypatch):
     flow.start()
     review = flow.to_review()
     calls = fake_creates(flow, monkeypatch, lambda calls, original, kwargs: original(**kwargs))
-    tamper(flow, addressNetwork="BASE")
+    tamper(flow, checked_for="BASE")
     page = flow.landed(flow.post("/create", {"quote_id": flow.quote_id(review),
                                              "review_digest": digest_now(flow)}), "wallet")
     assert "Enter the wallet address for Celo" in page.get_data(as_text=True)
@@ -265,7 +271,7 @@ def test_a_shops_memo_is_not_dropped_on_a_network_without_memos(flow):
     page = flow.wallet()
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and "does not use memos" in html
-    assert "wallet" not in flow.session.data.get("done", [])
+    assert "wallet" not in flow.session.done
 
 
 # -- 3. never another session's order -------------------------------------------------------------
@@ -293,18 +299,18 @@ def upstream_order(flow, **params):
     client = upstream(flow)
     with flow.app.test_request_context():
         session = flow.session
-        asked = {**domain.quote_params(session), **params}
-        quote = domain.request_quote(asked)
+        asked = {**quotes.params_of(session, ONRAMP), **params}
+        quote = ONRAMP.request_quote(asked)
         return type(client).onramp_create_order(
-            client, quote_id=quote.quote_id, network=asked["network"], asset=asked["asset"],
+            client, quote_id=quote["id"], network=asked["network"], asset=asked["asset"],
             amount=Decimal(asked["amount"]), currency=asked["currency"],
             email=session.value("email"), user_ip="127.0.0.1", address=session.value("address"),
-            order_params=domain.order_params(session),
-            extra_fields=session.data.get("extraFields") or None)
+            order_params=creation.order_params(session),
+            extra_fields=session.fields or None)
 
 
 def test_an_older_order_with_the_same_reference_is_not_adopted(app, monkeypatch):
-    monkeypatch.setattr(domain, "CREATED_SKEW", timedelta(0))
+    monkeypatch.setattr(common, "CREATED_SKEW", timedelta(0))
     flow = Flow(app, app.test_client())
     flow.start(orderParams="demo-basket")
     review = flow.to_review()
@@ -338,8 +344,8 @@ def test_the_merchants_reference_is_also_searched_in_the_orders_list(app, monkey
     def created_then_another_then_timeout(calls, original, kwargs):
         original(**kwargs)
         time.sleep(0.01)
-        again = domain.request_quote(domain.quote_params(mine.session))
-        original(**{**kwargs, "quote_id": again.quote_id, "address": OTHER_ADDRESS,
+        again = ONRAMP.request_quote(quotes.params_of(mine.session, ONRAMP))
+        original(**{**kwargs, "quote_id": again["id"], "address": OTHER_ADDRESS,
                     "email": "bob@example.com"})
         raise UpstreamTimeout("read timeout")
 
@@ -359,8 +365,8 @@ def test_two_matching_orders_are_not_adopted(flow, monkeypatch, caplog):
 
     def two_then_timeout(calls, original, kwargs):
         original(**kwargs)
-        again = domain.request_quote(domain.quote_params(flow.session))
-        original(**{**kwargs, "quote_id": again.quote_id})
+        again = ONRAMP.request_quote(quotes.params_of(flow.session, ONRAMP))
+        original(**{**kwargs, "quote_id": again["id"]})
         raise UpstreamTimeout("read timeout")
 
     fake_creates(flow, monkeypatch, two_then_timeout)
@@ -384,15 +390,15 @@ def test_matching_compares_the_amount_in_the_quotes_unit():
                         email="Ada@example.com", amount_crypto=Decimal("10.0"),
                         local_currency_amount=Decimal("16000"),
                         date=datetime.fromtimestamp(now - 1, tz=timezone.utc))
-    assert domain._matches(order, pending)
-    assert not domain._matches(order, {**pending, "sent": {**pending["sent"], "currency": "local"}})
+    assert ONRAMP.matches(order, pending)
+    assert not ONRAMP.matches(order, {**pending, "sent": {**pending["sent"], "currency": "local"}})
     stale = OnrampOrder(**{**order.__dict__, "date": datetime.fromtimestamp(now - 60,
                                                                            tz=timezone.utc)})
-    assert not domain._matches(stale, pending)
+    assert not ONRAMP.matches(stale, pending)
     # The quote's own figure for the amount counts too (the order may repeat the quote's).
     quoted = OnrampOrder(**{**order.__dict__, "amount_crypto": Decimal("9.87")})
-    assert not domain._matches(quoted, pending)
-    assert domain._matches(quoted, {**pending, "quoted": "9.870"})
+    assert not ONRAMP.matches(quoted, pending)
+    assert ONRAMP.matches(quoted, {**pending, "quoted": "9.870"})
 
 
 def test_a_malformed_review_digest_is_a_changed_review_not_an_error(flow):

@@ -214,7 +214,7 @@ def test_an_expired_order_is_shown_as_expired_not_priced_again(flow, monkeypatch
     from checkout.state import get_state
 
     flow.to_pay(transfer)
-    order_id, quote = flow.session.order_id, flow.session.data["quote"]
+    order_id, quote = flow.session.order_id, flow.session.quote
     with flow.app.app_context():
         client = get_state().upstream
 
@@ -226,18 +226,18 @@ def test_an_expired_order_is_shown_as_expired_not_priced_again(flow, monkeypatch
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and message in html
     assert "price" not in html.lower()
-    assert flow.session.order_id == order_id and flow.session.data["quote"] == quote
+    assert flow.session.order_id == order_id and flow.session.quote == quote
 
 
 def test_resume_template_refuses_an_unsafe_provider_link_from_any_caller(app):
     from flask import render_template
 
     with app.test_request_context("/"):
-        html = render_template("checkout/onramp/_resume.html", resume={
+        html = render_template("checkout/journey/_resume.html", resume={
             "url": "http://shop.test/checkout/s/x/", "qr_svg": "",
             "provider_url": "javascript:alert(1)"})
         assert "javascript:" not in html and "Continue on the payment provider" not in html
-        html = render_template("checkout/onramp/_resume.html", resume={
+        html = render_template("checkout/journey/_resume.html", resume={
             "url": "http://shop.test/checkout/s/x/", "qr_svg": "",
             "provider_url": "https://pay.provider.example/resume/1"})
         assert 'href="https://pay.provider.example/resume/1"' in html

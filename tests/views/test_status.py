@@ -78,7 +78,7 @@ def test_parent_events_are_each_sent_once_and_one_terminal_event(flow):
     assert len(statuses) == len(set(statuses))
     assert statuses[0] == "deposit_awaiting" and statuses[-1] == "payout_successful"
     assert all(order["id"] == flow.session.order_id for _, order in seen)
-    assert flow.session.data["events"]["terminal"] == "completed"
+    assert flow.session.events["terminal"] == "completed"
 
 
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "deposit_invalid"}])
@@ -170,11 +170,11 @@ def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(a
     page = other.get("/status", headers=TOP_PAGE).get_data(as_text=True)
     assert 'data-status="payout_successful"' in page and "data-checkout-event" not in page
     assert "completed" not in events_in(page)
-    assert (flow.session.data.get("events") or {}).get("terminal") is None
+    assert flow.session.events.get("terminal") is None
     # Back in the merchant's frame: the events it never received come now, once.
     framed = events_in(flow.get("/status").get_data(as_text=True))
     assert [kind for kind, _ in framed].count("completed") == 1
-    assert flow.session.data["events"]["terminal"] == "completed"
+    assert flow.session.events["terminal"] == "completed"
     again = events_in(flow.get("/status").get_data(as_text=True))
     assert "completed" not in [kind for kind, _ in again]
 
@@ -182,7 +182,7 @@ def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(a
 def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(app, flow):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
-    recorded = dict(flow.session.data.get("events") or {})
+    recorded = flow.session.events
     other = Flow(app, app.test_client())
     other.session_id = flow.session_id
     page = other.get("/status", headers=TOP_PAGE).get_data(as_text=True)
@@ -190,16 +190,16 @@ def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(app
     # Even with checkout.js's header, a poll that says top=1 records nothing.
     live = other.get("/status/live", query_string={"top": "1"}, headers=FRAMED_HTMX)
     assert "data-checkout-event" not in live.get_data(as_text=True)
-    assert (flow.session.data.get("events") or {}) == recorded
+    assert flow.session.events == recorded
 
 
 def test_an_htmx_poll_without_the_framed_header_records_nothing(flow):
     flow.to_pay("manual")
-    recorded = dict(flow.session.data.get("events") or {})
+    recorded = flow.session.events
     flow.post("/pay/confirm")
     body = flow.get("/status/live", headers=TOP_HTMX).get_data(as_text=True)
     assert "data-checkout-event" not in body
-    assert (flow.session.data.get("events") or {}) == recorded
+    assert flow.session.events == recorded
     framed = flow.get("/status/live", headers=FRAMED_HTMX).get_data(as_text=True)
     assert "status-changed" in [kind for kind, _ in events_in(framed)]
 
@@ -207,13 +207,13 @@ def test_an_htmx_poll_without_the_framed_header_records_nothing(flow):
 def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
-    recorded = dict(flow.session.data.get("events") or {})
+    recorded = flow.session.events
     old_browser = Flow(app, app.test_client())             # no Sec-Fetch-Dest at all
     old_browser.session_id = flow.session_id
     page = old_browser.get("/status").get_data(as_text=True)
     assert "data-checkout-event" not in page and "top=1" not in page
     assert re.search(r'hx-trigger="load(, every 3s)?"', page)     # asks again through htmx
-    assert (flow.session.data.get("events") or {}) == recorded
+    assert flow.session.events == recorded
     live = old_browser.get("/status/live", headers={"HX-Request": "true",
                                                      "X-Checkout-Framed": "1"})
     assert "status-changed" in [kind for kind, _ in events_in(live.get_data(as_text=True))]

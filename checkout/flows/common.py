@@ -1,0 +1,62 @@
+"""Small things both flows send with a create: the user's IP, where the order returns, webhooks."""
+from __future__ import annotations
+
+import ipaddress
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from typing import Any
+
+from flask import request, url_for
+from werkzeug.routing import BuildError
+
+from ..state import get_state
+
+CREATED_SKEW = timedelta(seconds=5)  # an order's creation date may be this much before our clock's
+LOOKUP_PAGE = 50                     # orders read from a list when the merchant's reference repeats
+
+
+def user_ip() -> str:
+    """The user's IPv4 address (the upstream takes IPv4 only).
+
+    ``request.remote_addr`` is the client only when the host app sits behind a proxy it has told
+    Flask about (werkzeug's ProxyFix): that is the host's deployment, documented in the README. An
+    IPv6-only client is sent as ``0.0.0.0`` (unknown) rather than as someone else's address.
+    """
+    try:
+        address = ipaddress.ip_address(request.remote_addr or "")
+    except ValueError:
+        return "0.0.0.0"
+    if isinstance(address, ipaddress.IPv6Address):
+        address = address.ipv4_mapped or ipaddress.IPv4Address(0)
+    return str(address)
+
+
+def webhook_url() -> str | None:
+    # Only the embedded sandbox is told where to deliver; a real merchant registers its webhook
+    # URL in the upstream's dashboard (spec 6.1).
+    if get_state().sandbox is None:
+        return None
+    try:
+        return url_for("checkout.webhooks", _external=True)
+    except BuildError:
+        return None
+
+
+def same_address(a: str | None, b: str | None) -> bool:
+    if not a or not b:
+        return False
+    # EVM addresses differ only by their checksum's letter case; other networks' are exact.
+    return a == b or (a.startswith("0x") and a.lower() == b.lower())
+
+
+def same_amount(value: Decimal | None, expected: Any) -> bool:
+    try:
+        return value is not None and value == Decimal(str(expected))
+    except ArithmeticError:
+        return False
+
+
+def created_during(created: datetime | None, pending: dict[str, Any]) -> bool:
+    """The order was created no earlier than the pending attempt was sent (less clock skew)."""
+    started = datetime.fromtimestamp(float(pending.get("at") or 0), tz=timezone.utc)
+    return created is not None and created >= started - CREATED_SKEW

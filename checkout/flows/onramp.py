@@ -1,0 +1,213 @@
+"""The on-ramp: the user pays local money and receives crypto in their wallet (spec 4.1).
+
+Steps: the amount (corridor and amount, priced by a live quote), the receiving wallet and email,
+the offer's required fields (when it has any), review; then pay (the order's transfer
+instructions) and status.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from flask import url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from ..addresses import AddressError, network_has_memo, validate_address, validate_memo
+from ..errors import OrderNotAvailable
+from ..journey import quotes
+from ..journey.steps import Journey, Step
+from ..names import network_name
+from ..reference import OnrampCatalog
+from ..sessions import CheckoutSession
+from ..state import get_state
+from ..upstream.types import OnrampOrder
+from . import Breakdown, Flow, PriceRow
+from .common import (LOOKUP_PAGE, created_during, same_address, same_amount, user_ip,
+                     webhook_url)
+
+
+def _has_fields(session: CheckoutSession) -> bool:
+    # Before a quote, the offer's fields are unknown: counted, so the step count only shrinks.
+    record = session.quote
+    return record is None or bool(record.get("required_fields"))
+
+
+def _number(source: Mapping[str, Any], key: str) -> Decimal | None:
+    value = source.get(key)
+    return None if value is None else Decimal(str(value))
+
+
+class OnrampFlow(Flow):
+    name = "onramp"
+    journey = Journey((
+        Step("choose", _l("Amount")),
+        Step("wallet", _l("Wallet")),
+        Step("details", _l("Details"), needed=_has_fields),
+        Step("review", _l("Review")),
+        Step("pay", _l("Pay"), before_order=False),
+        Step("status", _l("Status"), before_order=False),
+    ))
+    quote_keys = ("network", "asset", "currency", "amount", "countryIsoCode", "paymentChannel",
+                  "carrierCode")
+    currencies = ("local", "crypto")
+    field_steps = {"address": "wallet", "memo": "wallet", "email": "wallet",
+                   "extraFields": "details"}
+
+    status_texts = {
+        "deposit_awaiting": _l("Waiting for your payment."),
+        "deposit_validating": _l("We are checking your payment."),
+        "deposit_successful": _l("Payment received. Sending your crypto…"),
+        "payout_pending": _l("Your crypto is on its way."),
+        "payout_successful": _l("Done! Your crypto has been sent to your wallet."),
+        "payout_failed": _l("Sending your crypto failed. We are trying again."),
+        "deposit_invalid": _l("Your payment could not be accepted. If money left your account, "
+                              "it will be returned."),
+        "deposit_expired": _l("This order expired before a payment arrived. If you have already "
+                              "paid, keep this page: your crypto will still be sent."),
+        "deposit_canceled": _l("This order was cancelled before a payment arrived. If you have "
+                               "already paid, keep this page: your crypto will still be sent."),
+        "refund_pending": _l("Your payment is being refunded."),
+        "refund_successful": _l("Your payment has been refunded."),
+        "refund_failed": _l("Your refund has not gone through yet. We are trying again."),
+    }
+
+    def catalog(self) -> OnrampCatalog:
+        return get_state().onramp_catalog
+
+    def request_quote(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        quote = get_state().upstream.onramp_best_offer(
+            network=params["network"], asset=params["asset"], currency=params["currency"],
+            amount=Decimal(str(params["amount"])), country_iso_code=params["countryIsoCode"],
+            payment_channel=params["paymentChannel"],
+            carrier_code=params.get("carrierCode") or None)
+        return quotes.make_record(quote.quote_id, quote.offer.raw, quote.cashout.raw, params,
+                                  self.quote_keys)
+
+    def breakdown(self, record: Mapping[str, Any]) -> Breakdown:
+        cashout, offer = record.get("cashout") or {}, record.get("offer") or {}
+        currency = offer.get("currencyIsoCode") or ""
+        asset = (record.get("params") or {}).get("asset") or ""
+        pay, get = _number(cashout, "localCurrencyAmount"), _number(cashout, "withdrawAmountCrypto")
+        candidates = [
+            (_l("Exchange rate"), _number(offer, "cryptoExchangeRate"), "rate", False, None),
+            (_l("Service fee"), _number(cashout, "feeAmountLocalCurrencyService"), "money",
+             False, None),
+            (_l("Payment partner fee"), _number(cashout, "feeAmountLocalCurrencyPartner"),
+             "money", False, None),
+            (_l("Network fee (gas)"), _number(cashout, "gasAmountLocalCurrency"), "money", False,
+             None),
+            (_l("You pay"), pay, "money", True, "pay-amount"),
+        ]
+        rows = [PriceRow(label, amount, kind, currency, total, testid,
+                         per=asset if kind == "rate" else None)
+                for label, amount, kind, total, testid in candidates if amount is not None]
+        if get is not None:
+            rows.append(PriceRow(_l("You get"), get, "crypto", asset, True, "receive-amount"))
+        return Breakdown(tuple(rows), (pay, get), currency, asset)
+
+    # -- creating the order
+
+    def create_payload(self, session: CheckoutSession) -> dict[str, Any]:
+        record = session.quote or {}
+        params = record.get("params") or {}
+        return {
+            "quoteId": record.get("id"), "network": params.get("network"),
+            "asset": params.get("asset"), "amount": params.get("amount"),
+            "currency": params.get("currency"), "countryIsoCode": params.get("countryIsoCode"),
+            "paymentChannel": params.get("paymentChannel"),
+            "carrierCode": params.get("carrierCode"),
+            "address": session.value("address"), "memo": session.value("memo") or None,
+            "email": session.value("email"), "extraFields": session.fields,
+        }
+
+    def wallet_problem(self, session: CheckoutSession) -> tuple[str, str] | None:
+        network = self.create_payload(session)["network"] or session.value("network") or ""
+        name = network_name(network)
+        checked_for = session.wallet_network
+        if checked_for is None:
+            return "address", _("Check the wallet address for %(network)s.", network=name)
+        if checked_for != network:
+            return "address", _("Your network changed. Enter the wallet address for "
+                                "%(network)s.", network=name)
+        address = session.value("address")
+        try:
+            if not address or validate_address(network, str(address)) != address:
+                return "address", _("Check the wallet address for %(network)s.", network=name)
+        except AddressError as exc:
+            return "address", str(exc)
+        memo = session.value("memo") or None
+        try:
+            if memo is not None and validate_memo(network, str(memo)) != memo:
+                return "memo", _("Check the memo.")
+        except AddressError as exc:
+            # A memo set by the shop for a network without memos must not be dropped silently:
+            # the shop may rely on it to credit the user.
+            return ("memo" if network_has_memo(network) else "address"), str(exc)
+        return None
+
+    def attempt_facts(self, session: CheckoutSession,
+                      payload: Mapping[str, Any]) -> dict[str, Any]:
+        cashout = (session.quote or {}).get("cashout") or {}
+        return {"sent": {key: payload[key] for key in
+                         ("network", "asset", "address", "email", "amount", "currency")},
+                # The same amount as the quote worked it out, in case the order repeats that.
+                "quoted": cashout.get("withdrawAmountCrypto" if payload["currency"] == "crypto"
+                                      else "localCurrencyAmount")}
+
+    def send_create(self, session: CheckoutSession, payload: Mapping[str, Any], *,
+                    reference: str) -> OnrampOrder:
+        return get_state().upstream.onramp_create_order(
+            quote_id=payload["quoteId"], network=payload["network"], asset=payload["asset"],
+            amount=Decimal(str(payload["amount"])), currency=payload["currency"],
+            email=payload["email"], user_ip=user_ip(), address=payload["address"],
+            memo=payload["memo"], order_params=reference,
+            redirect_url=url_for("checkout.payment_return", session_id=session.id,
+                                 _external=True),
+            extra_fields=payload["extraFields"] or None, webhook_url=webhook_url(),
+        )
+
+    def find_orders(self, session: CheckoutSession,
+                    pending: Mapping[str, Any]) -> Sequence[OnrampOrder]:
+        reference = pending.get("reference")
+        client = get_state().upstream
+        found: dict[str, OnrampOrder] = {}
+        try:
+            order = client.onramp_order(order_params=reference)
+            found[order.id] = order
+        except OrderNotAvailable:
+            pass
+        if session.claims.get("orderParams"):
+            # The merchant's reference may name many orders: look through the list too.
+            sent = pending.get("sent") or {}
+            page = client.onramp_orders(limit=LOOKUP_PAGE, network=sent.get("network"),
+                                        address=sent.get("address"), user_email=sent.get("email"))
+            for order in page:
+                if order.order_params in (None, reference):
+                    found.setdefault(order.id, order)
+        return list(found.values())
+
+    def matches(self, order: OnrampOrder, pending: Mapping[str, Any]) -> bool:
+        sent = pending.get("sent") or {}
+        if order.network != sent.get("network") or order.asset != sent.get("asset"):
+            return False
+        if not same_address(order.address, sent.get("address")):
+            return False
+        if order.email and str(order.email).lower() != str(sent.get("email") or "").lower():
+            return False
+        amount = order.amount_crypto if sent.get("currency") == "crypto" else \
+            order.local_currency_amount
+        if not (same_amount(amount, sent.get("amount"))
+                or (pending.get("quoted") is not None
+                    and same_amount(amount, pending["quoted"]))):
+            return False
+        return created_during(order.created_at or order.date, dict(pending))
+
+    def order_facts(self, order: OnrampOrder) -> dict[str, Any]:
+        instructions = order.transfer_instructions
+        return {"id": order.id, "resume_url": order.resume_url,
+                "transfer_type": instructions.type if instructions else None}
+
+    def fetch_order(self, order_id: str) -> OnrampOrder:
+        return get_state().upstream.onramp_order(order_id=order_id)

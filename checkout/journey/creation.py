@@ -1,0 +1,280 @@
+"""Creating a session's one order, exactly once, from exactly what the review showed.
+
+Creating is idempotent. ``SessionStore.claim_order_creation`` is an owned compare-and-set in the
+database: a double click, a retried request, a second tab or a second device gets no second claim
+while one creation runs, and none at all once an order is attached.
+
+Before the create call is sent, the session records a *pending attempt* (what is sent, and when).
+From then on no create is sent for the session, automatically or by the user, until the attempt is
+settled: by the upstream's answer, by finding the order in a lookup, or by a lookup that still finds
+nothing once ``CHECKOUT_CREATE_GRACE`` seconds have passed (the user then reviews a fresh quote and
+may try again). Meanwhile the pages say the order is being confirmed and only look it up.
+
+The create is sent with exactly what the review showed: the review form carries a digest
+(:func:`review_digest`) of the flow's create payload, recomputed from the session after the claim
+is taken; the wallet is checked again for the network being sent.
+
+``orderParams`` is the merchant's own reference from the launch token when there is one, else a
+random checkout reference per attempt kept in the session (never the session id: that id opens the
+session). Merchants reuse their references across users and attempts, so a lookup adopts an order
+only when every field the attempt sent agrees and the order is no older than the attempt (the
+flow's ``matches``), and only when exactly one such order exists and no other session owns it.
+"""
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from flask import current_app
+
+from ..errors import QuoteExpired, UpstreamError, UpstreamRejected
+from ..sessions import CheckoutSession
+from ..state import get_state
+
+if TYPE_CHECKING:
+    from ..flows import Flow
+
+log = logging.getLogger("checkout.creation")
+
+
+class Outcome(enum.Enum):
+    """What came of one attempt to create the session's order."""
+
+    CREATED = "created"          # now or before: ``order_id`` says which
+    BUSY = "busy"                # another request holds the claim
+    REQUOTE = "requote"          # the quote expired: the user must confirm a new price
+    REJECTED = "rejected"        # the upstream said no (``message``, ``field`` when it names one)
+    CHANGED = "changed"          # the details differ from the reviewed ones
+    INVALID = "invalid"          # the wallet does not hold for the network (``field``, ``message``)
+    CONFIRMING = "confirming"    # a create may have reached the upstream: only looked up for now
+    RETRY = "retry"              # the grace period passed and no order was found: try again
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    outcome: Outcome
+    order_id: str | None = None
+    message: str | None = None
+    field: str | None = None
+
+
+def create_grace() -> float:
+    """Seconds after an unanswered create during which the order is only looked up, never created
+    again: the upstream may still be processing it (``CHECKOUT_CREATE_GRACE``)."""
+    return float(current_app.config["CHECKOUT_CREATE_GRACE"])
+
+
+def creation_lease() -> timedelta:
+    """How long a claim protects a create in flight: longer than any create call can last (the
+    grace period, plus a margin), so a slow create is never overtaken by a second one."""
+    return timedelta(seconds=create_grace()) + timedelta(minutes=1)
+
+
+def short_id(session_id: str) -> str:
+    """A session's name in logs: the id itself opens the session, so it is never logged."""
+    return hashlib.sha256(session_id.encode()).hexdigest()[:12]
+
+
+# -- the reference the order is created (and found) with --------------------------------------------
+
+def order_params(session: CheckoutSession) -> str:
+    return str(session.claims.get("orderParams") or session.reference)
+
+
+def _new_reference() -> str:
+    return "chk_" + secrets.token_hex(12)
+
+
+def _ensure_reference(session_id: str) -> CheckoutSession:
+    def change(session: CheckoutSession) -> bool:
+        if session.claims.get("orderParams") or session.reference:
+            return False
+        session.reference = _new_reference()
+        return True
+
+    return get_state().sessions.update(session_id, change)
+
+
+# -- what the review showed --------------------------------------------------------------------------
+
+def _digest_key() -> bytes:
+    # A key of its own, derived with a label, so a digest can never stand for a launch token.
+    secret = current_app.config["CHECKOUT_LAUNCH_SECRET"]
+    raw = secret.encode() if isinstance(secret, str) else bytes(secret)
+    return hmac.new(raw, b"checkout review digest v1", hashlib.sha256).digest()
+
+
+def review_digest(session: CheckoutSession, flow: Flow) -> str:
+    """HMAC-SHA256 of the canonical JSON of the flow's create payload: the review form carries
+    it, and a create proceeds only when the session still gives the same one."""
+    canonical = json.dumps(flow.create_payload(session), sort_keys=True, separators=(",", ":"),
+                           ensure_ascii=False, default=str)
+    return hmac.new(_digest_key(), canonical.encode(), hashlib.sha256).hexdigest()
+
+
+def _same_digest(digest: str | None, session: CheckoutSession, flow: Flow) -> bool:
+    if digest is None:
+        return False
+    return hmac.compare_digest(digest.encode(), review_digest(session, flow).encode())
+
+
+# -- the create ------------------------------------------------------------------------------------------
+
+def create_order(session: CheckoutSession, flow: Flow, digest: str | None) -> CreateResult:
+    """Create the session's one order from what the review showed (see the module docstring)."""
+    store = get_state().sessions
+    if session.order_id:
+        return CreateResult(Outcome.CREATED, order_id=session.order_id)
+    session = _ensure_reference(session.id)
+    owner = store.claim_order_creation(session.id, creation_lease())
+    if owner is None:
+        fresh = store.get(session.id)
+        if fresh is not None and fresh.order_id:
+            return CreateResult(Outcome.CREATED, order_id=fresh.order_id)
+        return CreateResult(Outcome.BUSY)
+    try:
+        return _create_claimed(session.id, flow, digest)
+    finally:
+        # Whatever happened, the claim is given back (a no-op when the order was attached): the
+        # pending attempt, not the claim, is what keeps a second create from being sent.
+        store.release_order_creation(session.id, owner)
+
+
+def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateResult:
+    store = get_state().sessions
+    session = store.get(session_id)      # the claim bumped the version: reload
+    if session is None:
+        return CreateResult(Outcome.BUSY)
+    if session.order_id:
+        return CreateResult(Outcome.CREATED, order_id=session.order_id)
+    if session.pending:
+        # An earlier create may have reached the upstream: only look it up.
+        return settle_pending(session, flow)
+    if not _same_digest(digest, session, flow):
+        return CreateResult(Outcome.CHANGED)
+    problem = flow.wallet_problem(session)
+    if problem is not None:
+        return CreateResult(Outcome.INVALID, field=problem[0], message=problem[1])
+    payload = flow.create_payload(session)
+    attempt = {"at": time.time(), "reference": order_params(session),
+               **flow.attempt_facts(session, payload)}
+
+    def record_attempt(fresh: CheckoutSession) -> None:
+        fresh.pending = attempt
+
+    session = store.update(session.id, record_attempt)
+    try:
+        order = flow.send_create(session, payload, reference=order_params(session))
+    except QuoteExpired:
+        _forget_attempt(session.id)
+        return CreateResult(Outcome.REQUOTE)
+    except UpstreamRejected as exc:
+        _forget_attempt(session.id)
+        return CreateResult(Outcome.REJECTED, message=exc.message,
+                            field=flow.field_named_by(exc.message))
+    except UpstreamError as exc:
+        log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
+        return settle_pending(session, flow)
+    return _attach(session, flow, order)
+
+
+def _forget_attempt(session_id: str) -> None:
+    """The upstream answered no: nothing was created, the user may try again."""
+    def change(session: CheckoutSession) -> None:
+        session.pending = None
+
+    get_state().sessions.update(session_id, change)
+
+
+def _attach(session: CheckoutSession, flow: Flow, order: Any) -> CreateResult:
+    facts = flow.order_facts(order)
+
+    def change(fresh: CheckoutSession) -> None:
+        fresh.order = facts
+        fresh.pending = None
+
+    attached = get_state().sessions.attach_order(session.id, order.id, change)
+    if attached is None:
+        log.error("orphaned %s order %s: session %s no longer exists", flow.name, order.id,
+                  short_id(session.id))
+        return CreateResult(Outcome.BUSY)
+    if attached != order.id:
+        # Two orders upstream for one session: the first attached stays; the other needs a person.
+        log.error("orphaned %s order %s: session %s already has order %s", flow.name, order.id,
+                  short_id(session.id), attached)
+        return CreateResult(Outcome.CREATED, order_id=attached)
+    log.info("%s order attached to a checkout session", flow.name)
+    return CreateResult(Outcome.CREATED, order_id=order.id)
+
+
+# -- finding an order whose create had no answer -----------------------------------------------------
+
+def pending_since(session: CheckoutSession) -> float | None:
+    """When the session's unsettled create was sent (epoch seconds), if there is one."""
+    pending = session.pending
+    return float(pending.get("at") or 0) if pending else None
+
+
+def find_created_order(session: CheckoutSession, flow: Flow) -> tuple[Any | None, bool]:
+    """(the order of the session's pending attempt or None, whether several matched)."""
+    pending = session.pending or {}
+    owners = get_state().sessions
+    candidates = []
+    for order in flow.find_orders(session, pending):
+        if not flow.matches(order, pending):
+            continue
+        owner = owners.get_by_order(order.id)
+        if owner is not None and owner.id != session.id:
+            continue        # another session's order, made with the same reference
+        candidates.append(order)
+    if len(candidates) > 1:
+        log.warning("%d orders match the unanswered create of session %s: not adopting any (%s)",
+                    len(candidates), short_id(session.id), ", ".join(o.id for o in candidates))
+        return None, True
+    return (candidates[0] if candidates else None), False
+
+
+def settle_pending(session: CheckoutSession, flow: Flow) -> CreateResult:
+    """Look up the order of an unanswered create; never sends a create.
+
+    CREATED when found, CONFIRMING while it may still appear, RETRY when the grace period is over
+    and it was not found: the attempt is forgotten, the reference renewed (when it is ours) and the
+    quote dropped, so the user reviews a fresh quote before any new create.
+    """
+    started = pending_since(session)
+    if started is None:
+        return CreateResult(Outcome.CREATED, order_id=session.order_id) if session.order_id \
+            else CreateResult(Outcome.RETRY)
+    try:
+        order, ambiguous = find_created_order(session, flow)
+    except UpstreamError as exc:
+        log.warning("order lookup for session %s failed: %r", short_id(session.id), exc)
+        return CreateResult(Outcome.CONFIRMING)
+    if order is not None:
+        return _attach(session, flow, order)
+    if ambiguous or time.time() - started < create_grace():
+        return CreateResult(Outcome.CONFIRMING)
+
+    def forget(fresh: CheckoutSession) -> bool:
+        if fresh.order_id or pending_since(fresh) != started:
+            return False        # settled (or restarted) meanwhile by another request
+        fresh.pending = None
+        fresh.quote = None
+        if not fresh.claims.get("orderParams"):
+            fresh.reference = _new_reference()
+        return True
+
+    session = get_state().sessions.update(session.id, forget)
+    if session.order_id:
+        return CreateResult(Outcome.CREATED, order_id=session.order_id)
+    log.info("no order found for session %s after the grace period: it may be created again",
+             short_id(session.id))
+    return CreateResult(Outcome.RETRY)

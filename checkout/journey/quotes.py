@@ -1,0 +1,93 @@
+"""The quote record a session keeps: the price the pages show and the order is created from.
+
+A record is the upstream's answer to one best-offer call, with what it was asked: ``id`` (the
+on-ramp's ``quoteId`` or the off-ramp's offer ``_id``), ``params`` (the session's answers in one
+spelling), ``offer`` (without its field descriptors), ``required_fields`` (the descriptors, spec
+2.2), ``cashout`` and ``fetched_at``. It is honoured while it was asked with today's answers and is
+younger than ``CHECKOUT_QUOTE_MAX_AGE`` seconds: the upstream's quotes live about ten minutes
+(upstream-notes 6), ours are renewed well before.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from flask import current_app
+
+from ..sessions import CheckoutSession
+from ..state import get_state
+from ..upstream.types import RequiredField, required_fields_from_json
+
+if TYPE_CHECKING:
+    from ..flows import Flow
+
+
+def max_age() -> float:
+    return float(current_app.config["CHECKOUT_QUOTE_MAX_AGE"])
+
+
+def normalise(keys: Iterable[str], values: Mapping[str, Any]) -> dict[str, Any]:
+    """Quote parameters in one spelling, so that 5000, "5000" and "5000.00" ask the same quote."""
+    params = {key: values.get(key) or None for key in keys}
+    if params.get("amount") is not None:
+        try:
+            params["amount"] = format(Decimal(str(params["amount"])).normalize(), "f")
+        except ArithmeticError:
+            params["amount"] = None
+    return params
+
+
+def params_of(session: CheckoutSession, flow: Flow) -> dict[str, Any]:
+    """What a quote for this session is asked with (its corridor and amount)."""
+    return normalise(flow.quote_keys, {key: session.value(key) for key in flow.quote_keys})
+
+
+def make_record(quote_id: str | None, offer: Mapping[str, Any], cashout: Mapping[str, Any],
+                params: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+    return {
+        "id": quote_id,
+        "fetched_at": time.time(),
+        "params": normalise(keys, params),
+        "offer": {key: value for key, value in offer.items() if key != "requiredFields"},
+        "required_fields": dict(offer.get("requiredFields") or {}),
+        "cashout": dict(cashout),
+    }
+
+
+def is_current(session: CheckoutSession, flow: Flow) -> bool:
+    """The stored quote was asked with today's answers and is young enough to be honoured."""
+    record = session.quote
+    if not record:
+        return False
+    young = time.time() - float(record.get("fetched_at", 0)) < max_age()
+    return young and record.get("params") == params_of(session, flow)
+
+
+def required_fields(session: CheckoutSession) -> list[RequiredField]:
+    """The offer's field descriptors, in the upstream's order."""
+    return required_fields_from_json((session.quote or {}).get("required_fields") or {})
+
+
+def store(session_id: str, record: dict[str, Any]) -> CheckoutSession:
+    def change(session: CheckoutSession) -> None:
+        session.quote = record
+
+    return get_state().sessions.update(session_id, change)
+
+
+def refresh(session: CheckoutSession, flow: Flow) -> tuple[CheckoutSession, bool]:
+    """Renew the stored quote when it is too old; True when the price the user saw changed."""
+    if is_current(session, flow):
+        return session, False
+    old = session.quote
+    record = flow.request_quote(params_of(session, flow))
+    session = store(session.id, record)
+    changed = old is None or flow.breakdown(old).key_amounts != flow.breakdown(record).key_amounts
+    return session, changed
+
+
+def requote(session: CheckoutSession, flow: Flow) -> CheckoutSession:
+    """A new quote for the session's answers, whatever the age of the stored one."""
+    return store(session.id, flow.request_quote(params_of(session, flow)))

@@ -1,0 +1,97 @@
+"""A flow's steps, declared once, and the one place that says which come next and which are done.
+
+Steps before the order (the amount, the wallet, the offer's fields, ...) are done when the user
+submitted them, or when the journey passed them over because every value they ask for was already
+given (by the launch token or an earlier step). A step whose ``needed(session)`` is False (KYC when
+the amount needs none, the offer's fields when it has none) is skipped. Review comes after them,
+then the order's own pages.
+
+Progress lives in the session (``CheckoutSession.done`` and ``answered``); changing a step undoes
+the steps after it, unless the change leaves them valid (``keep``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..sessions import CheckoutSession
+
+REVIEW = "review"
+
+
+def always(_session: CheckoutSession) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a flow: its name (also its URL segment) and its label in "Step 2 of 5"."""
+
+    name: str
+    label: Any                                    # a lazy gettext string
+    needed: Callable[[CheckoutSession], bool] = field(default=always, compare=False)
+    before_order: bool = True
+
+
+@dataclass(frozen=True)
+class Journey:
+    """The steps of one flow, in order."""
+
+    steps: tuple[Step, ...]
+
+    def step(self, name: str) -> Step | None:
+        return next((s for s in self.steps if s.name == name), None)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.steps)
+
+    def before_order(self, session: CheckoutSession) -> list[Step]:
+        """The steps this session needs before review, in order."""
+        return [s for s in self.steps if s.before_order and s.name != REVIEW and s.needed(session)]
+
+    def shown(self, session: CheckoutSession) -> list[Step]:
+        """Every step this session goes through, in order (for "Step n of m")."""
+        return [s for s in self.steps if s.needed(session)]
+
+    def next_step(self, session: CheckoutSession) -> str:
+        """The first needed step before the order that is not done, else review."""
+        done = set(session.done)
+        for step in self.before_order(session):
+            if step.name not in done:
+                return step.name
+        return REVIEW
+
+    def missing_before(self, session: CheckoutSession, name: str) -> str | None:
+        """The first step to finish before ``name`` may be shown, or None."""
+        done = set(session.done)
+        for step in self.before_order(session):
+            if step.name == name:
+                return None
+            if step.name not in done:
+                return step.name
+        return None
+
+    def complete(self, session: CheckoutSession, name: str, *, keep: Sequence[str] = (),
+                 by_user: bool = True) -> None:
+        """Mark ``name`` done; the steps after it stay done only if named in ``keep``."""
+        order = [s.name for s in self.steps if s.before_order]
+        position = order.index(name)
+        done = set(session.done)
+        session.done = [s for s in order if s == name or (s in done and (
+            order.index(s) < position or s in keep))]
+        if by_user:
+            session.mark_answered(name)
+
+    def reopen(self, session: CheckoutSession, name: str) -> None:
+        """``name`` must be done again (review is closed until it is)."""
+        session.done = [s for s in session.done if s != name]
+
+    def position(self, session: CheckoutSession, name: str) -> tuple[int, int, Step] | None:
+        """(number, total, step) of ``name`` among the steps this session goes through."""
+        shown = self.shown(session)
+        for number, step in enumerate(shown, start=1):
+            if step.name == name:
+                return number, len(shown), step
+        return None

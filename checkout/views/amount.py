@@ -1,0 +1,246 @@
+"""The amount step of every flow: country, channel, carrier, network, asset and amount, priced live.
+
+The same page for buying and selling: a flow gives its catalog (``checkout.reference``), what an
+amount may be in, and its words (:class:`AmountTexts`). Selects refresh the form through htmx
+(``GET`` with the draft, nothing saved); the amount field asks ``/quote`` as the user types and
+shows the whole price; the POST checks everything against the corridor's live limits and fixes the
+offer with one quote.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from babel import Locale, UnknownLocaleError
+from flask import request
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from werkzeug.wrappers import Response
+
+from ..errors import UpstreamError, UpstreamRejected
+from ..flows import Flow
+from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
+from ..htmx import is_htmx, render
+from ..i18n import format_crypto, format_money
+from ..journey import quotes
+from ..names import asset_name, network_name
+from ..sessions import CheckoutSession
+from ..state import get_state
+from .context import session_route
+from .journey import StepPage, StepRefused, pages_of
+
+CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
+
+
+@dataclass(frozen=True)
+class AmountTexts:
+    """The words of a flow's amount page (lazy gettext strings)."""
+
+    heading: Any
+    channel_label: Any                     # "How you pay" / "How you get paid"
+    channel_placeholder: Any
+    channel_error: Any
+    channel_name: Callable[[str | None], str]
+    amount_labels: Mapping[str, Any]       # currency -> label with %(unit)s
+    amount_labels_bare: Mapping[str, Any]  # currency -> label before the unit is known
+    currency_names: Mapping[str, Any]      # currency -> what the switch calls it, %(unit)s
+    currency_error: Any                    # "Choose local money or crypto."
+
+
+def locale_code() -> str:
+    return str(get_locale() or "en")
+
+
+def money_locale(country: str | None) -> Locale | None:
+    """The user's language in the country being chosen (``en`` + ``NG`` writes ₦, not NGN);
+    the session's own country is not saved until the step is."""
+    language = get_locale()
+    if not country or language is None or language.territory:
+        return None
+    try:
+        return Locale.parse(f"{language.language}_{country}")
+    except (ValueError, UnknownLocaleError):
+        return None
+
+
+class AmountStep(StepPage):
+    """Step 1 of every flow (named ``choose``: its URL is ``/s/<id>/choose``)."""
+
+    name = "choose"
+
+    def __init__(self, flow: Flow, texts: AmountTexts, *, wallet_step: str, fields_step: str,
+                 after_fields: tuple[str, ...] = ()) -> None:
+        self.flow = flow
+        self.texts = texts
+        self.wallet_step = wallet_step          # kept when the network does not change
+        self.fields_step = fields_step          # kept when the offer's form does not change
+        self.after_fields = after_fields        # steps that hold only with the fields' answers
+
+    # -- values
+
+    def draft(self, session: CheckoutSession, form: Mapping[str, Any]) -> dict[str, Any]:
+        """What the form shows: the submitted draft, else what the session holds."""
+        values: dict[str, Any] = {}
+        for name in CORRIDOR_FIELDS + ("currency", "amount"):
+            if name in form and not session.is_locked(name):
+                values[name] = form.get(name)
+            else:
+                values[name] = session.value(name)
+        values["currency"] = values.get("currency") or "local"
+        return values
+
+    def given(self, session: CheckoutSession) -> dict[str, Any] | None:
+        values = self.draft(session, {})
+        needed = ("countryIsoCode", "paymentChannel", "network", "asset", "amount")
+        if any(not values.get(name) for name in needed):
+            return None
+        channel = self.flow.catalog().channel(values["countryIsoCode"], values["paymentChannel"])
+        if channel is not None and channel.requires_carrier and not values.get("carrierCode"):
+            return None
+        return {k: v for k, v in values.items() if v is not None}
+
+    def limits(self, values: Mapping[str, Any]) -> Any | None:
+        catalog = self.flow.catalog()
+        channel = catalog.channel(values.get("countryIsoCode"), values.get("paymentChannel"))
+        if channel is None or not catalog.supports(values.get("network"), values.get("asset")):
+            return None
+        carrier = values.get("carrierCode") if channel.requires_carrier else None
+        if channel.requires_carrier and channel.carrier(carrier) is None:
+            return None
+        return catalog.limits(network=values["network"], asset=values["asset"],
+                              country=values["countryIsoCode"], channel=channel.code,
+                              carrier=carrier)
+
+    def show_amount(self, values: Mapping[str, Any]) -> Callable[[Decimal, str], str]:
+        """How a limit is written in a message: as local money, US dollars or the asset."""
+        country = self.flow.catalog().country(values.get("countryIsoCode"))
+        locale = money_locale(values.get("countryIsoCode"))
+
+        def show(number: Decimal, currency: str) -> str:
+            if currency == "local" and country is not None:
+                return format_money(number, country.currency, locale)
+            if currency == "usd":
+                return format_money(number, "USD", locale)
+            return format_crypto(number, asset_name(values.get("asset")), locale)
+
+        return show
+
+    # -- checking and saving
+
+    def clean(self, session: CheckoutSession, form: Mapping[str, Any]) -> FormResult:
+        catalog = self.flow.catalog()
+        result = clean_corridor(form, session, catalog)
+        if result.errors.get("paymentChannel"):
+            result.errors["paymentChannel"] = str(self.texts.channel_error)
+        limits = self.limits(result.values) if result.ok else None
+        amount = clean_amount(form, session, locale=locale_code(),
+                              currencies=self.flow.currencies, limits=limits,
+                              currency_error=str(self.texts.currency_error),
+                              check_limits=result.ok, show=self.show_amount(result.values))
+        result.values.update(amount.values)
+        result.errors.update(amount.errors)
+        return result
+
+    def save(self, session: CheckoutSession, result: FormResult, *,
+             by_user: bool) -> CheckoutSession:
+        params = quotes.normalise(self.flow.quote_keys, result.values)
+        try:
+            record = self.flow.request_quote(params)
+        except UpstreamRejected:
+            raise StepRefused(FormResult.error("amount", _(
+                "We could not get a price for this amount. Check it against the limits and try "
+                "again."))) from None
+        except UpstreamError:
+            raise StepRefused(FormResult(form_error=_(
+                "Our payment partner is not answering right now. Please try again in a "
+                "moment."))) from None
+        values = result.values
+
+        def change(fresh: CheckoutSession) -> None:
+            old = fresh.quote or {}
+            keep = []
+            if values.get("network") == fresh.value("network"):
+                keep.append(self.wallet_step)    # the address was checked for this network
+            same_form = (record["required_fields"] == old.get("required_fields") and all(
+                values.get(k) == fresh.value(k)
+                for k in ("countryIsoCode", "paymentChannel", "carrierCode")))
+            if same_form and record["required_fields"]:
+                keep.append(self.fields_step)    # same form, same corridor: the answers hold
+                keep.extend(self.after_fields)
+            else:
+                fresh.fields = {}
+            fresh.answer(values)
+            fresh.quote = record
+            self.flow.journey.complete(fresh, self.name, keep=keep, by_user=by_user)
+
+        return get_state().sessions.update(session.id, change)
+
+    # -- the page
+
+    def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
+               result: FormResult | None = None) -> Response:
+        catalog = self.flow.catalog()
+        values = self.draft(session, form or {})
+        country = catalog.country(values.get("countryIsoCode"))
+        channel = catalog.channel(values.get("countryIsoCode"), values.get("paymentChannel"))
+        limits = self.limits(values)
+        low, high = amount_bounds(limits, values["currency"]) if limits is not None \
+            else (None, None)
+        assets = catalog.assets(values.get("network")) if values.get("network") \
+            else catalog.assets()
+        options = {
+            "countries": [(c.code, c.name) for c in catalog.countries()],
+            "channels": [(c.code, self.texts.channel_name(c.code), c.description)
+                         for c in (country.channels if country else ())],
+            "carriers": [(c.code, c.name) for c in (channel.carriers if channel else ())],
+            "networks": [(n, network_name(n)) for n in catalog.networks()],
+            "assets": [(a, asset_name(a)) for a in assets],
+        }
+        units = {"local": country.currency if country else "", "usd": "USD",
+                 "crypto": asset_name(values.get("asset")) if values.get("asset") else ""}
+        return render("checkout/journey/amount.html", "checkout/journey/_amount.html",
+                      values=values, units=units, errors=(result.errors if result else {}),
+                      form_error=(result.form_error if result else None), options=options,
+                      country=country, channel=channel, limits=limits, low=low, high=high,
+                      texts=self.texts, currencies=self.flow.currencies, step=self.name,
+                      money_locale=money_locale(values.get("countryIsoCode")))
+
+    def get(self, session: CheckoutSession) -> Response:
+        if is_htmx() and request.args:
+            # A select changed: htmx asks for the form again with the draft, nothing is saved.
+            return self.render(session, request.args.to_dict())
+        return super().get(session)
+
+
+@session_route
+def live_quote(session: CheckoutSession) -> Response:
+    """The price breakdown for what is typed so far (htmx, debounced); saves nothing."""
+    template = "checkout/journey/_quote.html"
+    step = pages_of(session).steps.get("choose")
+    if session.order_id or not isinstance(step, AmountStep):
+        return render(template, template, message=None, breakdown=None)
+    flow = step.flow
+    form = request.args.to_dict()
+    corridor = clean_corridor(form, session, flow.catalog())
+    if not corridor.ok or not (form.get("amount") or session.is_locked("amount")):
+        return render(template, template, message=None, breakdown=None)
+    amount = clean_amount(form, session, locale=locale_code(), currencies=flow.currencies,
+                          currency_error=str(step.texts.currency_error),
+                          limits=step.limits(corridor.values),
+                          show=step.show_amount(corridor.values))
+    if not amount.ok:
+        return render(template, template, breakdown=None, retry=False,
+                      message=amount.errors.get("amount") or amount.errors.get("currency"))
+    params = quotes.normalise(flow.quote_keys, {**corridor.values, **amount.values})
+    try:
+        record = flow.request_quote(params)
+    except UpstreamRejected:
+        return render(template, template, breakdown=None, retry=False, message=_(
+            "We could not get a price for this amount. Check it against the limits."))
+    except UpstreamError:
+        return render(template, template, breakdown=None, retry=True, message=_(
+            "The price is not available right now."))
+    return render(template, template, breakdown=flow.breakdown(record), message=None,
+                  money_locale=money_locale(params.get("countryIsoCode")))

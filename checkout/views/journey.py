@@ -1,0 +1,391 @@
+"""The pages every flow shares under ``/s/<session_id>/``: the session's own page, the step pages'
+frame, review, and creating the order.
+
+Each step is a page that validates on the server, saves what the user chose in the session, then
+redirects (303, or ``HX-Redirect`` for htmx) to the next step; a form with errors is rendered again
+(status 200) with the message next to the field. ``GET /s/<id>/`` renders whatever step the session
+has reached, so the same link resumes the checkout on another device. Once an order exists the steps
+before it only lead to it.
+
+A flow's pages are registered here by its view module (:func:`register`) as :class:`FlowPages`:
+one :class:`StepPage` per step before the order, its review context, and the page of its order.
+Steps whose every value is already given (by the launch token or an earlier step) and that the user
+never submitted are passed over on the way forward: a launch that prefills everything opens at the
+review. The user can still open such a step (its URL, or the "Change" links of the review) to change
+what is not locked.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, redirect, request, url_for
+from flask_babel import gettext as _
+from werkzeug.wrappers import Response
+
+from ..errors import UpstreamError
+from ..flows import Flow, flow_of
+from ..forms import FormResult
+from ..htmx import htmx_redirect, render
+from ..journey import creation, quotes
+from ..journey.creation import Outcome
+from ..journey.steps import REVIEW
+from ..sessions import CheckoutSession
+from ..state import get_state
+from .context import session_route
+
+
+class StepRefused(Exception):
+    """A step's values were checked but could not be saved (the form says why)."""
+
+    def __init__(self, result: FormResult) -> None:
+        super().__init__("step refused")
+        self.result = result
+
+
+class StepPage:
+    """One step before the order. Subclasses give its form, its checks and what it saves."""
+
+    name: str
+
+    def given(self, session: CheckoutSession) -> dict[str, Any] | None:
+        """The step's form as the launch token and earlier steps already fill it, or None when
+        some value is missing (the user must then fill the form in)."""
+        return None
+
+    def clean(self, session: CheckoutSession, form: Mapping[str, Any]) -> FormResult:
+        """Check the submitted values (on the server, always); save nothing."""
+        raise NotImplementedError
+
+    def save(self, session: CheckoutSession, result: FormResult, *,
+             by_user: bool) -> CheckoutSession:
+        """Keep the checked values and mark the step done; may raise :class:`StepRefused`."""
+        raise NotImplementedError
+
+    def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
+               result: FormResult | None = None) -> Response:
+        raise NotImplementedError
+
+    def get(self, session: CheckoutSession) -> Response:
+        """The step's page. A message kept for it (a refusal at create) shows at its field; a
+        step passed over whose given values fail their checks shows why."""
+        session, notice = take_notice(session, self.name)
+        if notice and notice.get("field"):
+            return self.render(session, None, FormResult.error(str(notice["field"]),
+                                                               str(notice.get("message") or "")))
+        if self.name not in session.answered:
+            form = self.given(session)
+            if form is not None:
+                result = self.clean(session, form)
+                if not result.ok:
+                    return self.render(session, form, result)
+        return self.render(session)
+
+    def submit(self, session: CheckoutSession, form: Mapping[str, Any], *,
+               by_user: bool = True) -> tuple[CheckoutSession, FormResult]:
+        result = self.clean(session, form)
+        if not result.ok:
+            return session, result
+        try:
+            return self.save(session, result, by_user=by_user), result
+        except StepRefused as refused:
+            return session, refused.result
+
+
+@dataclass
+class FlowPages:
+    """What a flow's view module gives the shared pages."""
+
+    steps: dict[str, StepPage]
+    # Extra context of the flow's review page (``checkout/<flow>/review.html``).
+    review_context: Callable[[CheckoutSession], dict[str, Any]]
+    # The page of the order, once there is one (pay, deposit, status...).
+    order_page: Callable[[CheckoutSession], Response]
+    # The step whose page follows the create (``pay``, ``deposit``).
+    after_create: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_PAGES: dict[str, FlowPages] = {}
+
+
+def register(flow_name: str, pages: FlowPages) -> None:
+    _PAGES[flow_name] = pages
+
+
+def pages_of(session: CheckoutSession) -> FlowPages:
+    return _PAGES[session.flow]
+
+
+def step_url(session: CheckoutSession, step: str) -> str:
+    """The URL of ``step`` of the session's flow."""
+    if step in pages_of(session).steps:
+        return url_for("checkout.step", session_id=session.id, step=step)
+    return url_for(f"checkout.{step}", session_id=session.id)
+
+
+def session_url(session: CheckoutSession) -> str:
+    return url_for("checkout.flow", session_id=session.id)
+
+
+# -- notices carried over a redirect -----------------------------------------------------------------
+#
+# What a POST has to say, kept for the page the browser is sent to next (POST, redirect, GET): a
+# reload then shows the page again instead of sending the form again, which for a one-time code
+# would use up an attempt.
+
+def keep_notice(session: CheckoutSession, page: str, notice: dict[str, Any]) -> CheckoutSession:
+    def change(fresh: CheckoutSession) -> None:
+        fresh.keep_notice(page, notice)
+
+    return get_state().sessions.update(session.id, change)
+
+
+def take_notice(session: CheckoutSession, page: str
+                ) -> tuple[CheckoutSession, dict[str, Any]]:
+    """The notice kept for this page, once: a second visit shows the page without it."""
+    notice = session.notice(page)
+    if not notice:
+        return session, {}
+    session = get_state().sessions.update(session.id, lambda s: s.drop_notice(page))
+    return session, notice
+
+
+# -- where the user is ---------------------------------------------------------------------------------
+
+def gate(session: CheckoutSession, step: str) -> Response | None:
+    """Send the user to the step they must finish first (or to the order, once there is one)."""
+    if session.order_id:
+        return redirect(step_url(session, pages_of(session).after_create), code=303)
+    if creation.pending_since(session) is not None:
+        # A create may have reached the upstream: nothing changes until it is settled.
+        return redirect(session_url(session), code=303)
+    missing = flow_of(session).journey.missing_before(session, step)
+    if missing is not None:
+        return redirect(step_url(session, missing), code=303)
+    return None
+
+
+def advance(session: CheckoutSession) -> tuple[CheckoutSession, str, tuple[Any, FormResult] | None]:
+    """The step the session has reached, passing over the steps whose every value is given.
+
+    Returns the session (as saved), the step, and for a step whose given values failed their
+    checks, (form, result) to show them with.
+    """
+    flow, pages = flow_of(session), pages_of(session)
+    for _attempt in range(len(flow.journey.steps) + 1):
+        step = flow.journey.next_step(session)
+        if step == REVIEW:
+            return session, step, None
+        page = pages.steps[step]
+        form = page.given(session) if step not in session.answered else None
+        if form is None:
+            return session, step, None
+        session, result = page.submit(session, form, by_user=False)
+        if not result.ok:
+            return session, step, (form, result)
+    return session, flow.journey.next_step(session), None
+
+
+def forward(session: CheckoutSession) -> Response:
+    """After a step was saved: on to the next step that needs the user."""
+    session, step, _failed = advance(session)
+    return htmx_redirect(step_url(session, step))
+
+
+@session_route
+def session_page(session: CheckoutSession) -> Response:
+    """Show the step the session has reached (the resume link lands here)."""
+    pages = pages_of(session)
+    if session.order_id:
+        return pages.order_page(session)
+    if creation.pending_since(session) is not None:
+        return _settle(session)
+    session, step, failed = advance(session)
+    if step == REVIEW:
+        return show_review(session)
+    page = pages.steps[step]
+    if failed is not None:
+        return page.render(session, *failed)
+    return page.render(session)
+
+
+@session_route
+def step_page(session: CheckoutSession, step: str) -> Response:
+    """One step before the order: its form (GET), or its values checked and saved (POST)."""
+    page = pages_of(session).steps.get(step)
+    if page is None:
+        return redirect(session_url(session), code=303)
+    blocked = gate(session, step)
+    if blocked is not None:
+        return blocked
+    if request.method == "GET":
+        return page.get(session)
+    form = request.form.to_dict()
+    saved, result = page.submit(session, form)
+    if not result.ok:
+        return page.render(saved, form, result)
+    return forward(saved)
+
+
+# -- review -------------------------------------------------------------------------------------------
+
+def show_review(session: CheckoutSession, *, notice: str | None = None,
+                form_error: str | None = None) -> Response:
+    flow = flow_of(session)
+    if notice is None and form_error is None:
+        session, changed = quotes.refresh(session, flow)
+        if changed and session.reviewed:
+            notice = _("The price has been updated. Check it before you confirm.")
+        if not session.reviewed:
+            def seen(fresh: CheckoutSession) -> None:
+                fresh.reviewed = True
+
+            session = get_state().sessions.update(session.id, seen)
+    record = session.quote or {}
+    context = pages_of(session).review_context(session)
+    return render(f"checkout/{flow.name}/review.html", f"checkout/{flow.name}/_review.html",
+                  breakdown=flow.breakdown(record), quote_id=record.get("id"), notice=notice,
+                  form_error=form_error, step=REVIEW,
+                  review_digest=creation.review_digest(session, flow), **context)
+
+
+def reopen(session: CheckoutSession, step: str) -> CheckoutSession:
+    """``step`` is to be done again (review is closed until it is)."""
+    flow = flow_of(session)
+    return get_state().sessions.update(session.id, lambda s: flow.journey.reopen(s, step))
+
+
+def back_to_step(session: CheckoutSession, step: str, field_name: str,
+                 message: str) -> Response:
+    """The review found a value that no longer holds: its step again, with the message."""
+    session = reopen(session, step)
+    return pages_of(session).steps[step].render(session, None,
+                                                FormResult.error(field_name, message))
+
+
+@session_route
+def review(session: CheckoutSession) -> Response:
+    """Everything at a glance, with a fresh price, before the order is created."""
+    blocked = gate(session, REVIEW)
+    if blocked is not None:
+        return blocked
+    problem = flow_of(session).wallet_problem(session)
+    if problem is not None:
+        return back_to_step(session, "wallet", *problem)
+    session, notice = take_notice(session, REVIEW)
+    return show_review(session, notice=notice.get("notice"), form_error=notice.get("form_error"))
+
+
+def _back_to_review(session: CheckoutSession, *, notice: str | None = None,
+                    form_error: str | None = None) -> Response:
+    """After "Confirm" did not create the order: the review again, by a redirect."""
+    keep_notice(session, REVIEW, {"notice": notice, "form_error": form_error})
+    return htmx_redirect(step_url(session, REVIEW))
+
+
+def _requote(session: CheckoutSession, notice: str) -> Response:
+    session = quotes.requote(session, flow_of(session))
+    return _back_to_review(session, notice=notice)
+
+
+def _show_confirming(session: CheckoutSession) -> Response:
+    return render("checkout/journey/confirming.html", "checkout/journey/_confirming.html",
+                  step=REVIEW)
+
+
+def _fresh_review(session: CheckoutSession) -> Response:
+    """The grace period passed without an order: a fresh quote, reviewed before a new attempt."""
+    session = get_state().sessions.get(session.id) or session
+    session, _changed = quotes.refresh(session, flow_of(session))
+    return _back_to_review(session, notice=_(
+        "We could not find an order from your last attempt, and you have not been charged. "
+        "Check the details and the new price, then confirm again."))
+
+
+def _settle(session: CheckoutSession) -> Response:
+    """A create had no answer: look the order up (never create), and say where it stands."""
+    result = creation.settle_pending(session, flow_of(session))
+    if result.outcome is Outcome.CREATED:
+        fresh = get_state().sessions.get(session.id) or session
+        return pages_of(fresh).order_page(fresh)
+    if result.outcome is Outcome.RETRY:
+        return _fresh_review(session)
+    return _show_confirming(session)
+
+
+# -- create -------------------------------------------------------------------------------------------
+
+@session_route
+def create(session: CheckoutSession) -> Response:
+    """Create the order, once: repeated or concurrent requests all lead to the same order."""
+    pages = pages_of(session)
+    if session.order_id:
+        return htmx_redirect(step_url(session, pages.after_create))
+    blocked = gate(session, REVIEW)
+    if blocked is not None:
+        return blocked
+    flow = flow_of(session)
+    stored = session.quote or {}
+    if request.form.get("quote_id") != stored.get("id") or not quotes.is_current(session, flow):
+        # The user confirmed a price that is no longer on offer: show the new one, ask again.
+        return _requote(session, _("The price has changed. Check the new price and confirm "
+                                   "again."))
+    result = creation.create_order(session, flow, request.form.get("review_digest"))
+    if result.outcome is Outcome.CREATED:
+        return htmx_redirect(step_url(session, pages.after_create))
+    if result.outcome is Outcome.BUSY:
+        return render("checkout/journey/creating.html", "checkout/journey/_creating.html",
+                      step=REVIEW)
+    fresh = get_state().sessions.get(session.id) or session
+    if result.outcome is Outcome.CHANGED:
+        return _back_to_review(fresh, form_error=_(
+            "Your order details changed. Please check them again."))
+    if result.outcome is Outcome.INVALID:
+        return _back_to_field(fresh, flow, result.field or "address", result.message or "")
+    if result.outcome is Outcome.REQUOTE:
+        return _requote(fresh, _("The price expired. Check the new price and confirm again."))
+    if result.outcome is Outcome.REJECTED:
+        if result.field is not None:
+            return _back_to_field(fresh, flow, result.field, _(
+                "Our payment partner did not accept this: %(reason)s",
+                reason=result.message or ""))
+        return _back_to_review(fresh, form_error=_(
+            "Our payment partner could not create this order. Check your details and try "
+            "again, or go back to the shop."))
+    if result.outcome is Outcome.RETRY:
+        return _fresh_review(fresh)
+    return _show_confirming(fresh)
+
+
+def _back_to_field(session: CheckoutSession, flow: Flow, field_name: str,
+                   message: str) -> Response:
+    """A value the create could not send: its step again, the message at its field."""
+    step = flow.field_steps.get(field_name, "wallet")
+    session = reopen(session, step)
+    keep_notice(session, step, {"field": field_name, "message": message})
+    return htmx_redirect(step_url(session, step))
+
+
+def upstream_unavailable() -> str:
+    return _("Our payment partner is not answering right now. Please try again in a moment.")
+
+
+def init(bp: Blueprint) -> None:
+    rule = "/s/<session_id>"
+    bp.add_url_rule(f"{rule}/", "flow", session_page, methods=["GET"])
+    bp.add_url_rule(f"{rule}/review", "review", review, methods=["GET"])
+    bp.add_url_rule(f"{rule}/create", "create", create, methods=["POST"])
+
+
+def init_steps(bp: Blueprint, names: tuple[str, ...]) -> None:
+    """One rule for every flow's steps before the order (their names are URL segments)."""
+    choices = ", ".join(f"'{name}'" for name in sorted(set(names)))
+    bp.add_url_rule(f"/s/<session_id>/<any({choices}):step>", "step", step_page,
+                    methods=["GET", "POST"])
+
+
+__all__ = ["StepPage", "StepRefused", "FlowPages", "register", "step_url", "gate", "forward",
+           "keep_notice", "take_notice", "show_review", "back_to_step", "reopen",
+           "upstream_unavailable", "init", "init_steps", "UpstreamError"]
