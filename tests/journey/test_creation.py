@@ -1,0 +1,242 @@
+"""The create-once protocol itself, with a flow made for the test: no HTTP, no sandbox.
+
+Every outcome of :func:`checkout.journey.creation.create_order` and ``settle_pending``: created
+once however often it is asked, busy while another request holds the claim, an unknown outcome
+only looked up until the grace period ends, a refusal, an expired quote, a changed review.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from checkout.errors import QuoteExpired, UpstreamBadRequest, UpstreamTimeout
+from checkout.flows import Flow
+from checkout.journey import creation
+from checkout.journey.creation import Outcome
+from checkout.journey.steps import Journey, Step
+from checkout.state import get_state
+
+
+@dataclass
+class FakeOrder:
+    id: str
+    sent: dict[str, Any]
+    created: float = field(default_factory=time.time)
+
+
+class FakeFlow(Flow):
+    """Creates orders in a list; each call can be told to fail."""
+
+    name = "onramp"
+    journey = Journey((Step("choose", "Amount"), Step("review", "Review")))
+    quote_keys = ("amount",)
+    currencies = ("local",)
+    field_steps = {"address": "wallet"}
+
+    def __init__(self) -> None:
+        self.orders: list[FakeOrder] = []       # what the "upstream" holds
+        self.sent: list[dict[str, Any]] = []    # every create call
+        self.fail: list[Exception] = []         # raised by the next create calls, in order
+        self.problem: tuple[str, str] | None = None
+        self.lookups = 0
+
+    def catalog(self) -> Any:
+        raise NotImplementedError
+
+    def request_quote(self, params):
+        return {"id": "q-2", "params": dict(params), "fetched_at": time.time(), "cashout": {}}
+
+    def breakdown(self, record):
+        raise NotImplementedError
+
+    def create_payload(self, session):
+        return {"quoteId": (session.quote or {}).get("id"),
+                "address": session.value("address"), "amount": session.value("amount")}
+
+    def wallet_problem(self, session):
+        return self.problem
+
+    def attempt_facts(self, session, payload):
+        return {"sent": dict(payload)}
+
+    def send_create(self, session, payload, *, reference):
+        self.sent.append(dict(payload, reference=reference))
+        if self.fail:
+            failure = self.fail.pop(0)
+            if isinstance(failure, UpstreamTimeout):
+                # The upstream got it and creates the order; only the answer is lost.
+                self.orders.append(FakeOrder(f"o-{len(self.orders) + 1}", dict(payload)))
+            raise failure
+        order = FakeOrder(f"o-{len(self.orders) + 1}", dict(payload))
+        self.orders.append(order)
+        return order
+
+    def find_orders(self, session, pending):
+        self.lookups += 1
+        return list(self.orders)
+
+    def matches(self, order, pending):
+        sent = dict(pending.get("sent") or {})
+        return order.sent == sent and order.created >= float(pending["at"]) - 5
+
+    def order_facts(self, order):
+        return {"id": order.id}
+
+    def fetch_order(self, order_id):
+        return next(o for o in self.orders if o.id == order_id)
+
+
+@pytest.fixture
+def ctx(app):
+    with app.test_request_context():
+        yield app
+
+
+@pytest.fixture
+def flow() -> FakeFlow:
+    return FakeFlow()
+
+
+def reviewed_session(**claims: Any):
+    """A session that reached review: answers and a quote."""
+    store = get_state().sessions
+    session = store.create("onramp", claims=claims)
+
+    def reach_review(fresh):
+        fresh.answer({"address": "0xabc", "amount": "5000"})
+        fresh.quote = {"id": "q-1", "params": {"amount": "5000"}, "fetched_at": time.time(),
+                       "cashout": {}}
+
+    return store.update(session.id, reach_review)
+
+
+def create(session, flow, digest=None):
+    fresh = get_state().sessions.get(session.id)
+    return creation.create_order(fresh, flow,
+                                 digest if digest is not None
+                                 else creation.review_digest(fresh, flow))
+
+
+def test_an_order_is_created_once_however_often_it_is_confirmed(ctx, flow):
+    session = reviewed_session()
+    first = create(session, flow)
+    assert first.outcome is Outcome.CREATED and first.order_id == "o-1"
+    again = create(session, flow)
+    assert again.outcome is Outcome.CREATED and again.order_id == "o-1"
+    assert len(flow.sent) == 1
+    stored = get_state().sessions.get(session.id)
+    assert stored.order_id == "o-1" and stored.order == {"id": "o-1"} and stored.pending is None
+    assert stored.creating_owner is None
+    # The checkout's own reference, never the session id (which opens the session).
+    assert flow.sent[0]["reference"].startswith("chk_") and session.id not in flow.sent[0]["reference"]
+
+
+def test_the_merchants_reference_is_sent_when_the_token_gave_one(ctx, flow):
+    session = reviewed_session(orderParams="basket-42")
+    create(session, flow)
+    assert flow.sent[0]["reference"] == "basket-42"
+
+
+def test_while_another_request_holds_the_claim_nothing_is_sent(ctx, flow):
+    session = reviewed_session()
+    owner = get_state().sessions.claim_order_creation(session.id)
+    assert create(session, flow).outcome is Outcome.BUSY
+    assert flow.sent == []
+    get_state().sessions.release_order_creation(session.id, owner)
+    assert create(session, flow).outcome is Outcome.CREATED
+
+
+def test_a_review_that_no_longer_matches_the_session_sends_nothing(ctx, flow):
+    session = reviewed_session()
+    digest = creation.review_digest(session, flow)
+    get_state().sessions.update(session.id, lambda s: s.answer({"address": "0xother"}))
+    assert create(session, flow, digest).outcome is Outcome.CHANGED
+    assert create(session, flow, "not-a-digest").outcome is Outcome.CHANGED
+    assert flow.sent == []
+    assert create(session, flow).outcome is Outcome.CREATED     # what is shown now
+    assert flow.sent[0]["address"] == "0xother"
+
+
+def test_a_wallet_that_does_not_hold_sends_nothing(ctx, flow):
+    session = reviewed_session()
+    flow.problem = ("address", "Check the wallet address for Celo.")
+    result = create(session, flow)
+    assert (result.outcome, result.field) == (Outcome.INVALID, "address")
+    assert flow.sent == []
+
+
+def test_an_unknown_outcome_is_only_looked_up_then_adopted(ctx, flow):
+    session = reviewed_session()
+    flow.fail = [UpstreamTimeout("read timeout")]
+    first = create(session, flow)
+    # The order exists upstream and the lookup finds it at once.
+    assert first.outcome is Outcome.CREATED and first.order_id == "o-1"
+    assert len(flow.sent) == 1 and flow.lookups == 1
+
+
+def test_an_unknown_outcome_with_nothing_found_waits_then_allows_a_new_attempt(ctx, flow, app):
+    session = reviewed_session()
+    flow.fail = [UpstreamTimeout("read timeout")]
+
+    def invisible(session, pending):
+        flow.lookups += 1
+        return []
+
+    flow.find_orders = invisible                     # the upstream is still processing it
+    assert create(session, flow).outcome is Outcome.CONFIRMING
+    # Confirming again, or opening the page, only looks it up.
+    assert create(session, flow).outcome is Outcome.CONFIRMING
+    stored = get_state().sessions.get(session.id)
+    assert creation.settle_pending(stored, flow).outcome is Outcome.CONFIRMING
+    assert len(flow.sent) == 1 and flow.lookups == 3
+    reference = stored.reference
+
+    app.config["CHECKOUT_CREATE_GRACE"] = 0          # the grace period is over
+    result = creation.settle_pending(get_state().sessions.get(session.id), flow)
+    assert result.outcome is Outcome.RETRY
+    stored = get_state().sessions.get(session.id)
+    # Forgotten, with a fresh reference, and the price must be reviewed again.
+    assert stored.pending is None and stored.quote is None and stored.reference != reference
+    assert len(flow.sent) == 1
+
+
+def test_two_matching_orders_are_never_adopted(ctx, flow):
+    session = reviewed_session()
+    flow.fail = [UpstreamTimeout("read timeout")]
+    flow.orders.append(FakeOrder("o-early", {"quoteId": "q-1", "address": "0xabc",
+                                             "amount": "5000"}))
+    result = create(session, flow)
+    assert result.outcome is Outcome.CONFIRMING
+    assert get_state().sessions.get(session.id).order_id is None
+
+
+def test_an_order_another_session_owns_is_never_adopted(ctx, flow):
+    mine = reviewed_session()
+    theirs = reviewed_session()
+    assert create(theirs, flow).order_id == "o-1"   # same details, another visitor
+    flow.fail = [UpstreamTimeout("read timeout")]
+    result = create(mine, flow)
+    # Ours (o-2) is found; theirs (o-1) matches too but belongs to their session.
+    assert result.outcome is Outcome.CREATED and result.order_id == "o-2"
+
+
+def test_a_refusal_frees_the_session_and_names_its_field(ctx, flow):
+    session = reviewed_session()
+    flow.fail = [UpstreamBadRequest("address is not valid", status=400)]
+    result = create(session, flow)
+    assert (result.outcome, result.field, result.message) == \
+        (Outcome.REJECTED, "address", "address is not valid")
+    stored = get_state().sessions.get(session.id)
+    assert stored.pending is None and stored.order_id is None and stored.creating_owner is None
+    assert create(session, flow).outcome is Outcome.CREATED   # nothing was made: try again
+    assert len(flow.sent) == 2
+
+
+def test_an_expired_quote_asks_for_a_new_price(ctx, flow):
+    session = reviewed_session()
+    flow.fail = [QuoteExpired("The quote is expired", status=400)]
+    assert create(session, flow).outcome is Outcome.REQUOTE
+    assert get_state().sessions.get(session.id).pending is None
