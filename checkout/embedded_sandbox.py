@@ -15,20 +15,35 @@ from flask import Flask, has_request_context, url_for
 from .sandbox.state import PUBLIC_BASE_ENVIRON
 
 SANDBOX_PAGES = "/sandbox/"
+IN_PROCESS_HOST = "checkout.embedded.invalid"   # never resolved: delivered in process
 
 
 def create(app: Flask) -> Flask:
-    """The embedded sandbox app, with the host's credentials and ``CHECKOUT_SANDBOX`` settings."""
+    """The embedded sandbox app, with the host's credentials and ``CHECKOUT_SANDBOX`` settings.
+
+    Its signed webhooks go to this app's own receiver by default, in process: through the same
+    signature check, storage and processing as the upstream's, with the sender's retry schedule,
+    but without a socket (the host's address may not even be reachable from itself). So a bare
+    ``Checkout(app)`` sees its orders move on as a well-configured production site does.
+    ``SANDBOX_WEBHOOK_URL`` in ``CHECKOUT_SANDBOX`` sends them over real HTTP instead.
+    """
     from .sandbox import create_app
 
     sandbox_config: dict[str, Any] = {
         "SANDBOX_CLIENT_ID": app.config["CHECKOUT_CLIENT_ID"],
         "SANDBOX_CLIENT_SECRET": app.config.get("CHECKOUT_CLIENT_SECRET"),
         "SANDBOX_WEBHOOK_SECRET": app.config["CHECKOUT_WEBHOOK_SECRET"],
-        # The embedded sandbox delivers webhooks to this same process on loopback.
+        # A webhook URL the host sets itself is on this machine, most likely.
         "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": True,
     }
     sandbox_config.update(app.config.get("CHECKOUT_SANDBOX") or {})
+    if not sandbox_config.get("SANDBOX_WEBHOOK_URL"):
+        # The host app itself (not its wsgi_app of today: middleware added later applies too),
+        # under the name it answers to.
+        base = f"http://{app.config.get('SERVER_NAME') or IN_PROCESS_HOST}"
+        prefix = app.config["CHECKOUT_URL_PREFIX"].rstrip("/")
+        sandbox_config["SANDBOX_WEBHOOK_URL"] = f"{base}{prefix}/webhooks"
+        sandbox_config["SANDBOX_WEBHOOK_IN_PROCESS"] = {base: app}
     return create_app(sandbox_config)
 
 

@@ -1,4 +1,4 @@
-"""Small things both flows send with a create: the user's IP, where the order returns, webhooks."""
+"""What both flows need around a create: the user's IP, and recognising an order found later."""
 from __future__ import annotations
 
 import ipaddress
@@ -6,10 +6,7 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
-from flask import request, url_for
-from werkzeug.routing import BuildError
-
-from ..state import get_state
+from flask import request
 
 CREATED_SKEW = timedelta(seconds=5)  # an order's creation date may be this much before our clock's
 LOOKUP_PAGE = 50                     # orders read from a list when the merchant's reference repeats
@@ -29,17 +26,6 @@ def user_ip() -> str:
     if isinstance(address, ipaddress.IPv6Address):
         address = address.ipv4_mapped or ipaddress.IPv4Address(0)
     return str(address)
-
-
-def webhook_url() -> str | None:
-    # Only the embedded sandbox is told where to deliver; a real merchant registers its webhook
-    # URL in the upstream's dashboard (spec 6.1).
-    if get_state().sandbox is None:
-        return None
-    try:
-        return url_for("checkout.webhooks", _external=True)
-    except BuildError:
-        return None
 
 
 def same_address(a: str | None, b: str | None) -> bool:

@@ -24,8 +24,7 @@ from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import OnrampOrder
 from . import Breakdown, Flow, PriceRow
-from .common import (LOOKUP_PAGE, created_during, same_address, same_amount, user_ip,
-                     webhook_url)
+from .common import LOOKUP_PAGE, created_during, same_address, same_amount, user_ip
 
 
 def _has_fields(session: CheckoutSession) -> bool:
@@ -165,7 +164,7 @@ class OnrampFlow(Flow):
             memo=payload["memo"], order_params=reference,
             redirect_url=url_for("checkout.payment_return", session_id=session.id,
                                  _external=True),
-            extra_fields=payload["extraFields"] or None, webhook_url=webhook_url(),
+            extra_fields=payload["extraFields"] or None,
         )
 
     def find_orders(self, session: CheckoutSession,
