@@ -81,6 +81,10 @@ def uses_sandbox(app: Flask) -> bool:
 def apply_defaults(app: Flask) -> None:
     for key, value in DEFAULTS.items():
         app.config.setdefault(key, value)
+    # Whether the upstream's chains are test networks: then a deposit's QR code names testnet
+    # token contracts and chain ids. The embedded sandbox is; a real upstream's sandbox
+    # environment is too (set True for it); production is not.
+    app.config.setdefault("CHECKOUT_TESTNET", uses_sandbox(app))
     if uses_sandbox(app):
         app.config.setdefault("CHECKOUT_CLIENT_ID", SANDBOX_CLIENT_ID)
         app.config.setdefault("CHECKOUT_WEBHOOK_SECRET", SANDBOX_WEBHOOK_SECRET)

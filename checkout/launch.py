@@ -50,7 +50,10 @@ LOCKABLE_CLAIMS = frozenset({
     "address", "memo", "email", "phoneNumber",
 })
 # Claims that configure the session but are not user choices.
-SESSION_CLAIMS = LOCKABLE_CLAIMS | {"orderParams", "parentOrigin", "returnUrl", "locale"}
+SESSION_CLAIMS = LOCKABLE_CLAIMS | {"orderParams", "parentOrigin", "returnUrl", "locale",
+                                    "paymentType"}
+# How an off-ramp order is paid: from the user's wallet, or from the merchant's balance.
+PAYMENT_TYPES = ("CRYPTO_WALLET", "VIRTUAL_WALLET")
 # Registered JWT claims; nbf is tolerated because common JWT libraries add it.
 REGISTERED_CLAIMS = frozenset({"jti", "iat", "exp", "nbf"})
 KNOWN_CLAIMS = frozenset({"flow", "lock"}) | SESSION_CLAIMS | REGISTERED_CLAIMS
@@ -174,6 +177,7 @@ def _validate_claims(app: Flask, claims: dict[str, Any]) -> dict[str, Any]:
     if any(out.get(n) is None for n in lock):
         raise refused(BAD_CLAIMS, "every locked claim needs a value")
     out["lock"] = sorted(_implied_locks(set(lock), out))
+    _check_payment_type(out)
 
     allowed = allowed_origins(app)
     parent = out.get("parentOrigin")
@@ -191,6 +195,26 @@ def _validate_claims(app: Flask, claims: dict[str, Any]) -> dict[str, Any]:
 # locked amount of 100 with a free currency lets the user turn 100 NGN into 100 USDT; a locked
 # wallet address with a free network lets the user send to that address on another chain.
 LOCK_IMPLIES = {"amount": "currency", "address": "network", "memo": "network"}
+
+
+def _check_payment_type(claims: dict[str, Any]) -> None:
+    """A merchant-funded payout (``VIRTUAL_WALLET``) pays out of the merchant's balance: only a
+    signed token may ask for one, for an amount the user cannot change, in a currency the user
+    cannot change, with the merchant's own wallet (where a refund would go) fixed too."""
+    payment_type = claims.get("paymentType")
+    if payment_type is None:
+        return
+    if claims["flow"] != "offramp":
+        raise refused(BAD_CLAIMS, "paymentType is an off-ramp claim")
+    if payment_type == "VIRTUAL_WALLET":
+        locked = set(claims["lock"])
+        if not {"amount", "currency"} <= locked:
+            raise refused(BAD_CLAIMS, "paymentType VIRTUAL_WALLET needs amount and currency "
+                                      "locked")
+        if claims.get("address") is None or claims.get("network") is None:
+            raise refused(BAD_CLAIMS, "paymentType VIRTUAL_WALLET needs the merchant's network "
+                                      "and address (where a refund goes)")
+        claims["lock"] = sorted(locked | {"address", "network"})
 
 
 def _implied_locks(lock: set[str], claims: dict[str, Any]) -> set[str]:
@@ -223,6 +247,10 @@ def _normalise(name: str, value: Any, flow: str) -> Any:
         value = fold(value) if fold else value
         if not pattern.match(value):
             raise refused(BAD_CLAIMS, f"{name} is not valid")
+        return value
+    if name == "paymentType":
+        if value not in PAYMENT_TYPES:
+            raise refused(BAD_CLAIMS, f"paymentType must be one of {', '.join(PAYMENT_TYPES)}")
         return value
     if name == "currency":
         if value not in CURRENCIES[flow]:

@@ -12,12 +12,12 @@ Events are recorded as sent only when a parent page can receive them (:func:`fra
 opened top-level (the resume link on another device, a payment provider's return) has no parent,
 and recording ``completed`` there would mean the merchant's framed page never gets it.
 
-Which statuses end an order for the user:
+Which statuses end an order is the flow's to say (``Flow.terminal_event``):
 
-- ``payout_successful`` -> ``completed``.
-- ``deposit_invalid`` (the deposit was refused), ``refund_pending``, ``refund_successful`` and
-  ``refund_failed`` (the money is on its way back, or stuck on its way back: the crypto will not come)
-  -> ``failed``.
+- ``payout_successful`` -> ``completed`` (crypto delivered; local money paid out).
+- On-ramp: ``deposit_invalid`` (the payment was refused) and every refund status (the money is on
+  its way back, or stuck on its way back: the crypto will not come) -> ``failed``.
+- Off-ramp: ``deposit_invalid`` and ``refund_successful`` (the crypto went back) -> ``failed``.
 - ``payout_failed`` is retried by the upstream and may still succeed: no terminal event yet.
 - ``deposit_expired`` and ``deposit_canceled`` are not final upstream (a late payment is still paid
   out), so no terminal event is sent for them: the page tells the user the order expired unpaid, and
@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from flask import current_app, request
 
 from . import order_status
 from .errors import UpstreamError
+from .flows import flow_of
 from .htmx import is_htmx
 from .security import event_target_origin
 from .sessions import CheckoutSession
@@ -40,11 +43,7 @@ from .state import get_state
 
 log = logging.getLogger("checkout.tracking")
 
-COMPLETED = frozenset({"payout_successful"})
-FAILED = frozenset({"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
 UNPAID_ENDED = frozenset({"deposit_expired", "deposit_canceled"})
-# Nothing more will happen: the page stops polling.
-SETTLED = frozenset({"payout_successful", "refund_successful", "deposit_invalid"})
 
 
 # Set by checkout.js on its htmx requests when its page is inside a frame (window.parent !==
@@ -79,6 +78,8 @@ def framing(session: CheckoutSession | None = None) -> str:
 class OrderStatus:
     status: str | None
     tx_hash: str | None = None
+    updated_at: datetime | None = None          # when the order reached this status
+    order: Mapping[str, Any] | None = None      # the full order, as last read from the upstream
 
 
 def current_status(session: CheckoutSession) -> OrderStatus:
@@ -89,9 +90,9 @@ def current_status(session: CheckoutSession) -> OrderStatus:
     if stored is None:
         return OrderStatus(None)
     tx_hash = stored.hash or session.tx_hash
-    if stored.status in COMPLETED and not tx_hash:
+    if stored.status in flow_of(session).completed_statuses and not tx_hash:
         tx_hash = _hash_from_upstream(session)
-    return OrderStatus(stored.status, tx_hash)
+    return OrderStatus(stored.status, tx_hash, stored.updated_at, stored.full_order)
 
 
 def _hash_from_upstream(session: CheckoutSession) -> str | None:
@@ -113,19 +114,35 @@ def _hash_from_upstream(session: CheckoutSession) -> str | None:
     return tx_hash
 
 
-def terminal_event(status: str | None) -> str | None:
-    if status in COMPLETED:
-        return "completed"
-    if status in FAILED:
-        return "failed"
-    return None
-
-
 @dataclass(frozen=True)
 class ParentEvent:
     type: str
     key: str
     order: dict[str, Any]
+    extra: dict[str, Any] | None = None
+
+
+def due_once(session: CheckoutSession, event: ParentEvent) -> list[ParentEvent]:
+    """``event`` if it was never sent for this session (then recorded as sent), else nothing.
+
+    For requests to the parent page that must not be repeated: ``deposit-requested`` asks the
+    shop to send crypto, and a second one could make it send twice.
+    """
+    sent: list[ParentEvent] = []
+
+    def change(fresh: CheckoutSession) -> bool:
+        sent.clear()
+        events = fresh.events
+        once = list(events.get("once") or [])
+        if event.key in once:
+            return False
+        events["once"] = once + [event.key]
+        fresh.events = events
+        sent.append(event)
+        return True
+
+    get_state().sessions.update(session.id, change)
+    return list(sent)
 
 
 def due_events(session: CheckoutSession, status: str | None) -> list[ParentEvent]:
@@ -133,6 +150,7 @@ def due_events(session: CheckoutSession, status: str | None) -> list[ParentEvent
     if not session.order_id:
         return []
     order_id = session.order_id
+    flow = flow_of(session)
     due: list[ParentEvent] = []
 
     def change(fresh: CheckoutSession) -> bool:
@@ -147,7 +165,7 @@ def due_events(session: CheckoutSession, status: str | None) -> list[ParentEvent
             seen.append(status)
             events["statuses"] = seen
             due.append(ParentEvent("status-changed", f"status:{order_id}:{status}", order))
-        terminal = terminal_event(status)
+        terminal = flow.terminal_event(status)
         if terminal and not events.get("terminal"):
             events["terminal"] = terminal
             due.append(ParentEvent(terminal, f"terminal:{order_id}", order))

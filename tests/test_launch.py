@@ -251,18 +251,19 @@ class TestUnsignedStart:
         assert session.claims == {"locale": "sw"}
         assert session.locked == []
 
-    def test_offramp_says_honestly_that_it_is_not_available(self, app, client):
+    def test_offramp_opens_an_unsigned_sale(self, app, client):
         response = client.get("/checkout/offramp")
-        assert response.status_code == 200
-        body = response.get_data(as_text=True)
-        assert "not available yet" in body
-        assert '<main id="checkout-main"' in body
-        assert session_count(app) == 0
+        assert response.status_code == 303
+        with app.app_context():
+            session = get_state().sessions.get(session_id_from(response.headers["Location"]))
+        assert session.flow == "offramp" and session.locked == []
+        body = client.get(response.headers["Location"]).get_data(as_text=True)
+        assert "Sell crypto" in body and '<main id="checkout-main"' in body
 
-    def test_offramp_token_gets_the_same_page(self, app, client):
+    def test_an_offramp_token_opens_a_sale(self, app, client):
         response = launch(client, sign(app, claims(flow="offramp", currency="usd")))
-        assert response.status_code == 200
-        assert "not available yet" in response.get_data(as_text=True)
+        assert response.status_code == 303
+        assert "Sell crypto" in client.get(response.headers["Location"]).get_data(as_text=True)
 
 
 class TestLocksThatNeedTheirScope:

@@ -116,6 +116,22 @@ class Flow(ABC):
     # -- the order's status, in the webhook status set (upstream-notes 4)
 
     status_texts: ClassVar[Mapping[str, Any]] = {}
+    # Which statuses end an order for the parent page (exactly one terminal event is sent), and
+    # after which nothing more will happen (the page stops asking). Not final upstream, an order
+    # that expired or was cancelled unpaid ends neither way: a late payment is still paid out.
+    completed_statuses: ClassVar[frozenset[str]] = frozenset({"payout_successful"})
+    failed_statuses: ClassVar[frozenset[str]] = frozenset(
+        {"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
+    settled_statuses: ClassVar[frozenset[str]] = frozenset(
+        {"payout_successful", "refund_successful", "deposit_invalid"})
+
+    def terminal_event(self, status: str | None) -> str | None:
+        """``completed``, ``failed`` or None: how ``status`` ends the order for the shop."""
+        if status in self.completed_statuses:
+            return "completed"
+        if status in self.failed_statuses:
+            return "failed"
+        return None
 
     def status_text(self, status: str | None) -> str:
         """What ``status`` means to this flow's user, in plain words."""

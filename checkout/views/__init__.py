@@ -14,8 +14,8 @@ def create_blueprint() -> Blueprint:
         static_url_path="/static",
     )
     from .. import security
-    from . import (amount, context, health, journey, launch, onramp, pages, sandbox_pages,
-                   status, webhooks)
+    from . import (amount, context, health, journey, launch, offramp, onramp, pages,
+                   sandbox_pages, status, webhooks)
 
     # Request plumbing first: security headers, session context and locale, error pages.
     security.init(bp)
@@ -26,7 +26,7 @@ def create_blueprint() -> Blueprint:
     # The journey every flow shares, then each flow's own pages.
     journey.init(bp)
     bp.add_url_rule("/s/<session_id>/quote", "quote", amount.live_quote, methods=["GET"])
-    flows = (onramp,)
+    flows = (onramp, offramp)
     for module in flows:
         module.init(bp)
     journey.init_steps(bp, tuple(name for module in flows for name in module.PAGES.steps))

@@ -17,14 +17,13 @@ what is not locked.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from ..errors import UpstreamError
 from ..flows import Flow, flow_of
 from ..forms import FormResult
 from ..htmx import htmx_redirect, render
@@ -74,6 +73,8 @@ class StepPage:
         if notice and notice.get("field"):
             return self.render(session, None, FormResult.error(str(notice["field"]),
                                                                str(notice.get("message") or "")))
+        if notice and notice.get("form_error"):
+            return self.render(session, None, FormResult(form_error=str(notice["form_error"])))
         if self.name not in session.answered:
             form = self.given(session)
             if form is not None:
@@ -102,9 +103,10 @@ class FlowPages:
     review_context: Callable[[CheckoutSession], dict[str, Any]]
     # The page of the order, once there is one (pay, deposit, status...).
     order_page: Callable[[CheckoutSession], Response]
-    # The step whose page follows the create (``pay``, ``deposit``).
-    after_create: str
-    extra: dict[str, Any] = field(default_factory=dict)
+    # The page that follows the create (``pay``, ``deposit``, ``status``).
+    after_create: Callable[[CheckoutSession], str]
+    # Extra context of the status page (the off-ramp's timeline, say).
+    status_context: Callable[[CheckoutSession, Any], dict[str, Any]] | None = None
 
 
 _PAGES: dict[str, FlowPages] = {}
@@ -157,7 +159,7 @@ def take_notice(session: CheckoutSession, page: str
 def gate(session: CheckoutSession, step: str) -> Response | None:
     """Send the user to the step they must finish first (or to the order, once there is one)."""
     if session.order_id:
-        return redirect(step_url(session, pages_of(session).after_create), code=303)
+        return redirect(step_url(session, pages_of(session).after_create(session)), code=303)
     if creation.pending_since(session) is not None:
         # A create may have reached the upstream: nothing changes until it is settled.
         return redirect(session_url(session), code=303)
@@ -257,23 +259,17 @@ def reopen(session: CheckoutSession, step: str) -> CheckoutSession:
     return get_state().sessions.update(session.id, lambda s: flow.journey.reopen(s, step))
 
 
-def back_to_step(session: CheckoutSession, step: str, field_name: str,
-                 message: str) -> Response:
-    """The review found a value that no longer holds: its step again, with the message."""
-    session = reopen(session, step)
-    return pages_of(session).steps[step].render(session, None,
-                                                FormResult.error(field_name, message))
-
-
 @session_route
 def review(session: CheckoutSession) -> Response:
     """Everything at a glance, with a fresh price, before the order is created."""
     blocked = gate(session, REVIEW)
     if blocked is not None:
         return blocked
-    problem = flow_of(session).wallet_problem(session)
+    flow = flow_of(session)
+    problem = flow.wallet_problem(session)
     if problem is not None:
-        return back_to_step(session, "wallet", *problem)
+        # What the review would show no longer holds: its step again, saying why.
+        return _back_to_field(session, flow, *problem)
     session, notice = take_notice(session, REVIEW)
     return show_review(session, notice=notice.get("notice"), form_error=notice.get("form_error"))
 
@@ -322,7 +318,7 @@ def create(session: CheckoutSession) -> Response:
     """Create the order, once: repeated or concurrent requests all lead to the same order."""
     pages = pages_of(session)
     if session.order_id:
-        return htmx_redirect(step_url(session, pages.after_create))
+        return htmx_redirect(step_url(session, pages.after_create(session)))
     blocked = gate(session, REVIEW)
     if blocked is not None:
         return blocked
@@ -334,7 +330,7 @@ def create(session: CheckoutSession) -> Response:
                                    "again."))
     result = creation.create_order(session, flow, request.form.get("review_digest"))
     if result.outcome is Outcome.CREATED:
-        return htmx_redirect(step_url(session, pages.after_create))
+        return htmx_redirect(step_url(session, pages.after_create(session)))
     if result.outcome is Outcome.BUSY:
         return render("checkout/journey/creating.html", "checkout/journey/_creating.html",
                       step=REVIEW)
@@ -368,10 +364,6 @@ def _back_to_field(session: CheckoutSession, flow: Flow, field_name: str,
     return htmx_redirect(step_url(session, step))
 
 
-def upstream_unavailable() -> str:
-    return _("Our payment partner is not answering right now. Please try again in a moment.")
-
-
 def init(bp: Blueprint) -> None:
     rule = "/s/<session_id>"
     bp.add_url_rule(f"{rule}/", "flow", session_page, methods=["GET"])
@@ -386,6 +378,3 @@ def init_steps(bp: Blueprint, names: tuple[str, ...]) -> None:
                     methods=["GET", "POST"])
 
 
-__all__ = ["StepPage", "StepRefused", "FlowPages", "register", "step_url", "gate", "forward",
-           "keep_notice", "take_notice", "show_review", "back_to_step", "reopen",
-           "upstream_unavailable", "init", "init_steps", "UpstreamError"]

@@ -11,14 +11,9 @@ from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 
 from ..errors import LaunchTokenError
-from ..htmx import render
 from ..launch import MALFORMED, session_claims, verify_token
 from ..state import get_state
 from .pages import render_error
-
-# The off-ramp pages come with a later issue; until then /offramp explains that honestly.
-OFFRAMP_AVAILABLE = False
-
 
 def _to_session(session_id: str) -> Response:
     return redirect(url_for("checkout.flow", session_id=session_id), code=303)
@@ -36,8 +31,6 @@ def launch() -> Response:
         return render_error(400, str(exc.args[0]),
                             title=gettext("This checkout link cannot be used"),
                             use_default_retry=False)
-    if claims["flow"] == "offramp" and not OFFRAMP_AVAILABLE:
-        return offramp_unavailable()
     kept, locked = session_claims(claims)
     session = get_state().sessions.create(claims["flow"], claims=kept, locked=locked,
                                           jti=claims["jti"])
@@ -51,9 +44,8 @@ def onramp() -> Response:
 
 
 def offramp() -> Response:
-    """Start an unsigned off-ramp session (not available yet: an honest page says so)."""
-    if not OFFRAMP_AVAILABLE:
-        return offramp_unavailable()
+    """Start an unsigned off-ramp session: the user types everything and pays from their own
+    wallet (a merchant-funded payout needs a signed token)."""
     session = get_state().sessions.create("offramp", claims=_unsigned_claims(), locked=[])
     return _to_session(session.id)
 
@@ -63,10 +55,6 @@ def _unsigned_claims() -> dict[str, str]:
     # be planted by a third party's link, and unsigned sessions have no prefill.
     locale = request.args.get("locale")
     return {"locale": locale} if locale and len(locale) <= 35 else {}
-
-
-def offramp_unavailable() -> Response:
-    return render("checkout/offramp_unavailable.html")
 
 
 def not_found(unknown: str) -> Response:

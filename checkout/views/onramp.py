@@ -277,7 +277,7 @@ PAGES = journey.FlowPages(
     },
     review_context=review_context,
     order_page=show_pay,
-    after_create="pay",
+    after_create=lambda session: "pay",
 )
 
 

@@ -24,6 +24,7 @@ from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..urls import safe_external_url
 from .context import session_route
+from .journey import pages_of
 
 POLL = "every 3s"
 SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid late
@@ -43,8 +44,8 @@ def resume_context(session: CheckoutSession, provider_resume_url: str | None = N
     return {"url": url, "qr_svg": qr_svg(url), "provider_url": provider_url}
 
 
-def _poll_trigger(status: str | None) -> str | None:
-    if status in tracking.SETTLED:
+def _poll_trigger(session: CheckoutSession, status: str | None) -> str | None:
+    if status in flow_of(session).settled_statuses:
         return None
     if status in tracking.UNPAID_ENDED:
         return SLOW_POLL
@@ -67,18 +68,23 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
     events = tracking.due_events(session, current.status) if is_framed else []
     network = session.value("network")
     flow = flow_of(session)
-    poll = _poll_trigger(current.status)
+    poll = _poll_trigger(session, current.status)
     if framing == tracking.UNKNOWN:
         # A browser without fetch metadata: ask once more at load, through htmx, whose request
         # checkout.js marks when the page is framed; the events come with that answer.
         poll = f"load, {poll}" if poll else "load"
+    extra = {}
+    status_context = pages_of(session).status_context
+    if status_context is not None:
+        extra = status_context(session, current)
     return {
+        **extra,
         # Not "status": htmx.render takes that keyword as the HTTP status.
         "order_status": current.status, "tx_hash": current.tx_hash,
         "status_text": flow.status_text(current.status), "order_id": session.order_id,
         "explorer_url": explorer_tx_url(network, current.tx_hash),
-        "completed": current.status in tracking.COMPLETED,
-        "failed": current.status in tracking.FAILED,
+        "completed": current.status in flow.completed_statuses,
+        "failed": current.status in flow.failed_statuses,
         "unpaid_ended": current.status in tracking.UNPAID_ENDED,
         "poll": poll, "events": events, "framed": is_framed,
         # Polls of a page known to be top-level say so (top=1): they never send events.

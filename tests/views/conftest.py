@@ -56,11 +56,12 @@ def client(app: Flask) -> FlaskClient:
 
 
 class Flow:
-    """One user walking through the on-ramp with the test client."""
+    """One user walking through a flow (the on-ramp unless told) with the test client."""
 
-    def __init__(self, app: Flask, client: FlaskClient) -> None:
+    def __init__(self, app: Flask, client: FlaskClient, name: str = "onramp") -> None:
         self.app = app
         self.client = client
+        self.name = name
         self.session_id: str | None = None
         self.csrf: str | None = None
         self.responses: list[TestResponse] = []
@@ -112,9 +113,9 @@ class Flow:
         prefix = self.app.config["CHECKOUT_URL_PREFIX"]
         if claims:
             with self.app.test_request_context():
-                url = Checkout.launch_url("onramp", **claims)
+                url = Checkout.launch_url(self.name, **claims)
         else:
-            url = f"{prefix}/onramp"
+            url = f"{prefix}/{self.name}"
         response = self._keep(self.client.get(url))
         assert response.status_code == 303, response.get_data(as_text=True)[:2000]
         self.session_id = response.headers["Location"].rstrip("/").split("/")[-1]
@@ -173,7 +174,7 @@ def flow(app: Flask, client: FlaskClient) -> Flow:
     return Flow(app, client)
 
 
-def sandbox_order(app: Flask, order_id: str) -> Any:
+def sandbox_order(app: Flask, order_id: str, family: str = "onramp") -> Any:
     """The sandbox's own record of an order (to check what the upstream received)."""
     from checkout.sandbox.state import current
 
@@ -182,4 +183,4 @@ def sandbox_order(app: Flask, order_id: str) -> Any:
     with sandbox.app_context():
         store = current().orders
         with store.lock:
-            return store.get(order_id, "onramp")
+            return store.get(order_id, family)

@@ -1,0 +1,220 @@
+"""The off-ramp: the user sends crypto and receives local money (spec 4.3, 4.4; notes 5).
+
+Orders are created with the type-based variant (4.4 ``create-order``), the only one the spec gives
+a create to; orders of both variants are read by id (``/api/offramp/order/{id}``).
+
+Steps: the amount (country, payout type, carrier, network, asset, amount priced live), the payout
+details (the offer's required fields), the payee check (``validate-fields``: the name the account
+is in, confirmed by the user), the sending wallet (where a refund goes), review; then the deposit
+(where to send the crypto, and its transaction hash) and status. A merchant-funded payout
+(``paymentType`` ``VIRTUAL_WALLET``, from a signed token only) has no sending wallet and no
+deposit: the order is paid from the merchant's balance.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from ..addresses import AddressError, validate_address
+from ..journey import quotes
+from ..journey.steps import Journey, Step
+from ..names import network_name
+from ..reference import OfframpCatalog
+from ..sessions import CheckoutSession
+from ..state import get_state
+from ..upstream.types import OfframpOrder
+from . import Breakdown, Flow, PriceRow
+from .common import LOOKUP_PAGE, created_during, same_address, same_amount, user_ip
+
+CRYPTO_WALLET, VIRTUAL_WALLET = "CRYPTO_WALLET", "VIRTUAL_WALLET"
+
+
+def payment_type(session: CheckoutSession) -> str:
+    """How the order is paid: only a signed token can make it the merchant's balance."""
+    return VIRTUAL_WALLET if session.claims.get("paymentType") == VIRTUAL_WALLET \
+        else CRYPTO_WALLET
+
+
+def user_pays(session: CheckoutSession) -> bool:
+    return payment_type(session) == CRYPTO_WALLET
+
+
+def _has_fields(session: CheckoutSession) -> bool:
+    record = session.quote
+    return record is None or bool(record.get("required_fields"))
+
+
+def fields_digest(session: CheckoutSession) -> str:
+    """Names the payout details the payee check was made for (a change makes it void)."""
+    canonical = json.dumps({"offer": (session.quote or {}).get("id"), "fields": session.fields},
+                           sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def payee_holds(session: CheckoutSession) -> bool:
+    """The user confirmed who is paid, for exactly the details a create would send."""
+    payee = session.payee or {}
+    return bool(payee.get("confirmed")) and payee.get("for") == fields_digest(session)
+
+
+def _number(source: Mapping[str, Any], key: str) -> Decimal | None:
+    value = source.get(key)
+    return None if value is None else Decimal(str(value))
+
+
+class OfframpFlow(Flow):
+    name = "offramp"
+    journey = Journey((
+        Step("choose", _l("Amount")),
+        Step("payout", _l("Payout details"), needed=_has_fields),
+        Step("payee", _l("Account check"), needed=_has_fields),
+        Step("wallet", _l("Your wallet"), needed=user_pays),
+        Step("review", _l("Review")),
+        Step("deposit", _l("Send"), needed=user_pays, before_order=False),
+        Step("status", _l("Status"), before_order=False),
+    ))
+    # The carrier is not a best-offer parameter: the offer asks it as a field (carrierId).
+    quote_keys = ("network", "asset", "currency", "amount", "countryIsoCode", "paymentChannel")
+    currencies = ("local", "usd")
+    field_steps = {"address": "wallet", "requiredFields": "payout", "payee": "payee"}
+
+    status_texts = {
+        "deposit_awaiting": _l("Waiting for your crypto."),
+        "deposit_validating": _l("Your transaction was received. We are checking it on the "
+                                 "network."),
+        "deposit_successful": _l("Your crypto has arrived. Sending your money…"),
+        "payout_pending": _l("Your money is on its way."),
+        "payout_successful": _l("Done! Your money has been paid out."),
+        "payout_failed": _l("The payout did not go through. We are trying again."),
+        "deposit_invalid": _l("Your transaction could not be accepted. If crypto left your "
+                              "wallet, it will be sent back to it."),
+        "deposit_expired": _l("No transaction hash arrived in time. If you already sent the "
+                              "crypto, contact support with this order's reference."),
+        "deposit_canceled": _l("This order was cancelled. If you already sent the crypto, "
+                               "contact support with this order's reference."),
+        "refund_pending": _l("Your crypto is being sent back to your wallet."),
+        "refund_successful": _l("Your crypto has been sent back to your wallet."),
+        "refund_failed": _l("Sending your crypto back has not gone through yet. We are trying "
+                            "again."),
+    }
+    # The money went back or never came: the shop hears "failed" once it is final.
+    failed_statuses = frozenset({"deposit_invalid", "refund_successful"})
+    settled_statuses = frozenset({"payout_successful", "refund_successful"})
+
+    def catalog(self) -> OfframpCatalog:
+        return get_state().offramp_catalog
+
+    def request_quote(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        quote = get_state().upstream.offramp_typed_best_offer(
+            amount=Decimal(str(params["amount"])), currency=params["currency"],
+            country=params["countryIsoCode"], type=params["paymentChannel"],
+            network=params["network"], asset=params["asset"])
+        return quotes.make_record(quote.offer_id, quote.offer.raw, quote.cashout.raw, params,
+                                  self.quote_keys)
+
+    def breakdown(self, record: Mapping[str, Any]) -> Breakdown:
+        cashout, offer = record.get("cashout") or {}, record.get("offer") or {}
+        currency = offer.get("currencyIsoCode") or ""
+        asset = (record.get("params") or {}).get("asset") or ""
+        send, receive = _number(cashout, "cryptoAmount"), _number(cashout, "localCurrencyAmount")
+        rows = []
+        if send is not None:
+            rows.append(PriceRow(_l("You send"), send, "crypto", asset, True, "send-amount"))
+        rate = _number(offer, "exchangeRate")
+        if rate is not None:
+            rows.append(PriceRow(_l("Exchange rate"), rate, "rate", currency, per="USD"))
+        for label, key in ((_l("Service fee"), "feeAmountLocalCurrencyService"),
+                           (_l("Payment partner fee"), "feeAmountLocalCurrencyPartner")):
+            amount = _number(cashout, key)
+            if amount is not None:
+                rows.append(PriceRow(label, amount, "money", currency))
+        if receive is not None:
+            rows.append(PriceRow(_l("You receive"), receive, "money", currency, True,
+                                 "receive-amount"))
+        return Breakdown(tuple(rows), (send, receive), currency, asset)
+
+    # -- creating the order
+
+    def create_payload(self, session: CheckoutSession) -> dict[str, Any]:
+        record = session.quote or {}
+        params = record.get("params") or {}
+        return {
+            "offerId": record.get("id"), "paymentType": payment_type(session),
+            "network": params.get("network"), "asset": params.get("asset"),
+            "address": session.value("address"), "currency": params.get("currency"),
+            "amount": params.get("amount"), "requiredFields": session.fields,
+            # The payee the user confirmed is part of what they reviewed.
+            "payee": fields_digest(session) if payee_holds(session) else None,
+        }
+
+    def wallet_problem(self, session: CheckoutSession) -> tuple[str, str] | None:
+        if _has_fields(session) and not payee_holds(session):
+            return "payee", _("Check who the money goes to before you confirm.")
+        network = (session.quote or {}).get("params", {}).get("network") \
+            or session.value("network") or ""
+        address = session.value("address")
+        name = network_name(network)
+        if user_pays(session) and session.wallet_network != network:
+            return "address", _("Enter the wallet you send from, on %(network)s.", network=name)
+        try:
+            if not address or validate_address(network, str(address)) != address:
+                return "address", _("Check the wallet address for %(network)s.", network=name)
+        except AddressError as exc:
+            return "address", str(exc)
+        return None
+
+    def attempt_facts(self, session: CheckoutSession,
+                      payload: Mapping[str, Any]) -> dict[str, Any]:
+        cashout = (session.quote or {}).get("cashout") or {}
+        return {"sent": {key: payload[key] for key in
+                         ("network", "asset", "address", "amount", "currency", "paymentType")},
+                "quoted": cashout.get("usdAmount" if payload["currency"] == "usd"
+                                      else "localCurrencyAmount")}
+
+    def send_create(self, session: CheckoutSession, payload: Mapping[str, Any], *,
+                    reference: str) -> OfframpOrder:
+        return get_state().upstream.offramp_create_order(
+            offer_id=payload["offerId"], payment_type=payload["paymentType"],
+            network=payload["network"], asset=payload["asset"], address=payload["address"],
+            currency=payload["currency"], amount=Decimal(str(payload["amount"])), ip=user_ip(),
+            order_params=reference, required_fields=payload["requiredFields"] or None)
+
+    def find_orders(self, session: CheckoutSession,
+                    pending: Mapping[str, Any]) -> Sequence[OfframpOrder]:
+        reference = pending.get("reference")
+        sent = pending.get("sent") or {}
+        page = get_state().upstream.offramp_orders(
+            limit=LOOKUP_PAGE, order_params=reference, network=sent.get("network"),
+            asset=sent.get("asset"))
+        return [order for order in page if order.order_params == reference]
+
+    def matches(self, order: OfframpOrder, pending: Mapping[str, Any]) -> bool:
+        sent = pending.get("sent") or {}
+        if order.network != sent.get("network") or order.asset != sent.get("asset"):
+            return False
+        if not same_address(order.from_address, sent.get("address")):
+            return False
+        if order.payment_type and order.payment_type != sent.get("paymentType"):
+            return False
+        cashout = order.cashout
+        if cashout is None:
+            return False
+        amount = cashout.usd_amount if sent.get("currency") == "usd" \
+            else cashout.local_currency_amount
+        if not (same_amount(amount, sent.get("amount"))
+                or (pending.get("quoted") is not None
+                    and same_amount(amount, pending["quoted"]))):
+            return False
+        return created_during(order.created_at, dict(pending))
+
+    def order_facts(self, order: OfframpOrder) -> dict[str, Any]:
+        return {"id": order.id, "payment_type": order.payment_type}
+
+    def fetch_order(self, order_id: str) -> OfframpOrder:
+        return get_state().upstream.offramp_order(order_id)

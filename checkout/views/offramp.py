@@ -1,0 +1,466 @@
+"""The off-ramp's own pages: payout details, the payee check, the sending wallet, and the deposit.
+
+The amount, review and create are the shared journey's; this module gives them the off-ramp's words
+and adds what only selling has:
+
+- **payee** (``validate-fields``): the name the payout account is in, found by the upstream and
+  confirmed by the user, or typed by the user when the channel cannot be checked; details the
+  upstream refuses send the user back to correct them. No order is created for refused details.
+- **wallet**: the address the crypto comes from (a refund goes back to it).
+- **deposit**: where to send the crypto, the exact amount, asset and network, a QR code that fills
+  them in (EIP-681), a countdown to the order's deadline, and the transaction hash, pasted or
+  handed over by the shop's own wallet (``deposit-requested`` / ``handle.depositSent``); the
+  upstream's ``confirm-order`` is called once per order.
+"""
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable
+
+from flask import Blueprint, current_app, redirect, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from werkzeug.wrappers import Response
+
+from .. import order_status, tokens, tracking
+from ..addresses import AddressError, validate_transaction_hash
+from ..errors import UpstreamError, UpstreamRejected
+from ..flows import flow_named
+from ..flows.offramp import VIRTUAL_WALLET, fields_digest, payment_type, user_pays
+from ..forms import FormResult, MAX_TEXT, clean_address, display_value
+from ..htmx import htmx_redirect, render
+from ..journey import quotes
+from ..names import asset_name, network_name, payout_name
+from ..qr import qr_svg
+from ..sessions import CheckoutSession
+from ..state import get_state
+from ..upstream.types import OfframpOrder
+from . import journey, status as status_views
+from .amount import AmountStep, AmountTexts
+from .context import session_route
+from .fields import FieldsStep
+
+FLOW = flow_named("offramp")
+SENDING_LEASE = 60          # seconds a confirm in flight keeps others from sending a hash
+CALM_AFTER = 60             # seconds without a change before the page says it may take a while
+
+AMOUNT_TEXTS = AmountTexts(
+    heading=_l("Sell crypto"),
+    channel_label=_l("How you get paid"),
+    channel_placeholder=_l("Choose how you get paid"),
+    channel_error=_l("Choose how you get paid."),
+    channel_name=payout_name,
+    amount_labels={"local": _l("You receive (%(unit)s)"), "usd": _l("You sell (%(unit)s)")},
+    amount_labels_bare={"local": _l("You receive"), "usd": _l("You sell")},
+    currency_names={"local": _l("local money"), "usd": _l("US dollars")},
+    currency_error=_l("Choose local money or US dollars."),
+)
+
+# What each status of an off-ramp order (spec 3.3) means, on the status page's timeline.
+TIMELINE_TEXTS = {
+    "initiated": _l("Order created: waiting for your crypto"),
+    "awaiting_transaction_confirmation": _l("Transaction received: waiting for the network to "
+                                            "confirm it"),
+    "validating_transaction": _l("Checking your transaction"),
+    "transaction_confirmed": _l("Your crypto has arrived"),
+    "transaction_failed": _l("Your transaction failed on the network: nothing arrived"),
+    "transaction_invalid": _l("Your transaction could not be accepted"),
+    "offramp_pending": _l("Paying out your money"),
+    "offramp_success": _l("Your money has been paid out"),
+    "offramp_failed": _l("The payout did not go through"),
+    "offramp_retry": _l("Trying the payout again"),
+    "refunding": _l("Sending your crypto back"),
+    "refunded": _l("Your crypto has been sent back"),
+    "refund_failed": _l("Sending your crypto back did not go through"),
+    "expired": _l("Expired: no transaction hash arrived in time"),
+    "cancelled": _l("Cancelled"),
+}
+
+
+def _carrier_field(session: CheckoutSession) -> dict[str, Any]:
+    """The mobile network chosen on the first step, for an offer that asks it (``carrierId``)."""
+    carrier = session.value("carrierCode")
+    names = {spec.name for spec in quotes.required_fields(session)}
+    return {"carrierId": carrier} if carrier and "carrierId" in names else {}
+
+
+# -- payee check ------------------------------------------------------------------------------------
+
+class PayeeStep(journey.StepPage):
+    """Whom the money goes to: checked by the upstream where it can, confirmed by the user."""
+
+    name = "payee"
+
+    def check(self, session: CheckoutSession) -> tuple[CheckoutSession, dict[str, Any]]:
+        """The upstream's check of the payout details (one call per set of details)."""
+        digest = fields_digest(session)
+        kept = session.payee
+        if kept and kept.get("for") == digest:
+            return session, kept
+        record = session.quote or {}
+        specs = quotes.required_fields(session)
+        try:
+            details = get_state().upstream.offramp_validate_fields(
+                offer_id=record.get("id"), required_fields=session.fields)
+        except UpstreamRejected as refused:
+            check: dict[str, Any] = {"for": digest, "state": "refused",
+                                     "message": refused.message}
+        else:
+            echoed = {str(spec.label) for spec in specs}
+            found = [{"label": d.label, "value": d.value} for d in details
+                     if d.label not in echoed and d.value]
+            check = {"for": digest, "state": "found" if found else "unverified", "found": found,
+                     "details": [{"label": d.label, "value": d.value} for d in details],
+                     "confirmed": False}
+
+        def keep(fresh: CheckoutSession) -> None:
+            fresh.payee = check
+
+        return get_state().sessions.update(session.id, keep), check
+
+    def get(self, session: CheckoutSession) -> Response:
+        session, check = self.check(session)
+        if check["state"] == "refused":
+            return self.refused(session, check)
+        return super().get(session)
+
+    def refused(self, session: CheckoutSession, check: Mapping[str, Any]) -> Response:
+        """The upstream refused the details: back to them, saying why; nothing goes further."""
+        session = journey.reopen(session, "payout")
+        journey.keep_notice(session, "payout", {"form_error": _(
+            "These details were not accepted: %(reason)s Correct them and continue.",
+            reason=check.get("message") or "")})
+        return htmx_redirect(journey.step_url(session, "payout"))
+
+    def clean(self, session: CheckoutSession, form: Mapping[str, Any]) -> FormResult:
+        check = session.payee or {}
+        if check.get("for") != fields_digest(session) or check.get("state") == "refused":
+            return FormResult(form_error=_("Your details changed. Check them again."))
+        result = FormResult()
+        if check["state"] == "found":
+            if form.get("confirm") != "yes":
+                result.errors["confirm"] = _("Confirm that this is the account to pay.")
+            result.values["name"] = check["found"][0]["value"]
+            return result
+        name = " ".join(str(form.get("name") or "").split())
+        if not name:
+            result.errors["name"] = _("Type the name the account is in.")
+        elif len(name) > MAX_TEXT or not any(c.isalpha() for c in name):
+            result.errors["name"] = _("Type the account holder's name, as the bank or network "
+                                      "has it.")
+        result.values["name"] = name
+        return result
+
+    def save(self, session: CheckoutSession, result: FormResult, *,
+             by_user: bool) -> CheckoutSession:
+        digest = fields_digest(session)
+
+        def change(fresh: CheckoutSession) -> None:
+            check = fresh.payee or {}
+            if check.get("for") != digest:
+                raise journey.StepRefused(FormResult(form_error=_(
+                    "Your details changed. Check them again.")))
+            fresh.payee = {**check, "confirmed": True, "name": result.values["name"]}
+            FLOW.journey.complete(fresh, self.name, by_user=by_user)
+
+        return get_state().sessions.update(session.id, change)
+
+    def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
+               result: FormResult | None = None) -> Response:
+        check = session.payee or {}
+        specs = {spec.name: spec for spec in quotes.required_fields(session)}
+        return render("checkout/offramp/payee.html", "checkout/offramp/_payee.html",
+                      check=check, values=dict(form or {}),
+                      errors=(result.errors if result else {}),
+                      form_error=(result.form_error if result else None),
+                      details=[(specs[name].label if name in specs else name,
+                                display_value(specs.get(name), value))
+                               for name, value in session.fields.items()],
+                      payout_label=payout_name(session.value("paymentChannel")),
+                      step=self.name)
+
+
+# -- the sending wallet -------------------------------------------------------------------------------
+
+class SendingWalletStep(journey.StepPage):
+    """The address the crypto comes from: checked for the network; a refund goes back to it."""
+
+    name = "wallet"
+
+    def given(self, session: CheckoutSession) -> dict[str, Any] | None:
+        address = session.value("address")
+        return {"address": address} if address else None
+
+    def clean(self, session: CheckoutSession, form: Mapping[str, Any]) -> FormResult:
+        network = str(session.value("network") or "")
+        result = FormResult()
+        clean_address(form, session, result, network=network)
+        result.values.pop("memo", None)
+        result.facts["network"] = network
+        return result
+
+    def save(self, session: CheckoutSession, result: FormResult, *,
+             by_user: bool) -> CheckoutSession:
+        network = result.facts["network"]
+
+        def change(fresh: CheckoutSession) -> None:
+            if fresh.value("network") != network:
+                raise journey.StepRefused(FormResult.error("address", _(
+                    "Your network changed. Enter the wallet address for %(network)s.",
+                    network=network_name(fresh.value("network")))))
+            fresh.answer(result.values)
+            fresh.wallet_checked(network, result.notices.get("address"))
+            FLOW.journey.complete(fresh, self.name, by_user=by_user)
+
+        return get_state().sessions.update(session.id, change)
+
+    def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
+               result: FormResult | None = None) -> Response:
+        network = session.value("network")
+        return render("checkout/offramp/wallet.html", "checkout/offramp/_wallet.html",
+                      values={"address": (form or {}).get("address", session.value("address"))},
+                      errors=(result.errors if result else {}),
+                      network_label=network_name(network),
+                      asset=asset_name(session.value("asset")), step=self.name)
+
+
+# -- review -------------------------------------------------------------------------------------------
+
+def review_context(session: CheckoutSession) -> dict[str, Any]:
+    catalog = FLOW.catalog()
+    country = session.value("countryIsoCode")
+    specs = {spec.name: spec for spec in quotes.required_fields(session)}
+    return {
+        "country": catalog.country(country),
+        "payout_label": payout_name(session.value("paymentChannel")),
+        "details": [(specs[name].label if name in specs else name,
+                     display_value(specs.get(name), value))
+                    for name, value in session.fields.items()],
+        "payee": session.payee or {},
+        "merchant_funded": payment_type(session) == VIRTUAL_WALLET,
+        "network_label": network_name(session.value("network")),
+        "address_notice": session.wallet_notice,
+    }
+
+
+# -- the deposit ----------------------------------------------------------------------------------------
+
+def _deposit(order: OfframpOrder, *, testnet: bool) -> dict[str, Any]:
+    """What the user sends: address, exact amount, asset, network, and what a wallet needs."""
+    amount = order.cashout.crypto_amount if order.cashout is not None else None
+    network, asset = order.network or "", order.asset or ""
+    token = tokens.token(network, asset, testnet=testnet)
+    uri = tokens.payment_uri(network, asset, order.to_address or "", amount,
+                             testnet=testnet) if amount is not None else None
+    return {
+        "address": order.to_address, "amount": amount, "asset": asset, "network": network,
+        "chain_id": token.chain_id if token else None,
+        "token_contract": token.contract if token else None,
+        "payment_uri": uri,
+    }
+
+
+def _deposit_event(session: CheckoutSession, deposit: Mapping[str, Any],
+                   order_id: str) -> list[tracking.ParentEvent]:
+    payload = {"address": deposit["address"], "amount": format(deposit["amount"], "f"),
+               "asset": deposit["asset"], "network": deposit["network"]}
+    if deposit["chain_id"] is not None:
+        payload["chainId"] = deposit["chain_id"]
+    if deposit["token_contract"] is not None:
+        payload["tokenContract"] = deposit["token_contract"]
+    event = tracking.ParentEvent("deposit-requested", f"deposit-requested:{order_id}",
+                                 {"id": order_id, "status": "deposit_awaiting"},
+                                 {"deposit": payload})
+    return tracking.due_once(session, event)
+
+
+def _test_wallet_url(session: CheckoutSession, order_id: str) -> str | None:
+    """The embedded sandbox's "send from a test wallet" page (none against a real upstream)."""
+    if get_state().sandbox is None:
+        return None
+    back = url_for("checkout.deposit", session_id=session.id)
+    return url_for("checkout.sandbox_pages", rest=f"offramp/{order_id}/send", **{"return": back})
+
+
+def show_order(session: CheckoutSession, *, message: str | None = None,
+               error: str | None = None, tx_value: str | None = None) -> Response:
+    """The deposit while the user still has to send the crypto, else the order's status."""
+    assert session.order_id is not None
+    order = FLOW.fetch_order(session.order_id)
+    if not user_pays(session) or order.status != "initiated" \
+            or session.deposit.get("confirmed") or order.hash:
+        return status_views.show_status(session, message=message)
+    deposit = _deposit(order, testnet=bool(current_app.config["CHECKOUT_TESTNET"]))
+    top_level = tracking.framing(session) == tracking.TOP_LEVEL
+    events: list[tracking.ParentEvent] = []
+    if not top_level:
+        events = tracking.due_events(session, "deposit_awaiting")
+        if deposit["address"] and deposit["amount"] is not None:
+            events += _deposit_event(session, deposit, order.id)
+    tx_hash = tx_value if tx_value is not None else \
+        (request.args.get("txHash") or session.deposit.get("hash") or "")
+    return render("checkout/offramp/deposit.html", "checkout/offramp/_deposit.html",
+                  order=order, deposit=deposit, events=events, message=message, error=error,
+                  tx_hash=tx_hash[:200], refund_address=order.from_address,
+                  qr=qr_svg(deposit["payment_uri"] or deposit["address"] or order.id),
+                  network_label=network_name(deposit["network"]),
+                  asset_label=asset_name(deposit["asset"]),
+                  expires_at=order.expires_at,
+                  test_wallet_url=_test_wallet_url(session, order.id),
+                  resume=status_views.resume_context(session), step="deposit")
+
+
+def _order_required(view: Callable[[CheckoutSession], Response]
+                    ) -> Callable[[CheckoutSession], Response]:
+    def wrapper(session: CheckoutSession) -> Response:
+        if not session.order_id or session.flow != FLOW.name:
+            return redirect(url_for("checkout.flow", session_id=session.id), code=303)
+        return view(session)
+
+    wrapper.__name__ = view.__name__
+    wrapper.__doc__ = view.__doc__
+    return wrapper
+
+
+@session_route
+@_order_required
+def deposit(session: CheckoutSession) -> Response:
+    """Where and what to send, and the transaction hash once sent."""
+    session, notice = journey.take_notice(session, "deposit")
+    return show_order(session, message=notice.get("message"), error=notice.get("error"),
+                      tx_value=notice.get("value"))
+
+
+def _back_to_deposit(session: CheckoutSession, **notice: Any) -> Response:
+    journey.keep_notice(session, "deposit", notice)
+    return htmx_redirect(url_for("checkout.deposit", session_id=session.id))
+
+
+@session_route
+@_order_required
+def deposit_sent(session: CheckoutSession) -> Response:
+    """The hash of the user's transfer (pasted, or from the shop's wallet): confirmed once."""
+    raw = str(request.form.get("tx_hash") or "")
+    network = str((session.quote or {}).get("params", {}).get("network")
+                  or session.value("network") or "")
+    try:
+        tx_hash = validate_transaction_hash(network, raw)
+    except AddressError as exc:
+        return _back_to_deposit(session, error=str(exc), value=raw[:200])
+    mine = secrets.token_hex(8)
+
+    def claim(fresh: CheckoutSession) -> bool:
+        kept = fresh.deposit
+        if kept.get("confirmed"):
+            return False
+        if kept.get("sending_since") and time.time() - kept["sending_since"] < SENDING_LEASE:
+            return False        # another request is passing a hash on right now
+        fresh.deposit = {"hash": tx_hash, "sending_since": time.time(), "owner": mine}
+        return True
+
+    session = get_state().sessions.update(session.id, claim)
+    if session.deposit.get("owner") != mine:
+        # Confirmed (or being confirmed) by another request: the status page tells the rest.
+        return htmx_redirect(url_for("checkout.status", session_id=session.id))
+    assert session.order_id is not None
+    client = get_state().upstream
+    try:
+        client.offramp_confirm_order(order_id=session.order_id, hash=tx_hash)
+    except UpstreamRejected as refused:
+        order = FLOW.fetch_order(session.order_id)
+        if order.hash and order.hash.lower() == tx_hash.lower():
+            return _confirmed(session, tx_hash)        # it had it already
+        _release(session, mine, keep_hash=False)
+        if order.status != "initiated":
+            return htmx_redirect(url_for("checkout.status", session_id=session.id))
+        return _back_to_deposit(session, error=_(
+            "Our payment partner did not accept this transaction: %(reason)s",
+            reason=refused.message or ""), value=raw[:200])
+    except UpstreamError:
+        _release(session, mine, keep_hash=True)
+        return _back_to_deposit(session, message=_(
+            "We could not reach our payment partner to pass on your transaction. It is kept "
+            "here: press the button again in a moment."), value=tx_hash)
+    return _confirmed(session, tx_hash)
+
+
+def _confirmed(session: CheckoutSession, tx_hash: str) -> Response:
+    def done(fresh: CheckoutSession) -> None:
+        fresh.deposit = {"hash": tx_hash, "confirmed": True}
+
+    session = get_state().sessions.update(session.id, done)
+    assert session.order_id is not None
+    try:
+        # The status page that follows shows the order as it is now, not as last stored.
+        order_status.fetch_and_store(current_app._get_current_object(), session.order_id,
+                                     FLOW.name)
+    except UpstreamError:
+        pass            # the stored status is refreshed when it is read, as always
+    return htmx_redirect(url_for("checkout.status", session_id=session.id))
+
+
+def _release(session: CheckoutSession, owner: str, *, keep_hash: bool) -> None:
+    def release(fresh: CheckoutSession) -> bool:
+        kept = fresh.deposit
+        if kept.get("owner") != owner:
+            return False
+        fresh.deposit = {"hash": kept.get("hash")} if keep_hash else {}
+        return True
+
+    get_state().sessions.update(session.id, release)
+
+
+# -- status ---------------------------------------------------------------------------------------------
+
+def timeline(order: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The order's ``statusHistory``, each status explained, consecutive repeats collapsed (lists
+    can show a status twice in a row, spec 2.7)."""
+    entries: list[dict[str, Any]] = []
+    for item in (order or {}).get("statusHistory") or []:
+        if not isinstance(item, dict) or not isinstance(item.get("status"), str):
+            continue
+        if entries and entries[-1]["status"] == item["status"]:
+            continue
+        text = TIMELINE_TEXTS.get(item["status"])
+        entries.append({"status": item["status"], "text": str(text) if text else item["status"],
+                        "at": item.get("changedAt")})
+    return entries
+
+
+def status_context(session: CheckoutSession, current: tracking.OrderStatus) -> dict[str, Any]:
+    order = current.order or {}
+    quiet = current.updated_at is not None and datetime.now(timezone.utc) - current.updated_at \
+        >= timedelta(seconds=CALM_AFTER)
+    settled = current.status in FLOW.settled_statuses or current.status is None
+    return {"timeline": timeline(order), "refund_address": order.get("fromAddress")
+            or session.value("address"),
+            "merchant_funded": payment_type(session) == VIRTUAL_WALLET,
+            "calm": quiet and not settled and current.status != "deposit_awaiting"}
+
+
+PAGES = journey.FlowPages(
+    steps={
+        "choose": AmountStep(FLOW, AMOUNT_TEXTS, wallet_step="wallet", fields_step="payout",
+                             after_fields=("payee",)),
+        "payout": FieldsStep(FLOW, "payout", heading=_l("Where should we pay you?"),
+                             back="choose", known=_carrier_field,
+                             intro=_l("The money is paid to this account. Check every detail: "
+                                      "a payout to a wrong account cannot be recovered.")),
+        "payee": PayeeStep(),
+        "wallet": SendingWalletStep(),
+    },
+    review_context=review_context,
+    order_page=show_order,
+    after_create=lambda session: "deposit" if user_pays(session) else "status",
+    status_context=status_context,
+)
+
+
+def init(bp: Blueprint) -> None:
+    journey.register(FLOW.name, PAGES)
+    rule = "/s/<session_id>"
+    bp.add_url_rule(f"{rule}/deposit", "deposit", deposit, methods=["GET"])
+    bp.add_url_rule(f"{rule}/deposit/sent", "deposit_sent", deposit_sent, methods=["POST"])

@@ -1,0 +1,458 @@
+"""The off-ramp, step by step: amount, payout details, payee check, sending wallet, review, create,
+deposit and its transaction hash, merchant-funded payouts; every bad input refused at its field."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from checkout.errors import UpstreamTimeout
+from checkout.state import get_state
+
+from .conftest import EVM_ADDRESS, Flow, sandbox_order
+
+NG_BANK = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
+           "asset": "USDC", "currency": "local", "amount": "20000"}
+NG_ACCOUNT = {"bankCode": "011:02", "bankAccountNumber": "0123456789"}
+FRAMED = {"Sec-Fetch-Dest": "iframe"}
+
+
+class Sale(Flow):
+    """One user selling crypto with the test client."""
+
+    def __init__(self, app: Flask, client: FlaskClient) -> None:
+        super().__init__(app, client, "offramp")
+
+    def choose(self, transfer: str = "", **fields: Any) -> Any:      # noqa: ARG002
+        form = {**NG_BANK, **fields}
+        return self.post("/choose", {k: v for k, v in form.items() if v is not None})
+
+    def payout(self, **fields: Any) -> Any:
+        return self.post("/payout", {**NG_ACCOUNT, **fields})
+
+    def to_review(self, **choose: Any) -> Any:                          # type: ignore[override]
+        self.landed(self.choose(**choose), "payout")
+        self.landed(self.payout(), "payee")
+        self.landed(self.post("/payee", {"confirm": "yes"}), "wallet")
+        return self.landed(self.post("/wallet", {"address": EVM_ADDRESS}), "review")
+
+    def to_deposit(self, **choose: Any) -> Any:
+        if self.session_id is None:
+            self.start()
+        review = self.to_review(**choose)
+        return self.landed(self.create(review), "deposit")
+
+
+@pytest.fixture
+def sale(app: Flask, client: FlaskClient) -> Sale:
+    return Sale(app, client)
+
+
+def calls_of(app: Flask, monkeypatch: Any, name: str) -> list[dict]:
+    """Count the upstream client's ``name`` calls (still made for real)."""
+    with app.app_context():
+        client = get_state().upstream
+    original = getattr(client, name)
+    calls: list[dict] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(client, name, counted)
+    return calls
+
+
+def events_in(html: str) -> dict[str, dict]:
+    found = {}
+    for kind, extra in re.findall(r'data-checkout-event="([^"]+)"[^>]*?(?:data-extra=\'([^\']*)\')?>',
+                                  html):
+        found[kind] = json.loads(extra.replace("&#34;", '"')) if extra else {}
+    return found
+
+
+# -- 1. amount ------------------------------------------------------------------------------------
+
+def test_an_unsigned_sale_opens_at_the_amount_with_how_each_payout_works(sale):
+    page = sale.start()
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "Sell crypto" in html and 'name="countryIsoCode"' in html
+    sale.get("/choose", query_string={"countryIsoCode": "KE"}, headers={"HX-Request": "true"})
+    html = sale.responses[-1].get_data(as_text=True)
+    assert "How you get paid" in html
+    for payout in ("mobile_money", "paybill", "bank", "airtime"):
+        assert f'name="paymentChannel" value="{payout}"' in html
+    assert "M-PESA Paybill" in html               # the upstream's own words, under the choice
+
+
+def test_the_live_quote_shows_what_is_sent_the_fees_and_what_arrives(sale):
+    sale.start()
+    page = sale.get("/quote", query_string=NG_BANK, headers={"HX-Request": "true"})
+    html = page.get_data(as_text=True)
+    for label in ("You send", "Exchange rate", "Service fee", "Payment partner fee",
+                  "You receive"):
+        assert label in html
+    assert "₦20,000.00" in html and "USDC" in html
+
+
+@pytest.mark.parametrize(("change", "field", "message"), [
+    ({"paymentChannel": ""}, "paymentChannel", "Choose how you get paid"),
+    ({"paymentChannel": "paybill"}, "paymentChannel", "Choose how you get paid"),
+    ({"paymentChannel": "airtime"}, "carrierCode", "Choose your mobile network"),
+    ({"network": "SOLANA"}, "network", "Choose a network"),
+    ({"currency": "crypto"}, "currency", "local money or US dollars"),
+    ({"amount": "10"}, "amount", "The minimum is"),
+    ({"currency": "usd", "amount": "5000"}, "amount", "The maximum is"),
+])
+def test_bad_choices_are_refused_next_to_the_field(sale, change, field, message):
+    sale.start()
+    page = sale.choose(**change)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert f'id="field-{field}-error"' in html and message in html
+    assert sale.session.done == []
+
+
+def test_an_amount_in_us_dollars_is_priced_in_dollars(sale):
+    sale.start()
+    sale.landed(sale.choose(currency="usd", amount="15"), "payout")
+    record = sale.session.quote
+    assert record["params"]["currency"] == "usd" and record["cashout"]["usdAmount"] == 15
+
+
+# -- 2. payout details ----------------------------------------------------------------------------
+
+def test_payout_details_are_the_offers_fields(sale):
+    sale.start()
+    page = sale.landed(sale.choose(), "payout")
+    html = page.get_data(as_text=True)
+    assert "Where should we pay you?" in html
+    assert 'name="bankCode"' in html and "First Bank of Nigeria" in html
+    assert 'name="bankAccountNumber"' in html
+
+
+@pytest.mark.parametrize(("fields", "field", "message"), [
+    ({"bankCode": ""}, "bankCode", "required"),
+    ({"bankCode": "999:99"}, "bankCode", "Choose one of the options"),
+    ({"bankAccountNumber": ""}, "bankAccountNumber", "required"),
+])
+def test_bad_payout_details_are_refused_at_their_field(sale, fields, field, message):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    page = sale.payout(**fields)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and f'id="field-{field}-error"' in html and message in html
+
+
+def test_a_mobile_money_number_is_read_for_the_country(sale):
+    sale.start()
+    sale.landed(sale.choose(countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                            asset="USDT", amount="1000"), "payout")
+    bad = sale.post("/payout", {"phoneNumber": "0241234567"})         # a Ghanaian number
+    assert 'id="field-phoneNumber-error"' in bad.get_data(as_text=True)
+    sale.landed(sale.post("/payout", {"phoneNumber": "0712 345 678"}), "payee")
+    assert sale.session.fields == {"phoneNumber": "254712345678"}
+
+
+def test_an_airtime_payout_takes_the_network_chosen_on_the_first_step(sale):
+    sale.start()
+    with sale.app.app_context():
+        carriers = get_state().offramp_catalog.channel("NG", "airtime").carriers
+    mtn = next(c for c in carriers if c.name == "MTN")
+    page = sale.landed(sale.choose(paymentChannel="airtime", carrierCode=mtn.code,
+                                   currency="local", amount="2000"), "payout")
+    html = page.get_data(as_text=True)
+    assert "Chosen in the first step." in html and 'name="carrierId"' in html
+    # Even a forged form cannot change it: the first step's choice is what is sent.
+    sale.landed(sale.post("/payout", {"carrierId": "forged", "phoneNumber": "08012345678"}),
+                "payee")
+    assert sale.session.fields == {"carrierId": mtn.code, "phoneNumber": "2348012345678"}
+
+
+# -- 3. payee check ----------------------------------------------------------------------------------
+
+def test_the_account_holder_found_is_confirmed_by_the_user(sale):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    page = sale.landed(sale.payout(), "payee")
+    html = page.get_data(as_text=True)
+    name = re.search(r'data-testid="payee-name">([^<]+)<', html).group(1)
+    assert "We found this account" in html and "Yes, pay this account" in html
+    sale.landed(sale.post("/payee", {"confirm": "yes"}), "wallet")
+    assert sale.session.payee["name"] == name and sale.session.payee["confirmed"]
+
+
+def test_an_account_that_cannot_be_checked_asks_the_name_with_a_warning(sale):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    page = sale.landed(sale.payout(bankAccountNumber="0123450503"), "payee")
+    html = page.get_data(as_text=True)
+    assert "cannot be checked" in html and 'name="name"' in html
+    refused = sale.post("/payee", {"name": "  "})
+    assert 'id="field-name-error"' in refused.get_data(as_text=True)
+    sale.landed(sale.post("/payee", {"name": "Ada  Obi"}), "wallet")
+    review = sale.landed(sale.post("/wallet", {"address": EVM_ADDRESS}), "review")
+    assert "Ada Obi" in review.get_data(as_text=True)
+    assert "not checked" in review.get_data(as_text=True)
+
+
+def test_details_the_upstream_refuses_send_the_user_back_to_correct_them(sale):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    sale.landed(sale.payout(bankAccountNumber="0123450404"), "payee")
+    response = sale.get("/payee")
+    page = sale.landed(response, "payout")
+    html = page.get_data(as_text=True)
+    assert "were not accepted" in html and "No account" in html
+    assert "payout" not in sale.session.done
+    # Corrected, the check runs again for the new details.
+    page = sale.landed(sale.payout(bankAccountNumber="0123456789"), "payee")
+    assert "We found this account" in page.get_data(as_text=True)
+
+
+def test_the_payee_check_is_asked_once_per_set_of_details(sale, monkeypatch):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    calls = calls_of(sale.app, monkeypatch, "offramp_validate_fields")
+    sale.landed(sale.payout(), "payee")
+    sale.get("/payee")
+    assert len(calls) == 1
+    sale.landed(sale.payout(bankAccountNumber="0223456789"), "payee")
+    assert len(calls) == 2
+
+
+def test_no_order_is_created_for_details_whose_payee_was_not_confirmed(sale, monkeypatch):
+    sale.start()
+    review = sale.to_review()
+    creates = calls_of(sale.app, monkeypatch, "offramp_create_order")
+
+    def forget(session):
+        session.payee = {**session.payee, "confirmed": False}
+
+    with sale.app.app_context():
+        get_state().sessions.update(sale.session_id, forget)
+    response = sale.create(review)
+    assert response.headers["Location"].endswith("/review") and creates == []
+    # The review sends the user to confirm the payee again, saying why.
+    page = sale.landed(sale.get("/review"), "payee")
+    assert "Check who the money goes to" in page.get_data(as_text=True)
+    assert "payee" not in sale.session.done and creates == []
+
+
+# -- 4. sending wallet --------------------------------------------------------------------------------
+
+def test_the_sending_wallet_is_checked_for_the_network(sale):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    sale.landed(sale.payout(), "payee")
+    sale.landed(sale.post("/payee", {"confirm": "yes"}), "wallet")
+    page = sale.post("/wallet", {"address": EVM_ADDRESS.lower()[:-1] + "X"})
+    assert 'id="field-address-error"' in page.get_data(as_text=True)
+    html = sale.get("/wallet").get_data(as_text=True)
+    assert "sent back to this address" in html
+
+
+# -- 5. review and create ------------------------------------------------------------------------------
+
+def test_review_shows_the_payout_the_payee_and_the_refund_address(sale):
+    sale.start()
+    review = sale.to_review()
+    html = review.get_data(as_text=True)
+    for text in ("You send", "You receive", "First Bank of Nigeria", "0123456789",
+                 "Account holder", EVM_ADDRESS, "Confirm and sell"):
+        assert text in html
+
+
+def test_create_makes_one_type_based_order_with_what_was_reviewed(sale, monkeypatch):
+    sale.start(orderParams="sale-42")
+    review = sale.to_review()
+    creates = calls_of(sale.app, monkeypatch, "offramp_create_order")
+    sale.landed(sale.create(review), "deposit")
+    again = sale.create(review)                          # a double click
+    assert again.headers["Location"].endswith("/deposit")
+    assert len(creates) == 1
+    order = sandbox_order(sale.app, sale.session.order_id, "offramp")
+    assert order.data["paymentType"] == "CRYPTO_WALLET" and order.data["orderParams"] == "sale-42"
+    assert order.data["fromAddress"] == EVM_ADDRESS
+    assert order.data["requiredFields"] == NG_ACCOUNT
+
+
+def test_an_unanswered_create_is_only_looked_up_and_adopted(sale, monkeypatch):
+    sale.start(orderParams="sale-7")
+    review = sale.to_review()
+    with sale.app.app_context():
+        client = get_state().upstream
+    original = client.offramp_create_order
+    sent = []
+
+    def timeout_after_creating(**kwargs):
+        sent.append(original(**kwargs))
+        raise UpstreamTimeout("read timeout")
+
+    monkeypatch.setattr(client, "offramp_create_order", timeout_after_creating)
+    response = sale.create(review)
+    assert response.headers["Location"].endswith("/deposit")
+    assert sale.session.order_id == sent[0].id and len(sent) == 1
+
+
+# -- 6. deposit ---------------------------------------------------------------------------------------
+
+def test_the_deposit_shows_where_what_and_by_when_with_a_wallet_qr_code(sale):
+    page = sale.to_deposit()
+    html = page.get_data(as_text=True)
+    order = sandbox_order(sale.app, sale.session.order_id, "offramp")
+    assert order.data["toAddress"] in html and "Copy the address" in html
+    assert "Send only USDC on Polygon" in html and "another network" in html
+    assert "<svg" in html and "fills in the coin, the network, the amount" in html
+    assert 'data-countdown-to="' in html and 'data-testid="order-deadline"' in html
+    assert 'data-testid="order-reference"' in html and sale.session.order_id in html
+    assert 'data-testid="test-wallet"' in html and "/checkout/sandbox/offramp/" in html
+    assert 'data-deposit-form' in html and 'name="tx_hash"' in html
+
+
+def test_a_framed_deposit_asks_the_shop_once_to_send_from_its_wallet(sale):
+    sale.client.environ_base["HTTP_SEC_FETCH_DEST"] = "iframe"
+    page = sale.to_deposit()
+    events = events_in(page.get_data(as_text=True))
+    deposit = events["deposit-requested"]["deposit"]
+    order = sandbox_order(sale.app, sale.session.order_id, "offramp")
+    assert deposit["address"] == order.data["toAddress"] and deposit["network"] == "POLYGON"
+    assert deposit["asset"] == "USDC" and deposit["amount"] == str(order.data["cashout"]["cryptoAmount"])
+    # The embedded sandbox is a testnet: Circle's USDC on Polygon Amoy.
+    assert deposit["chainId"] == 80002
+    assert deposit["tokenContract"] == "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582"
+    again = sale.get("/deposit")
+    assert "deposit-requested" not in events_in(again.get_data(as_text=True))
+
+
+def test_a_top_level_deposit_page_asks_the_shop_nothing(sale):
+    sale.to_deposit()
+    html = sale.get("/deposit", headers={"Sec-Fetch-Dest": "document"}).get_data(as_text=True)
+    assert "deposit-requested" not in html
+
+
+@pytest.mark.parametrize("bad", ["", "0x1234", "not a hash", "0x" + "g" * 64])
+def test_a_hash_that_cannot_be_one_is_refused_at_the_field(sale, monkeypatch, bad):
+    sale.to_deposit()
+    confirms = calls_of(sale.app, monkeypatch, "offramp_confirm_order")
+    page = sale.landed(sale.post("/deposit/sent", {"tx_hash": bad}), "deposit")
+    assert 'id="field-tx_hash-error"' in page.get_data(as_text=True) and confirms == []
+
+
+def test_the_hash_confirms_the_order_once(sale, monkeypatch):
+    sale.to_deposit()
+    confirms = calls_of(sale.app, monkeypatch, "offramp_confirm_order")
+    tx = "0x" + "ab" * 32
+    page = sale.landed(sale.post("/deposit/sent", {"tx_hash": tx}), "status")
+    html = page.get_data(as_text=True)
+    assert "Your transaction was received" in html
+    assert sale.landed(sale.post("/deposit/sent", {"tx_hash": tx}), "status")
+    assert sale.landed(sale.post("/deposit/sent", {"tx_hash": "0x" + "cd" * 32}), "status")
+    assert len(confirms) == 1
+    assert sandbox_order(sale.app, sale.session.order_id, "offramp").data["hash"] == tx
+    # The deposit page now only leads to the status.
+    assert "Your order" in sale.get("/deposit").get_data(as_text=True)
+
+
+def test_an_explorer_link_pasted_instead_of_the_hash_is_read(sale):
+    sale.to_deposit()
+    tx = "0x" + "12" * 32
+    sale.landed(sale.post("/deposit/sent", {"tx_hash": f"https://polygonscan.com/tx/{tx}"}),
+                "status")
+    assert sandbox_order(sale.app, sale.session.order_id, "offramp").data["hash"] == tx
+
+
+def test_an_unreachable_upstream_keeps_the_hash_for_another_try(sale, monkeypatch):
+    sale.to_deposit()
+    with sale.app.app_context():
+        client = get_state().upstream
+    original = client.offramp_confirm_order
+
+    def down(**kwargs):
+        raise UpstreamTimeout("read timeout")
+
+    monkeypatch.setattr(client, "offramp_confirm_order", down)
+    tx = "0x" + "ef" * 32
+    page = sale.landed(sale.post("/deposit/sent", {"tx_hash": tx}), "deposit")
+    html = page.get_data(as_text=True)
+    assert "could not reach our payment partner" in html and f'value="{tx}"' in html
+    monkeypatch.setattr(client, "offramp_confirm_order", original)
+    sale.landed(sale.post("/deposit/sent", {"tx_hash": tx}), "status")
+
+
+def test_the_test_wallets_hash_comes_back_filled_in(sale):
+    sale.to_deposit()
+    tx = "0x" + "34" * 32
+    html = sale.get("/deposit", query_string={"txHash": tx}).get_data(as_text=True)
+    assert f'value="{tx}"' in html
+
+
+# -- 7. merchant-funded payouts -----------------------------------------------------------------------
+
+def launch_status(app: Flask, client: FlaskClient, **claims: Any) -> int:
+    from checkout import Checkout
+
+    with app.test_request_context():
+        try:
+            url = Checkout.launch_url("offramp", **claims)
+        except Exception:                       # noqa: BLE001 - refused in the merchant's code
+            return 400
+    return client.get(url).status_code
+
+
+@pytest.mark.parametrize("claims", [
+    {"paymentType": "VIRTUAL_WALLET"},
+    {"paymentType": "VIRTUAL_WALLET", "amount": "1500", "currency": "local"},
+    {"paymentType": "VIRTUAL_WALLET", "amount": "1500", "currency": "local", "lock": ["amount"],
+     "network": "CELO"},
+    {"paymentType": "PIGGY_BANK"},
+])
+def test_a_merchant_funded_payout_needs_a_locked_amount_and_the_merchants_wallet(app, client,
+                                                                                 claims):
+    assert launch_status(app, client, **claims) == 400
+
+
+def test_an_onramp_token_cannot_ask_for_a_merchant_funded_payout(app):
+    from checkout import Checkout
+    from checkout.errors import LaunchTokenError
+
+    with app.test_request_context(), pytest.raises(LaunchTokenError):
+        Checkout.launch_url("onramp", paymentType="VIRTUAL_WALLET")
+
+
+def test_an_unsigned_sale_is_always_paid_from_the_users_wallet(sale):
+    sale.client.get("/checkout/offramp?paymentType=VIRTUAL_WALLET")
+    sale.start()
+    assert sale.session.claims.get("paymentType") is None
+
+
+def test_a_merchant_funded_payout_has_no_wallet_and_no_deposit(sale, monkeypatch):
+    page = sale.start(paymentType="VIRTUAL_WALLET", countryIsoCode="KE",
+                      paymentChannel="mobile_money", network="CELO", asset="USDT",
+                      amount="1500", currency="local", address=EVM_ADDRESS,
+                      lock=["amount", "currency"])
+    html = page.get_data(as_text=True)
+    assert "Where should we pay you?" in html                       # amount passed over
+    sale.landed(sale.post("/payout", {"phoneNumber": "0712345678"}), "payee")
+    review = sale.landed(sale.post("/payee", {"confirm": "yes"}), "review")
+    html = review.get_data(as_text=True)
+    assert "you send nothing" in html and "Confirm the payout" in html
+    assert "You send from" not in html
+    page = sale.landed(sale.create(review), "status")
+    order = sandbox_order(sale.app, sale.session.order_id, "offramp")
+    assert order.data["paymentType"] == "VIRTUAL_WALLET"
+    assert "deposit-requested" not in page.get_data(as_text=True)
+    assert sale.get("/wallet").headers["Location"].endswith("/status")
+
+
+def test_a_locked_amount_cannot_be_changed(sale):
+    sale.start(countryIsoCode="NG", paymentChannel="bank", network="POLYGON", asset="USDC",
+               amount="20000", currency="local", lock=["amount"])
+    page = sale.get("/choose")
+    assert "readonly" in page.get_data(as_text=True)
+    forged = sale.choose(amount="900000")
+    assert 'id="field-amount-error"' in forged.get_data(as_text=True)
