@@ -27,7 +27,7 @@ class Sale(Flow):
     def __init__(self, app: Flask, client: FlaskClient) -> None:
         super().__init__(app, client, "offramp")
 
-    def choose(self, transfer: str = "", **fields: Any) -> Any:      # noqa: ARG002
+    def choose(self, transfer: str = "", **fields: Any) -> Any:
         form = {**NG_BANK, **fields}
         return self.post("/choose", {k: v for k, v in form.items() if v is not None})
 
@@ -399,7 +399,7 @@ def launch_status(app: Flask, client: FlaskClient, **claims: Any) -> int:
     with app.test_request_context():
         try:
             url = Checkout.launch_url("offramp", **claims)
-        except Exception:                       # noqa: BLE001 - refused in the merchant's code
+        except Exception:                       # refused in the merchant's code
             return 400
     return client.get(url).status_code
 
@@ -456,3 +456,57 @@ def test_a_locked_amount_cannot_be_changed(sale):
     assert "readonly" in page.get_data(as_text=True)
     forged = sale.choose(amount="900000")
     assert 'id="field-amount-error"' in forged.get_data(as_text=True)
+
+
+# -- 8. status -------------------------------------------------------------------------------------
+
+def test_the_timeline_collapses_a_status_listed_twice_in_a_row():
+    from checkout.views.offramp import timeline
+
+    order = {"statusHistory": [
+        {"status": "initiated", "changedAt": "2026-11-22T10:00:00.000Z"},
+        {"status": "awaiting_transaction_confirmation", "changedAt": "2026-11-22T10:01:00.000Z"},
+        {"status": "awaiting_transaction_confirmation", "changedAt": "2026-11-22T10:01:10.000Z"},
+        {"status": "validating_transaction", "changedAt": "2026-11-22T10:01:20.000Z"},
+        {"status": "refund_failed"}, {"nonsense": 1}, "broken",
+    ]}
+    steps = timeline(order)
+    assert [s["status"] for s in steps] == ["initiated", "awaiting_transaction_confirmation",
+                                            "validating_transaction", "refund_failed"]
+    assert steps[1]["at"] == "2026-11-22T10:01:00.000Z"
+    assert all(s["text"] and s["text"] != s["status"] for s in steps)
+    assert timeline(None) == [] and timeline({"statusHistory": "x"}) == []
+
+
+def test_every_offramp_status_has_plain_words():
+    from checkout.sandbox.orders import OFFRAMP_STATUSES
+    from checkout.views.offramp import TIMELINE_TEXTS
+
+    assert set(OFFRAMP_STATUSES) <= set(TIMELINE_TEXTS)
+
+
+def test_a_status_that_has_not_moved_for_a_minute_says_it_can_take_a_while(sale):
+    from datetime import datetime, timedelta, timezone
+
+    from checkout.tracking import OrderStatus
+    from checkout.views.offramp import status_context
+
+    sale.to_deposit()
+    long_ago = datetime.now(timezone.utc) - timedelta(minutes=2)
+    just_now = datetime.now(timezone.utc)
+    with sale.app.test_request_context():
+        session = sale.session
+        assert status_context(session, OrderStatus("payout_pending", None, long_ago))["calm"]
+        assert not status_context(session, OrderStatus("payout_pending", None, just_now))["calm"]
+        assert not status_context(session, OrderStatus("payout_successful", None, long_ago))["calm"]
+
+
+@pytest.mark.parametrize(("status", "event"), [
+    ("payout_successful", "completed"), ("deposit_invalid", "failed"),
+    ("refund_successful", "failed"), ("refund_pending", None), ("refund_failed", None),
+    ("payout_failed", None), ("deposit_expired", None),
+])
+def test_an_offramp_ends_for_the_shop_when_the_money_arrives_or_goes_back(status, event):
+    from checkout.flows import flow_named
+
+    assert flow_named("offramp").terminal_event(status) == event

@@ -1,0 +1,119 @@
+"""Whole off-ramp orders in a cross-site iframe at 360 px, in Chromium with its default cookie
+blocking: selling by pasting a transaction hash, a sale that ends refunded, and a payout the
+merchant funds. Each ends with exactly one terminal event at the shop."""
+from __future__ import annotations
+
+import pytest
+
+from .conftest import screenshot
+from .test_onramp_e2e import kinds, settle, short_quotes  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 360, "height": 780}
+WALLET = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+TX_HASH = "0x" + "5e" * 32
+
+
+def sandbox_orders(shop):
+    """The embedded sandbox's order store (it runs in this test process)."""
+    from checkout.sandbox.state import SandboxState
+
+    state: SandboxState = shop.checkout_server.app.extensions["checkout"].sandbox \
+        .extensions["sandbox"]
+    return state.orders
+
+
+def sell_to_review(shop, page, frame, *, account: str = "0123456789") -> None:
+    """Amount (given by the shop), payout details, payee check, sending wallet: the review."""
+    frame.wait_for_selector("select[name=bankCode]")
+    frame.locator("select[name=bankCode]").select_option("011:02")
+    frame.locator("input[name=bankAccountNumber]").fill(account)
+    shop.click_and_load(page, "button", "Continue")
+    frame.wait_for_selector("text=We found this account")
+    screenshot(page, "offramp-2-payee")
+    shop.click_and_load(page, "button", "Yes, pay this account")
+    frame.locator("input[name=address]").fill(WALLET)
+    shop.click_and_load(page, "button", "Continue")
+    frame.wait_for_selector("text=Review your order")
+
+
+def open_sale(shop, page, **claims):
+    page.set_viewport_size(PHONE)
+    claims = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
+              "asset": "USDC", "currency": "local", "amount": 20000, **claims}
+    return shop.open(page, "offramp", **claims)
+
+
+def confirm_sale(shop, page, frame, button: str = "Confirm and sell") -> None:
+    """Confirm; if the quote lapsed meanwhile, the new price is shown and confirmed again."""
+    for _ in range(3):
+        shop.click_and_load(page, "button", button)
+        frame.wait_for_selector("[data-deposit-form], #order-status, .notice[role=alert]")
+        if frame.locator("[data-deposit-form], #order-status").count():
+            return
+    raise AssertionError("the order was never created")
+
+
+def test_a_sale_paid_by_pasting_the_transaction_hash(page, shop, short_quotes):  # noqa: F811
+    frame = open_sale(shop, page)
+    screenshot(page, "offramp-1-payout")
+    sell_to_review(shop, page, frame)
+    screenshot(page, "offramp-3-review")
+    confirm_sale(shop, page, frame)
+    created = shop.wait_for_event(page, "order-created")
+    requested = shop.wait_for_event(page, "deposit-requested")
+    address = frame.locator("[data-testid=deposit-address]").inner_text()
+    assert requested["deposit"]["address"] == address and requested["deposit"]["asset"] == "USDC"
+    assert frame.locator("figure.qr svg").count() == 1
+    assert frame.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
+    screenshot(page, "offramp-4-deposit")
+
+    frame.locator("input[name=tx_hash]").fill(TX_HASH)
+    shop.click_and_load(page, "button", "I have sent it")
+    completed = shop.wait_for_event(page, "completed", timeout=30_000)
+    assert completed["order"] == {"id": created["order"]["id"], "status": "payout_successful"}
+    frame.wait_for_selector("[data-status=payout_successful]")
+    frame.wait_for_selector("[data-testid=timeline] [data-status=offramp_success]")
+    screenshot(page, "offramp-5-paid-out")
+    assert kinds(shop, page).count("completed") == 1 and "failed" not in kinds(shop, page)
+    assert page.context.cookies() == []
+
+
+def test_a_sale_whose_payout_fails_ends_refunded(page, shop, short_quotes):  # noqa: F811
+    frame = open_sale(shop, page)
+    sell_to_review(shop, page, frame)
+    confirm_sale(shop, page, frame)
+    created = shop.wait_for_event(page, "order-created")
+    sandbox_orders(shop).set_outcome(created["order"]["id"], "refund")
+
+    frame.locator("input[name=tx_hash]").fill(TX_HASH)
+    shop.click_and_load(page, "button", "I have sent it")
+    failed = shop.wait_for_event(page, "failed", timeout=30_000)
+    assert failed["order"]["status"] == "refund_successful"
+    frame.wait_for_selector("[data-testid=timeline] [data-status=refunded]")
+    assert frame.locator("[data-testid=refund-address]").inner_text() == WALLET
+    assert "sent back" in frame.locator("#order-status").inner_text()
+    screenshot(page, "offramp-refunded")
+    assert "completed" not in kinds(shop, page) and kinds(shop, page).count("failed") == 1
+
+
+def test_a_payout_the_merchant_funds(page, shop, short_quotes):  # noqa: F811
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, "offramp", paymentType="VIRTUAL_WALLET", countryIsoCode="KE",
+                      paymentChannel="mobile_money", network="CELO", asset="USDT",
+                      amount=1500, currency="local", address=WALLET,
+                      lock=["amount", "currency"])
+    frame.wait_for_selector("input[name=phoneNumber]")
+    frame.locator("input[name=phoneNumber]").fill("0712 345 678")
+    shop.click_and_load(page, "button", "Continue")
+    shop.click_and_load(page, "button", "Yes, pay this account")
+    frame.wait_for_selector("text=you send nothing")
+    screenshot(page, "offramp-merchant-funded-review")
+    confirm_sale(shop, page, frame, "Confirm the payout")
+    completed = shop.wait_for_event(page, "completed", timeout=30_000)
+    assert completed["order"]["status"] == "payout_successful"
+    assert "deposit-requested" not in kinds(shop, page)
+    settle(frame)
+    screenshot(page, "offramp-merchant-funded-paid")
