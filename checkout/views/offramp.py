@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from flask import Blueprint, current_app, redirect, request, url_for
 from flask_babel import gettext as _
@@ -30,15 +30,16 @@ from ..addresses import AddressError, validate_transaction_hash
 from ..errors import UpstreamError, UpstreamRejected
 from ..flows import flow_named
 from ..flows.offramp import VIRTUAL_WALLET, fields_digest, payment_type, user_pays
-from ..forms import FormResult, MAX_TEXT, clean_address, display_value
+from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
-from ..state import get_state
+from ..state import get_state, real_app
 from ..upstream.types import OfframpOrder
-from . import journey, status as status_views
+from . import journey
+from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route
 from .fields import FieldsStep
@@ -104,7 +105,10 @@ class PayeeStep(journey.StepPage):
         specs = quotes.required_fields(session)
         try:
             details = get_state().upstream.offramp_validate_fields(
-                offer_id=record.get("id"), required_fields=session.fields)
+                # No "id" when the quote was dropped (journey.creation forgets it once a create
+                # is given up): the call then goes out without an offer id.
+                offer_id=record.get("id"),  # type: ignore[arg-type]
+                required_fields=session.fields)
         except UpstreamRejected as refused:
             check: dict[str, Any] = {"for": digest, "state": "refused",
                                      "message": refused.message}
@@ -282,7 +286,8 @@ def _test_wallet_url(session: CheckoutSession, order_id: str) -> str | None:
     if get_state().sandbox is None:
         return None
     back = url_for("checkout.deposit", session_id=session.id)
-    return url_for("checkout.sandbox_pages", rest=f"offramp/{order_id}/send", **{"return": back})
+    query: dict[str, Any] = {"return": back}      # a Python keyword: passed as a mapping
+    return url_for("checkout.sandbox_pages", rest=f"offramp/{order_id}/send", **query)
 
 
 def show_order(session: CheckoutSession, *, message: str | None = None,
@@ -373,9 +378,11 @@ def deposit_sent(session: CheckoutSession) -> Response:
         order = FLOW.fetch_order(session.order_id)
         if order.hash and order.hash.lower() == tx_hash.lower():
             return _confirmed(session, tx_hash)        # it had it already
-        _release(session, mine, keep_hash=False)
         if order.status != "initiated":
+            # Too late (expired, cancelled): the hash stays with the order's page, for support.
+            _release(session, mine, keep_hash=True)
             return htmx_redirect(url_for("checkout.status", session_id=session.id))
+        _release(session, mine, keep_hash=False)
         return _back_to_deposit(session, error=_(
             "Our payment partner did not accept this transaction: %(reason)s",
             reason=refused.message or ""), value=raw[:200])
@@ -395,8 +402,7 @@ def _confirmed(session: CheckoutSession, tx_hash: str) -> Response:
     assert session.order_id is not None
     try:
         # The status page that follows shows the order as it is now, not as last stored.
-        order_status.fetch_and_store(current_app._get_current_object(), session.order_id,
-                                     FLOW.name)
+        order_status.fetch_and_store(real_app(current_app), session.order_id, FLOW.name)
     except UpstreamError:
         pass            # the stored status is refreshed when it is read, as always
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
@@ -432,11 +438,15 @@ def timeline(order: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 
 def status_context(session: CheckoutSession, current: tracking.OrderStatus) -> dict[str, Any]:
     order = current.order or {}
-    quiet = current.updated_at is not None and datetime.now(timezone.utc) - current.updated_at \
+    quiet = current.updated_at is not None and datetime.now(UTC) - current.updated_at \
         >= timedelta(seconds=CALM_AFTER)
     settled = current.status in FLOW.settled_statuses or current.status is None
+    given = session.deposit
     return {"timeline": timeline(order), "refund_address": order.get("fromAddress")
             or session.value("address"),
+            # A hash the user gave that the order never took (it came too late): support needs it.
+            "unconfirmed_hash": given.get("hash") if not given.get("confirmed")
+            and given.get("hash") != order.get("hash") else None,
             "merchant_funded": payment_type(session) == VIRTUAL_WALLET,
             "calm": quiet and not settled and current.status != "deposit_awaiting"}
 

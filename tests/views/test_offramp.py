@@ -486,14 +486,14 @@ def test_every_offramp_status_has_plain_words():
 
 
 def test_a_status_that_has_not_moved_for_a_minute_says_it_can_take_a_while(sale):
-    from datetime import datetime, timedelta, timezone
+    from datetime import UTC, datetime, timedelta
 
     from checkout.tracking import OrderStatus
     from checkout.views.offramp import status_context
 
     sale.to_deposit()
-    long_ago = datetime.now(timezone.utc) - timedelta(minutes=2)
-    just_now = datetime.now(timezone.utc)
+    long_ago = datetime.now(UTC) - timedelta(minutes=2)
+    just_now = datetime.now(UTC)
     with sale.app.test_request_context():
         session = sale.session
         assert status_context(session, OrderStatus("payout_pending", None, long_ago))["calm"]
@@ -510,3 +510,22 @@ def test_an_offramp_ends_for_the_shop_when_the_money_arrives_or_goes_back(status
     from checkout.flows import flow_named
 
     assert flow_named("offramp").terminal_event(status) == event
+
+
+def test_a_hash_given_after_the_order_expired_is_kept_for_support(sale, monkeypatch):
+    sale.to_deposit()
+    order = sandbox_order(sale.app, sale.session.order_id, "offramp")
+    with sale.app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        from checkout.sandbox import orders as sandbox_orders
+        from checkout.sandbox.state import current
+
+        store = current().orders
+        with store.lock:
+            sandbox_orders._offramp_expire(store, order)
+    tx = "0x" + "77" * 32
+    page = sale.landed(sale.post("/deposit/sent", {"tx_hash": tx}), "status")
+    html = page.get_data(as_text=True)
+    assert "No transaction hash arrived in time" in html and tx in html
+    assert sale.session.order_id in html
