@@ -55,12 +55,12 @@ def create_app():
 
 def _deliveries(count: int, tag: str) -> list[tuple[bytes, str]]:
     import json
-    from datetime import datetime, timedelta, timezone
+    from datetime import UTC, datetime, timedelta
 
     from checkout.config import SANDBOX_WEBHOOK_SECRET
     from checkout.signature import sign
 
-    t0 = datetime.now(timezone.utc)
+    t0 = datetime.now(UTC)
     out = []
     for n in range(count):
         moment = (t0 + timedelta(milliseconds=n)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

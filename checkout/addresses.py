@@ -63,7 +63,9 @@ def eip55_checksum(address: str) -> str:
     """The EIP-55 mixed-case form of a ``0x`` + 40 hex address."""
     body = address[2:].lower()
     digest = keccak.new(digest_bits=256, data=body.encode("ascii")).hexdigest()
-    return "0x" + "".join(c.upper() if int(n, 16) >= 8 else c for c, n in zip(body, digest))
+    # The digest has 64 nibbles; the first 40 set the case of the address's 40 characters.
+    return "0x" + "".join(c.upper() if int(n, 16) >= 8 else c
+                          for c, n in zip(body, digest, strict=False))
 
 
 def _evm(network: str, address: str) -> str:
@@ -362,7 +364,7 @@ def _hash_from_link(network: str, link: str) -> str:
                              other=other.title(), network=network.title()))
     # tronscan keeps its route in the fragment (#/transaction/<hash>).
     segments = [unquote(s) for s in f"{parts.path}/{parts.fragment}".split("/") if s.strip()]
-    for word, following in zip(segments, segments[1:]):
+    for word, following in zip(segments, segments[1:], strict=False):
         if word.lower() in _TX_PATH_WORDS:
             return following
     return segments[-1] if segments else ""

@@ -38,7 +38,7 @@ def launch_url_command(flow: str, lock: tuple[str, ...], ttl: int, external: boo
     from .errors import LaunchTokenError
     from .launch import launch_url
 
-    given = {name: value for name, value in claims.items() if value is not None}
+    given: dict[str, object] = {name: value for name, value in claims.items() if value is not None}
     if lock:
         given["lock"] = list(lock)
     try:

@@ -23,8 +23,7 @@ from babel.numbers import NumberFormatError, get_decimal_symbol, get_group_symbo
 from email_validator import EmailNotValidError, validate_email
 from flask_babel import gettext as _
 
-from .addresses import AddressError, address_notice, network_has_memo, validate_address, \
-    validate_memo
+from .addresses import AddressError, address_notice, network_has_memo, validate_address, validate_memo
 from .upstream.types import RequiredField
 
 log = logging.getLogger("checkout.forms")
@@ -47,7 +46,7 @@ class FormResult:
         return not self.errors and self.form_error is None
 
     @classmethod
-    def error(cls, name: str, message: str) -> "FormResult":
+    def error(cls, name: str, message: str) -> FormResult:
         return cls(errors={name: message})
 
 

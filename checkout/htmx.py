@@ -6,11 +6,14 @@ responses by default. Every response that can differ by ``HX-Request`` says so i
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Response, make_response, redirect, render_template, request
+from werkzeug.wrappers import Response as BaseResponse
 
 __all__ = ["is_htmx", "htmx_redirect", "render", "add_vary", "trigger"]
+
+AnyResponse = TypeVar("AnyResponse", bound=BaseResponse)
 
 
 def is_htmx() -> bool:
@@ -22,13 +25,14 @@ def is_htmx() -> bool:
             and request.headers.get("HX-History-Restore-Request") != "true")
 
 
-def add_vary(response: Response) -> Response:
+def add_vary(response: AnyResponse) -> AnyResponse:
     response.vary.add("HX-Request")
     return response
 
 
-def htmx_redirect(url: str) -> Response:
+def htmx_redirect(url: str) -> BaseResponse:
     """Send the browser to ``url``: ``HX-Redirect`` for htmx (a full page load), else a 303."""
+    response: BaseResponse
     if is_htmx():
         response = make_response("", 200)
         response.headers["HX-Redirect"] = url
@@ -48,7 +52,7 @@ def render(template: str, partial: str | None = None, *, status: int = 200,
     return add_vary(response)
 
 
-def trigger(response: Response, event: str) -> Response:
+def trigger(response: AnyResponse, event: str) -> AnyResponse:
     """Ask htmx to fire ``event`` on the page after this response (``HX-Trigger``)."""
     existing = response.headers.get("HX-Trigger")
     response.headers["HX-Trigger"] = f"{existing}, {event}" if existing else event

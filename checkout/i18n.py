@@ -12,16 +12,17 @@ that language with the session's country when Babel knows the pair (``sw`` + ``K
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+import flask_babel
 from babel import Locale, UnknownLocaleError
 from babel.dates import format_datetime as babel_format_datetime
 from babel.numbers import format_currency, format_decimal
 from flask import Flask, g, has_request_context, request
-import flask_babel
 from flask_babel import Babel, Domain, get_babel, get_locale, refresh
 
 __all__ = [
@@ -81,6 +82,7 @@ def init_babel(app: Flask) -> None:
         Babel(app, locale_selector=lambda: select_locale() if _in_checkout() else None)
     if "_" not in app.jinja_env.globals:
         # The host's Babel was made with configure_jinja=False: our templates still need _().
+        # The i18n extension adds install_gettext_callables to the environment when it is added.
         app.jinja_env.add_extension("jinja2.ext.i18n")
         app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
             gettext=flask_babel.gettext, ngettext=flask_babel.ngettext, newstyle=True)

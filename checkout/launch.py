@@ -25,8 +25,13 @@ from urllib.parse import urlsplit
 from flask import Flask, has_app_context, has_request_context, request, url_for
 from flask_babel import lazy_gettext
 from joserfc import jwt
-from joserfc.errors import (BadSignatureError, ExpiredTokenError, InvalidClaimError, JoseError,
-                            MissingClaimError)
+from joserfc.errors import (
+    BadSignatureError,
+    ExpiredTokenError,
+    InvalidClaimError,
+    JoseError,
+    MissingClaimError,
+)
 from joserfc.jwk import OctKey
 
 from .errors import LaunchTokenError
@@ -96,6 +101,8 @@ def refused(message: Any, detail: str) -> LaunchTokenError:
     ``detail`` names what was wrong (for the CLI, logs, tests); it never holds a claim's value.
     """
     error = LaunchTokenError(message)
+    # Only refusals made here carry a detail (the CLI reads it with getattr), so the class does
+    # not declare it.
     error.detail = detail  # type: ignore[attr-defined]
     return error
 

@@ -6,9 +6,17 @@ rules that keep a fetch from rolling a webhook back.
 """
 from __future__ import annotations
 
-from .webhooks.orders import (FINAL_STATUSES, OFFRAMP_TO_WEBHOOK, ONRAMP_TO_WEBHOOK,
-                              WEBHOOK_STATUSES, StoredOrder, current, fetch_and_store, get,
-                              webhook_status_of)
+from .webhooks.orders import (
+    FINAL_STATUSES,
+    OFFRAMP_TO_WEBHOOK,
+    ONRAMP_TO_WEBHOOK,
+    WEBHOOK_STATUSES,
+    StoredOrder,
+    current,
+    fetch_and_store,
+    get,
+    webhook_status_of,
+)
 
 __all__ = ["FINAL_STATUSES", "OFFRAMP_TO_WEBHOOK", "ONRAMP_TO_WEBHOOK", "WEBHOOK_STATUSES",
            "StoredOrder", "current", "fetch_and_store", "get", "webhook_status_of"]

@@ -16,10 +16,13 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .errors import UpstreamError
 from .upstream.types import AssetPair, Limits, OfframpTypeCountry, OnrampCountry
+
+if TYPE_CHECKING:
+    from .upstream.client import UpstreamClient
 
 log = logging.getLogger("checkout.reference")
 
@@ -56,11 +59,11 @@ class TTLCache:
     def get(self, key: Hashable, load: Callable[[], T]) -> T:
         entry = self._fresh(key)
         if entry is not None:
-            return entry.value
+            return cast(T, entry.value)     # a key holds what its loader returns
         with self._key_lock(key):
             entry = self._fresh(key)          # another thread may have loaded it meanwhile
             if entry is not None:
-                return entry.value
+                return cast(T, entry.value)
             try:
                 value = load()
             except UpstreamError:
@@ -68,7 +71,7 @@ class TTLCache:
                 if stale is not None and self.clock() - stale.fetched_at < self.ttl * STALE_FACTOR:
                     log.warning("reference data refresh failed; serving the cached copy: %s",
                                 key[0] if isinstance(key, tuple) else key)
-                    return stale.value
+                    return cast(T, stale.value)
                 raise
             self._entries[key] = _Entry(value, self.clock())
             return value
@@ -115,7 +118,7 @@ class Catalog:
     channels and carriers (one call), network and asset pairs (one call), limits (one call per
     corridor). Subclasses say which endpoints."""
 
-    def __init__(self, client: Any, cache: TTLCache) -> None:
+    def __init__(self, client: UpstreamClient, cache: TTLCache) -> None:
         self.client = client
         self.cache = cache
 

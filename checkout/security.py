@@ -61,7 +61,7 @@ def event_target_origin(session: object | None) -> str | None:
     is just ``'self'``. With several allowed parents and no ``parentOrigin`` we cannot know which
     one framed us, and ``"*"`` is never an option.
     """
-    parent = getattr(session, "parent_origin", None)
+    parent: str | None = getattr(session, "parent_origin", None)
     if parent:
         return parent
     ancestors = list(current_app.config["CHECKOUT_FRAME_ANCESTORS"])

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 from flask import Flask
 from sqlalchemy import delete
@@ -30,7 +31,7 @@ def purge_expired_sessions(engine: Engine, *, older_than: timedelta = timedelta(
     """Delete sessions that expired more than ``older_than`` ago; return how many."""
     if older_than < timedelta(0):
         raise ValueError("older_than must not be negative")
-    cutoff = (now or datetime.now(timezone.utc)) - older_than
+    cutoff = (now or datetime.now(UTC)) - older_than
     with engine.begin() as conn:
         result = conn.execute(delete(sessions_table).where(sessions_table.c.expires_at < cutoff))
     return int(result.rowcount or 0)
@@ -39,7 +40,7 @@ def purge_expired_sessions(engine: Engine, *, older_than: timedelta = timedelta(
 class PurgeSchedule:
     """When this process last purged for one app: at most one purge per interval."""
 
-    def __init__(self, clock=time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._lock = threading.Lock()
         self._last: float | None = None
@@ -70,7 +71,7 @@ def maybe_purge(app: Flask) -> int | None:
         return None
     try:
         deleted = purge_expired_sessions(state.engine)
-    except Exception:  # noqa: BLE001 - the database may be down; try again next interval
+    except Exception:  # the database may be down; try again next interval
         log.exception("purging expired checkout sessions failed")
         return None
     if deleted:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import JSON, Column, DateTime, Integer, String, Table, insert, select, update
 from sqlalchemy.engine import Engine
@@ -58,13 +59,13 @@ log = logging.getLogger("checkout.sessions")
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _aware(value: datetime | None) -> datetime | None:
     # SQLite returns naive datetimes even for timezone=True columns.
     if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
+        return value.replace(tzinfo=UTC)
     return value
 
 

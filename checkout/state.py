@@ -37,7 +37,7 @@ class CheckoutState:
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
 
     @classmethod
-    def create(cls, app: Flask) -> "CheckoutState":
+    def create(cls, app: Flask) -> CheckoutState:
         from . import embedded_sandbox
         from .reference import OfframpCatalog, OnrampCatalog, TTLCache
         from .session_purge import PurgeSchedule

@@ -26,8 +26,8 @@ Which statuses end an order is the flow's to say (``Flow.terminal_event``):
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -39,7 +39,7 @@ from .flows import flow_of
 from .htmx import is_htmx
 from .security import event_target_origin
 from .sessions import CheckoutSession
-from .state import get_state
+from .state import get_state, real_app
 
 log = logging.getLogger("checkout.tracking")
 
@@ -100,7 +100,7 @@ def _hash_from_upstream(session: CheckoutSession) -> str | None:
     order_id = session.order_id
     assert order_id is not None
     try:
-        stored = order_status.fetch_and_store(current_app._get_current_object(), order_id,
+        stored = order_status.fetch_and_store(real_app(current_app), order_id,
                                               session.flow, apply_status=False)
     except UpstreamError as exc:
         log.warning("could not read the transaction hash: %r", exc)

@@ -32,19 +32,24 @@ def safe_external_url(url: object, what: str = "payment") -> str | None:
         return None
     if not isinstance(url, str) or len(url) > MAX_URL_LENGTH or \
             any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7f for ch in url):
-        return _refused(what, "malformed")
+        _refused(what, "malformed")
+        return None
     try:
         parts = urlsplit(url)
         host = parts.hostname
     except ValueError:
-        return _refused(what, "malformed")
+        _refused(what, "malformed")
+        return None
     scheme = parts.scheme.lower()
     if scheme not in ("https", "http"):
-        return _refused(what, f"scheme {scheme or '(none)'}")
+        _refused(what, f"scheme {scheme or '(none)'}")
+        return None
     if not host or parts.username is not None or parts.password is not None:
-        return _refused(what, "no host, or user info")
+        _refused(what, "no host, or user info")
+        return None
     if scheme == "http" and not (is_loopback_host(host) or _embedded_sandbox()):
-        return _refused(what, "scheme http")
+        _refused(what, "scheme http")
+        return None
     return url
 
 
@@ -58,4 +63,3 @@ def _embedded_sandbox() -> bool:
 
 def _refused(what: str, reason: str) -> None:
     log.warning("refused the upstream's %s link (%s): the page shows no link", what, reason)
-    return None

@@ -166,29 +166,29 @@ def test_amount_limits(form, field_name, message):
 
 
 def test_amount_within_limits_and_closed_corridor():
-    good = clean_amount({"currency": "local", "amount": "5,000"}, FakeSession(), locale="en", currencies=ONRAMP,
-                        limits=LIMITS)
+    good = clean_amount({"currency": "local", "amount": "5,000"}, FakeSession(), locale="en",
+                        currencies=ONRAMP, limits=LIMITS)
     assert good.ok and good.values == {"currency": "local", "amount": "5000"}
-    closed = clean_amount({"currency": "local", "amount": "5000"}, FakeSession(), locale="en", currencies=ONRAMP,
-                          limits=CLOSED)
+    closed = clean_amount({"currency": "local", "amount": "5000"}, FakeSession(), locale="en",
+                          currencies=ONRAMP, limits=CLOSED)
     assert "not available" in closed.errors["amount"]
 
 
 def test_locked_decimal_amount_shown_as_is_is_not_a_change_in_french():
     session = FakeSession(claims={"amount": 12.5, "currency": "crypto"},
                           locked=["amount", "currency"])
-    result = clean_amount({"amount": "12.5", "currency": "crypto"}, session, locale="fr", currencies=ONRAMP,
-                          limits=LIMITS)
+    result = clean_amount({"amount": "12.5", "currency": "crypto"}, session, locale="fr",
+                          currencies=ONRAMP, limits=LIMITS)
     assert result.ok and result.values["amount"] == "12.5"
 
 
 def test_locked_amount():
     session = FakeSession(claims={"amount": 5000, "currency": "local"}, locked=["amount", "currency"])
-    same = clean_amount({"amount": "5,000.00", "currency": "local"}, session, locale="en", currencies=ONRAMP,
-                        limits=LIMITS)
+    same = clean_amount({"amount": "5,000.00", "currency": "local"}, session, locale="en",
+                        currencies=ONRAMP, limits=LIMITS)
     assert same.ok and same.values["amount"] == "5000"
-    forged = clean_amount({"amount": "1", "currency": "crypto"}, session, locale="en", currencies=ONRAMP,
-                          limits=LIMITS)
+    forged = clean_amount({"amount": "1", "currency": "crypto"}, session, locale="en",
+                          currencies=ONRAMP, limits=LIMITS)
     assert set(forged.errors) == {"amount", "currency"}
     assert forged.values == {"amount": "5000", "currency": "local"}
 
@@ -288,18 +288,19 @@ def test_locked_amount_keeps_its_currency_even_when_currency_is_not_locked(claim
     # A session whose token locked the amount alone (before launch implied the currency lock):
     # 100 NGN must not become 100 USDT because the form says "crypto".
     session = FakeSession(claims=claims, locked=["amount"])
-    forged = clean_amount({"amount": "100", "currency": "crypto"}, session, locale="en", currencies=ONRAMP,
-                          limits=LIMITS)
+    forged = clean_amount({"amount": "100", "currency": "crypto"}, session, locale="en",
+                          currencies=ONRAMP, limits=LIMITS)
     assert forged.errors.get("currency")
     assert forged.values["currency"] == "local" and forged.values["amount"] == "100"
-    same = clean_amount({"amount": "100", "currency": "local"}, session, locale="en", currencies=ONRAMP,
-                        limits=LIMITS, check_limits=False)
+    same = clean_amount({"amount": "100", "currency": "local"}, session, locale="en",
+                        currencies=ONRAMP, limits=LIMITS, check_limits=False)
     assert same.ok and same.values["currency"] == "local"
 
 
 def test_locked_currency_is_taken_from_the_claims_whatever_the_form_sends():
     session = FakeSession(claims={"currency": "crypto"}, locked=["currency"])
     for sent in ({"currency": "local"}, {"currency": "bogus"}, {}):
-        result = clean_amount({"amount": "5", **sent}, session, locale="en", currencies=ONRAMP, limits=LIMITS)
+        result = clean_amount({"amount": "5", **sent}, session, locale="en", currencies=ONRAMP,
+                              limits=LIMITS)
         assert result.values["currency"] == "crypto"
         assert ("currency" in result.errors) == bool(sent)

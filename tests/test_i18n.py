@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from html.parser import HTMLParser
 from pathlib import Path
@@ -49,7 +49,7 @@ class TestMoney:
         assert format_crypto(amount, "USDC", locale=locale) == expected
 
     def test_format_datetime(self):
-        when = datetime(2026, 11, 22, 9, 5, tzinfo=timezone.utc)
+        when = datetime(2026, 11, 22, 9, 5, tzinfo=UTC)
         assert format_datetime(when, locale="en") == "Nov 22, 2026, 9:05:00\u202fAM"
         assert format_datetime("2026-11-22T09:05:00Z", locale="fr").startswith("22 nov. 2026")
         assert format_datetime(None) == ""

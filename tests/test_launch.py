@@ -10,11 +10,10 @@ from joserfc.jwk import OctKey
 
 from checkout import Checkout
 from checkout.errors import LaunchTokenError
-from checkout.launch import (MAX_TOKEN_LENGTH, launch_url, normalize_origin, verify_token)
+from checkout.launch import MAX_TOKEN_LENGTH, launch_url, normalize_origin, verify_token
 from checkout.state import get_state
 
-from .launch_support import (claims, install_flow_stub, session_count, session_id_from, sign,
-                             unsigned)
+from .launch_support import claims, install_flow_stub, session_count, session_id_from, sign, unsigned
 
 SHOP = "https://shop.test"
 

@@ -162,7 +162,7 @@ class TestErrorPages:
         assert "not found or has expired" in response.get_data(as_text=True)
 
     def test_expired_session_is_a_friendly_404(self, app, client):
-        from datetime import datetime, timedelta, timezone
+        from datetime import UTC, datetime, timedelta
 
         from checkout.sessions import sessions_table
         from checkout.state import get_state
@@ -170,7 +170,7 @@ class TestErrorPages:
         sid, _ = open_session(app, client)
         with app.app_context(), get_state().engine.begin() as conn:
             conn.execute(sessions_table.update().where(sessions_table.c.id == sid).values(
-                expires_at=datetime.now(timezone.utc) - timedelta(seconds=1)))
+                expires_at=datetime.now(UTC) - timedelta(seconds=1)))
         response = client.get(f"/checkout/s/{sid}/")
         assert response.status_code == 404
         assert "not found or has expired" in response.get_data(as_text=True)

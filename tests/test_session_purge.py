@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
 
@@ -25,7 +25,7 @@ def _sessions(app, *expired_days_ago: float | None) -> list[str]:
                 with state.engine.begin() as conn:
                     conn.execute(update(sessions_table)
                                  .where(sessions_table.c.id == session.id)
-                                 .values(expires_at=datetime.now(timezone.utc)
+                                 .values(expires_at=datetime.now(UTC)
                                          - timedelta(days=days)))
             ids.append(session.id)
     return ids

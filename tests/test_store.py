@@ -3,12 +3,10 @@ database (gunicorn starts its workers at the same moment). Real processes, real 
 from __future__ import annotations
 
 import multiprocessing
-
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import (Column, Integer, MetaData, String, Table, create_engine, insert, inspect,
-                        select)
+from sqlalchemy import Column, Integer, MetaData, String, Table, create_engine, insert, inspect, select
 from sqlalchemy.schema import CreateTable
 
 from checkout.sessions import SessionStore
@@ -97,7 +95,7 @@ def test_columns_added_since_a_database_was_made_are_added_at_start_up(database_
     with engine.begin() as conn:
         for table in metadata.sorted_tables:
             conn.execute(CreateTable(_as_first_made(table)))
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         conn.execute(insert(old_events).values(
             body_sha256="0" * 64, body=b"{}", headers={}, received_at=now, last_seen_at=now,
             duplicates=0, state="processed", attempts=1))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ipaddress
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -44,5 +44,5 @@ def same_amount(value: Decimal | None, expected: Any) -> bool:
 
 def created_during(created: datetime | None, pending: dict[str, Any]) -> bool:
     """The order was created no earlier than the pending attempt was sent (less clock skew)."""
-    started = datetime.fromtimestamp(float(pending.get("at") or 0), tz=timezone.utc)
+    started = datetime.fromtimestamp(float(pending.get("at") or 0), tz=UTC)
     return created is not None and created >= started - CREATED_SKEW

@@ -126,7 +126,7 @@ def _same_digest(digest: str | None, session: CheckoutSession, flow: Flow) -> bo
     return hmac.compare_digest(digest.encode(), review_digest(session, flow).encode())
 
 
-# -- the create ------------------------------------------------------------------------------------------
+# -- the create -----------------------------------------------------------------------------------------
 
 def create_order(session: CheckoutSession, flow: Flow, digest: str | None) -> CreateResult:
     """Create the session's one order from what the review showed (see the module docstring)."""

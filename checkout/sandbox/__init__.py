@@ -23,7 +23,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask, Response, jsonify
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response as BaseResponse
 
 from .. import config as checkout_config
 from ..paths import TEMPLATES
@@ -106,14 +108,14 @@ def _register_error_handlers(app: Flask) -> None:
         return response
 
     @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> Response:
+    def http_error(error: HTTPException) -> BaseResponse:
         response = error.get_response()     # keeps headers such as Allow on a 405
         response.data = json.dumps({"message": error.description or error.name})
         response.content_type = "application/json"
         return response
 
     @app.errorhandler(Exception)
-    def unexpected(error: Exception) -> Response:
+    def unexpected(error: Exception) -> BaseResponse:
         if isinstance(error, HTTPException):
             return http_error(error)
         log.exception("sandbox: unhandled error")
@@ -139,6 +141,7 @@ def _register_blueprints(app: Flask) -> None:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build a sandbox upstream app; ``config`` overrides :data:`DEFAULTS`."""
     app = Flask(__name__, template_folder=str(TEMPLATES))
+    assert isinstance(app.json, DefaultJSONProvider)    # a plain Flask app has Flask's own
     app.json.sort_keys = False          # keep fields in the spec's order, as the upstream sends them
     app.config.update(DEFAULTS)
     app.config.update(_from_environment() if config is None else config)

@@ -23,8 +23,7 @@ from joserfc import jwt
 from joserfc.jwk import OctKey
 
 from . import reference
-from .kyc import (STATUS_DESCRIPTIONS, KycError, KycStatus, KycUser, check_user_fields,
-                  kyc_store)
+from .kyc import STATUS_DESCRIPTIONS, KycError, KycStatus, KycUser, check_user_fields, kyc_store
 from .orders import iso
 from .reference import Country
 from .validation import ApiError, Body, InvalidRequest, Query
@@ -105,7 +104,6 @@ def kyc_state() -> ResponseReturnValue:
     """Where a user stands with KYC, and the documents their country accepts."""
     query = Query(request)
     phone = query.text("phoneNumber", required=True)
-    assert phone is not None
     email = _email(query.text("email"), "email")
     country = _phone_country(phone, "phoneNumber")
     user = kyc_store().find(phone=phone, email=email)
@@ -131,7 +129,6 @@ def kyc_submit() -> ResponseReturnValue:
     id_type = body.text("idType", required=True)
     if body.data.get("userFields") is None:
         raise InvalidRequest("userFields is required")
-    assert phone is not None and id_type is not None
     country = _phone_country(phone, "phone")
     document = country.document_by_value(id_type)
     if document is None:

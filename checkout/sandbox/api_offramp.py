@@ -24,9 +24,18 @@ from .api_onramp import check_offer_fields, outcome_param, priced
 from .orders import OFFRAMP_STATUSES, Order, OrderStore, Quote, paginate
 from .shapes import offramp_json
 from .state import current
-from .validation import (OFFRAMP_TYPES, ONRAMP_ASSETS, ONRAMP_NETWORKS, PAYMENT_CHANNELS,
-                         PAYMENT_TYPES, Body, InvalidRequest, Query, check_address,
-                         check_transaction_hash)
+from .validation import (
+    OFFRAMP_TYPES,
+    ONRAMP_ASSETS,
+    ONRAMP_NETWORKS,
+    PAYMENT_CHANNELS,
+    PAYMENT_TYPES,
+    Body,
+    InvalidRequest,
+    Query,
+    check_address,
+    check_transaction_hash,
+)
 
 bp = Blueprint("sandbox_offramp", __name__, url_prefix="/api/offramp")
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 from flask.typing import ResponseReturnValue
@@ -12,17 +13,30 @@ from . import pricing, reference, transfer
 from .orders import OUTCOMES, Order, paginate
 from .shapes import legacy_status, onramp_json
 from .state import PUBLIC_BASE_ENVIRON, SANDBOX_MERCHANT_ID, current
-from .validation import (BUY_SWAP_STATUSES, ONRAMP_ASSETS, ONRAMP_NETWORKS, PAYMENT_CHANNELS,
-                         WITHDRAWAL_STATUSES, Body, InvalidRequest, OrderNotAvailable, Query,
-                         check_address, check_memo)
+from .validation import (
+    BUY_SWAP_STATUSES,
+    ONRAMP_ASSETS,
+    ONRAMP_NETWORKS,
+    PAYMENT_CHANNELS,
+    WITHDRAWAL_STATUSES,
+    Body,
+    InvalidRequest,
+    OrderNotAvailable,
+    Query,
+    check_address,
+    check_memo,
+)
 
 bp = Blueprint("sandbox_onramp", __name__, url_prefix="/api/onramp")
 
 ONRAMP_CHANNELS = ("bank", "mobile_money", "airtime")
 _PHONE = re.compile(r"\+?[0-9]{7,15}")
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-def priced(fn: Any, *args: Any, **kwargs: Any) -> Any:
+
+def priced(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """Call a pricing function; its refusals (unknown corridor, outside limits) are 400s."""
     try:
         return fn(*args, **kwargs)
@@ -227,7 +241,8 @@ def _new_order(quote: Any, *, email: str, user_ip: str, address: str | None, mem
     params, offer, cashout = quote.params, quote.offer, quote.cashout
     country, channel = params["countryIsoCode"], params["paymentChannel"]
     channel_ref = reference.onramp_channel(country, channel)
-    carrier = channel_ref.carrier(params["carrierCode"]) if channel_ref and params["carrierCode"] else None
+    carrier = (channel_ref.carrier(params["carrierCode"])
+               if channel_ref and params["carrierCode"] else None)
     data: dict[str, Any] = {
         "email": email, "userIp": user_ip, "phoneNumber": fields.get("phoneNumber"),
         "extraFields": fields, "userId": reference.stable_id("user", email.lower()),
@@ -267,8 +282,8 @@ def public_url(endpoint: str, **values: Any) -> str:
     sandbox's pages (it says so in the environ of each call, see ``PUBLIC_BASE_ENVIRON``); else
     this request's own host, right for a sandbox run on its own.
     """
-    base = (current_app.config.get("SANDBOX_PUBLIC_URL")
-            or request.environ.get(PUBLIC_BASE_ENVIRON))
+    base: str | None = (current_app.config.get("SANDBOX_PUBLIC_URL")
+                        or request.environ.get(PUBLIC_BASE_ENVIRON))
     if not base:
         return url_for(endpoint, _external=True, **values)
     return base.rstrip("/") + url_for(endpoint, **values)
@@ -277,7 +292,6 @@ def public_url(endpoint: str, **values: Any) -> str:
 def _order_id_body(extra: tuple[str, ...] = ()) -> tuple[Body, str]:
     body = Body(request, ("orderId", *extra))
     order_id = body.text("orderId", required=True)
-    assert order_id is not None
     return body, order_id
 
 

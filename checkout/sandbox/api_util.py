@@ -1,7 +1,7 @@
 """``/api/util/*`` (spec 4.5): address check, countries with KYC rules, carriers, assets."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
@@ -23,7 +23,6 @@ def check_address() -> ResponseReturnValue:
     """Whether a wallet address has already been used in an order."""
     body = Body(request, allowed=("address",))
     address = body.text("address", required=True)
-    assert address is not None
     return jsonify(used=bool(_address_used()(address)))
 
 

@@ -17,6 +17,7 @@ import base64
 import hashlib
 import hmac
 import time
+from typing import Any
 from urllib.parse import quote
 
 from flask import Flask, Response, jsonify, request
@@ -33,7 +34,7 @@ def _unauthorized(message: str) -> Response:
     return response
 
 
-def raw_endpoint(environ: dict) -> str:
+def raw_endpoint(environ: dict[str, Any]) -> str:
     """The path and query string of the request exactly as the client sent them."""
     raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
     if raw:
@@ -71,7 +72,7 @@ def init_app(app: Flask) -> None:
         if abs(time.time_ns() // 1_000_000 - int(timestamp)) > TIMESTAMP_TOLERANCE_MS:
             return _unauthorized(SIGNATURE_INVALID)
         # The timestamp is signed as the text that was sent, not as a re-formatted number.
-        message = f"{timestamp}:{raw_endpoint(request.environ)}".encode("utf-8")
+        message = f"{timestamp}:{raw_endpoint(request.environ)}".encode()
         expected = base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode("ascii")
         if not hmac.compare_digest(expected.encode("ascii"), sent_signature.encode("utf-8")):
             return _unauthorized(SIGNATURE_INVALID)

@@ -16,9 +16,10 @@ import itertools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Clock", "Scheduler", "ScheduledCall"]
 

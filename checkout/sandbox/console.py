@@ -10,8 +10,16 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import (Blueprint, abort, current_app, redirect, render_template, request,
-                   send_from_directory, url_for)
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
 from flask.typing import ResponseReturnValue
 
 from ..paths import STATIC, TEMPLATES
@@ -24,7 +32,7 @@ console_bp = Blueprint("sandbox_console", __name__, template_folder=str(TEMPLATE
 
 def _sender() -> WebhookSender:
     sandbox = current_app.extensions.get("sandbox")
-    sender = getattr(sandbox, "webhooks", None)
+    sender: WebhookSender | None = getattr(sandbox, "webhooks", None)
     if sender is None:
         raise RuntimeError("app.extensions['sandbox'].webhooks is not set: build the app with "
                            "checkout.sandbox.create_app")

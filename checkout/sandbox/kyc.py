@@ -20,10 +20,11 @@ import itertools
 import re
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import re2
 from email_validator import EmailNotValidError, validate_email
@@ -384,8 +385,9 @@ def kyc_store(app: Flask | None = None) -> KycStore:
 
     Tests may put their own ``KycStore(now=fake_clock)`` in ``app.extensions["sandbox_kyc"]``.
     """
+    # current_app is werkzeug's LocalProxy, which Flask's annotations present as the app itself.
     app = app or current_app._get_current_object()  # type: ignore[attr-defined]
-    store = app.extensions.get(EXTENSION_KEY)
+    store: KycStore | None = app.extensions.get(EXTENSION_KEY)
     if store is None:
         sandbox = app.extensions.get("sandbox")
         clock = getattr(sandbox, "clock", None)

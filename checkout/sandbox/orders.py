@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, overload
 
 import base58
 
@@ -83,6 +83,10 @@ def new_id() -> str:
     return (seconds + _process_random + count).hex()
 
 
+@overload
+def iso(moment: datetime) -> str: ...
+@overload
+def iso(moment: datetime | None) -> str | None: ...
 def iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
@@ -352,8 +356,10 @@ class OrderStore:
 # -- on-ramp state machine ------------------------------------------------------------------------
 #
 #   swap_initiated --(user: confirm / pay page / push approved)--> swap_buyer_confirmed
-#   swap_initiated --(5 min unpaid)--> swap_expired          swap_initiated --(user cancels)--> swap_buyer_rejected
-#   swap_buyer_confirmed --(agent, 30 s)--> swap_seller_confirmed | swap_seller_rejected (no valid payment)
+#   swap_initiated --(5 min unpaid)--> swap_expired
+#   swap_initiated --(user cancels)--> swap_buyer_rejected
+#   swap_buyer_confirmed --(agent, 30 s)--> swap_seller_confirmed
+#                                         | swap_seller_rejected (no valid payment)
 #   swap_seller_confirmed --> pending --> complete | failed (forced payout failure)
 
 def deposit_factor(outcome: str) -> float:

@@ -41,7 +41,8 @@ def holder_name(account: str) -> str:
 def _option_label(descriptor: dict[str, Any] | None, value: str | None) -> str | None:
     for option in (descriptor or {}).get("options", []):
         if option["value"] == value:
-            return option["label"]
+            label: str = option["label"]
+            return label
     return None
 
 

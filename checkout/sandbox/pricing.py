@@ -30,7 +30,8 @@ unit is checked: an on-ramp priced at exactly ``maxCrypto`` may ask for up to on
 than ``maxLocalCurrency`` (the local amount is rounded up so that it pays for the crypto), and is
 accepted. Off-ramp local bounds are chosen so that every local amount inside them pays between
 ``minUsd`` and ``maxUsd``; the other way round, a quote at exactly ``minUsd`` may pay out one local
-unit less than ``minLocalCurrency`` (the payout is rounded down), and is accepted. Order creation must call the same functions (``onramp_quote``/``check_onramp_amount``,
+unit less than ``minLocalCurrency`` (the payout is rounded down), and is accepted. Order creation
+must call the same functions (``onramp_quote``/``check_onramp_amount``,
 ``offramp_quote``/``check_offramp_amount``) with the currency of the order.
 
 Every refusal raises ``PricingError(message)``; the API layer answers HTTP 400 ``{message}``.
@@ -138,7 +139,7 @@ class Amounts:
     def after(self) -> Decimal:
         return self.before - self.fee - self.gas
 
-    def convert(self, source: Unit, target: Unit) -> "Amounts":
+    def convert(self, source: Unit, target: Unit) -> Amounts:
         """The same quote in ``target``: each part rounded half-even, the rest derived."""
         factor = target.per_usd / source.per_usd
 
@@ -305,7 +306,7 @@ class OnrampBreakdown:
     local: Amounts          # fees and gas in local currency (``before`` is the local amount)
 
     def cashout(self) -> dict[str, Number]:
-        u, c, l = self.usd, self.crypto, self.local
+        u, c, loc = self.usd, self.crypto, self.local
         fees = self.corridor.fees
         return {k: to_number(v) for k, v in {
             "localCurrencyAmount": self.local_amount,
@@ -315,11 +316,11 @@ class OnrampBreakdown:
             "feePercentPartner": fees.partner_percent,
             "feeAmountUsd": u.fee, "feeAmountUsdService": u.service,
             "feeAmountUsdPartner": u.partner,
-            "feeAmountLocalCurrency": l.fee, "feeAmountLocalCurrencyService": l.service,
-            "feeAmountLocalCurrencyPartner": l.partner,
+            "feeAmountLocalCurrency": loc.fee, "feeAmountLocalCurrencyService": loc.service,
+            "feeAmountLocalCurrencyPartner": loc.partner,
             "feeAmountCrypto": c.fee, "feeAmountCryptoService": c.service,
             "feeAmountCryptoPartner": c.partner,
-            "gasAmountUsd": u.gas, "gasAmountLocalCurrency": l.gas,
+            "gasAmountUsd": u.gas, "gasAmountLocalCurrency": loc.gas,
         }.items()}
 
 
@@ -485,13 +486,13 @@ class OfframpBreakdown:
     local: Amounts    # ``after`` is the local amount the user receives
 
     def cashout(self) -> dict[str, Number]:
-        u, c, l = self.usd, self.crypto, self.local
+        u, c, loc = self.usd, self.crypto, self.local
         return {k: to_number(v) for k, v in {
-            "localCurrencyAmount": l.after, "usdAmount": u.before, "cryptoAmount": c.before,
+            "localCurrencyAmount": loc.after, "usdAmount": u.before, "cryptoAmount": c.before,
             "feeAmountUsd": u.fee, "feeAmountUsdService": u.service,
             "feeAmountUsdPartner": u.partner,
-            "feeAmountLocalCurrency": l.fee, "feeAmountLocalCurrencyService": l.service,
-            "feeAmountLocalCurrencyPartner": l.partner,
+            "feeAmountLocalCurrency": loc.fee, "feeAmountLocalCurrencyService": loc.service,
+            "feeAmountLocalCurrencyPartner": loc.partner,
             "feeAmountCrypto": c.fee, "feeAmountCryptoService": c.service,
             "feeAmountCryptoPartner": c.partner,
         }.items()}
@@ -731,7 +732,7 @@ def legacy_price(network: str, asset: str, currency: str, amount: Any, country: 
     b = onramp_breakdown(network, corridor.asset, "local" if currency == "local" else "crypto",
                          amount, corridor.country.iso, corridor.channel, carrier_id,
                          carrier_by_id=True)
-    u, c, l = b.usd, b.crypto, b.local
+    u, c, loc = b.usd, b.crypto, b.local
     f = corridor.fees
     return {k: to_number(v) for k, v in {
         "cryptoTotalAmount": c.before, "cryptoWithdrawAmount": c.after,
@@ -740,10 +741,10 @@ def legacy_price(network: str, asset: str, currency: str, amount: Any, country: 
         "feePercent": f.percent, "serviceFeePercent": f.service_percent,
         "partnerFeePercent": f.partner_percent,
         "totalAmount": u.before, "withdrawAmount": u.after,
-        "feeAmount": u.fee, "localCurrencyFeeAmount": l.fee,
-        "serviceFeeAmount": u.service, "localCurrencyServiceFeeAmount": l.service,
-        "partnerFeeAmount": u.partner, "localCurrencyPartnerFeeAmount": l.partner,
-        "networkFeeAmount": u.gas, "localCurrencyNetworkFeeAmount": l.gas,
+        "feeAmount": u.fee, "localCurrencyFeeAmount": loc.fee,
+        "serviceFeeAmount": u.service, "localCurrencyServiceFeeAmount": loc.service,
+        "partnerFeeAmount": u.partner, "localCurrencyPartnerFeeAmount": loc.partner,
+        "networkFeeAmount": u.gas, "localCurrencyNetworkFeeAmount": loc.gas,
         "usdcTotalAmount": u.before, "usdcWithdrawAmount": u.after,
         "usdcFeeAmount": u.fee, "usdcGasAmount": u.gas,
     }.items()}

@@ -12,10 +12,11 @@ instruction type, a flat local fee, a carrier that must be chosen, a corridor th
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 D = Decimal
 
@@ -182,7 +183,8 @@ ACCOUNT_NUMBER = RequiredField("bankAccountNumber", "string", "Bank account numb
 
 
 def bank_code(*banks: tuple[str, str]) -> RequiredField:
-    return RequiredField("bankCode", "enum", "Bank", options=tuple(Option(v, l) for v, l in banks))
+    return RequiredField("bankCode", "enum", "Bank",
+                         options=tuple(Option(code, label) for code, label in banks))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -114,7 +114,7 @@ def listed_history(history: list[dict[str, str]]) -> list[dict[str, str]]:
     ``validating_transaction`` entry). Single-order reads show the cleaned history.
     """
     shown: list[dict[str, str]] = []
-    for entry, following in zip(history, history[1:]):
+    for entry, following in zip(history, history[1:], strict=False):
         shown.append(dict(entry))
         if (entry["status"], following["status"]) == ("awaiting_transaction_confirmation",
                                                        "validating_transaction"):
@@ -148,7 +148,8 @@ def _leg_cashout(rate: float, effective_rate: float, before: float, after: float
             "amountBeforeFeesUsd": before_usd, "amountAfterFeesUsd": after_usd}
 
 
-def _fiat_leg(data: dict[str, Any], channel: str, cashout: dict[str, float]) -> dict[str, Any]:
+def _fiat_leg(data: dict[str, Any], channel: str | None,
+              cashout: dict[str, float]) -> dict[str, Any]:
     return {"paymentChannel": channel, "currencyType": "fiat",
             "currencyCode": data["currencyIsoCode"],
             "currencyDetails": {"countryIsoCode": data["countryIsoCode"]}, "cashout": cashout}
@@ -168,7 +169,8 @@ def _ratio(numerator: float, denominator: float) -> float:
 def webhook_summary(order: Order) -> dict[str, Any]:
     data = order.data
     summary: dict[str, Any] = {
-        "_id": order.id, "userId": data["userId"], "userEmail": data.get("email") or data.get("userEmail") or "",
+        "_id": order.id, "userId": data["userId"],
+        "userEmail": data.get("email") or data.get("userEmail") or "",
         "merchantOrderParams": data.get("orderParams"), "countryIsoCode": data["countryIsoCode"],
         "flow": "regular", "type": "on_ramp" if order.family == "onramp" else "off_ramp",
         "source": "api", "status": WEBHOOK_STATUS[order.status],

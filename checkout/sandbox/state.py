@@ -82,4 +82,5 @@ class SandboxState:
 
 
 def current() -> SandboxState:
-    return current_app.extensions["sandbox"]
+    state: SandboxState = current_app.extensions["sandbox"]
+    return state

@@ -218,7 +218,8 @@ def instructions(store: OrderStore, order: Order) -> dict[str, Any]:
         out["intermediateActionMaxAttempts"] = PUSH_MAX_ATTEMPTS
         out["intermediateActionAttempts"] = state.push_attempts
         out["intermediateActionNextAttemptAvailableAt"] = iso(state.next_push_at)
-        out["intermediateActionTimeoutMs"] = max(1, round(store.clock.sleep_seconds(PUSH_TIMEOUT) * 1000))
+        out["intermediateActionTimeoutMs"] = max(
+            1, round(store.clock.sleep_seconds(PUSH_TIMEOUT) * 1000))
         if state.type == "otp_stk_push":
             out["otpVerified"] = state.otp_verified
             out["otpAttemptsLeft"] = state.otp_attempts_left

@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 import base58
 from Crypto.Hash import keccak
@@ -86,6 +86,10 @@ class Query:
             return None
         return values[0]
 
+    @overload
+    def text(self, name: str, *, required: Literal[True]) -> str: ...
+    @overload
+    def text(self, name: str, *, required: bool = False) -> str | None: ...
     def text(self, name: str, *, required: bool = False) -> str | None:
         value = self._one(name)
         if value is None or value == "":
@@ -94,12 +98,20 @@ class Query:
             return None
         return value
 
+    @overload
+    def choice(self, name: str, allowed: Iterable[str], *, required: Literal[True]) -> str: ...
+    @overload
+    def choice(self, name: str, allowed: Iterable[str], *, required: bool = False) -> str | None: ...
     def choice(self, name: str, allowed: Iterable[str], *, required: bool = False) -> str | None:
         value = self.text(name, required=required)
         if value is not None:
             check_choice(name, value, allowed)
         return value
 
+    @overload
+    def number(self, name: str, *, required: Literal[True]) -> float: ...
+    @overload
+    def number(self, name: str, *, required: bool = False) -> float | None: ...
     def number(self, name: str, *, required: bool = False) -> float | None:
         value = self.text(name, required=required)
         if value is None:
@@ -117,11 +129,14 @@ class Query:
     def limit(self) -> int:
         """``limit``: required, an integer from 1 to 100 (spec section 8)."""
         value = self.text("limit", required=True)
-        assert value is not None
         if not re.fullmatch(r"[0-9]{1,4}", value) or not 1 <= int(value) <= 100:
             raise InvalidRequest("limit must be an integer from 1 to 100")
         return int(value)
 
+    @overload
+    def country(self, name: str, *, required: Literal[True]) -> str: ...
+    @overload
+    def country(self, name: str, *, required: bool = False) -> str | None: ...
     def country(self, name: str, *, required: bool = False) -> str | None:
         value = self.text(name, required=required)
         if value is not None and not re.fullmatch(r"[A-Z]{2}", value):
@@ -178,6 +193,10 @@ class Body:
             raise InvalidRequest(f"unknown field(s) in body: {', '.join(unknown)}")
         self.data: dict[str, Any] = data
 
+    @overload
+    def text(self, name: str, *, required: Literal[True], max_length: int = 512) -> str: ...
+    @overload
+    def text(self, name: str, *, required: bool = False, max_length: int = 512) -> str | None: ...
     def text(self, name: str, *, required: bool = False, max_length: int = 512) -> str | None:
         value = self.data.get(name)
         if value is None:
@@ -192,6 +211,10 @@ class Body:
             raise InvalidRequest(f"{name} is too long (at most {max_length} characters)")
         return value
 
+    @overload
+    def choice(self, name: str, allowed: Iterable[str], *, required: Literal[True]) -> str: ...
+    @overload
+    def choice(self, name: str, allowed: Iterable[str], *, required: bool = False) -> str | None: ...
     def choice(self, name: str, allowed: Iterable[str], *, required: bool = False) -> str | None:
         value = self.data.get(name)
         if value is None:
@@ -200,6 +223,10 @@ class Body:
             return None
         return check_choice(name, value, allowed)
 
+    @overload
+    def number(self, name: str, *, required: Literal[True]) -> float: ...
+    @overload
+    def number(self, name: str, *, required: bool = False) -> float | None: ...
     def number(self, name: str, *, required: bool = False) -> float | None:
         value = self.data.get(name)
         if value is None:
@@ -210,6 +237,10 @@ class Body:
             raise InvalidRequest(f"{name} must be a JSON number")
         return positive_number(name, value)
 
+    @overload
+    def mapping(self, name: str, *, required: Literal[True]) -> dict[str, str]: ...
+    @overload
+    def mapping(self, name: str, *, required: bool = False) -> dict[str, str] | None: ...
     def mapping(self, name: str, *, required: bool = False) -> dict[str, str] | None:
         """An object of string values (offer required fields, extra fields)."""
         value = self.data.get(name)
@@ -228,12 +259,20 @@ class Body:
                 raise InvalidRequest(f"{name}.{key[:64]} is too long")
         return dict(value)
 
+    @overload
+    def email(self, name: str, *, required: Literal[True]) -> str: ...
+    @overload
+    def email(self, name: str, *, required: bool = False) -> str | None: ...
     def email(self, name: str, *, required: bool = False) -> str | None:
         value = self.text(name, required=required, max_length=254)
         if value is not None and not _EMAIL.fullmatch(value):
             raise InvalidRequest(f"{name} must be an email address")
         return value
 
+    @overload
+    def ipv4(self, name: str, *, required: Literal[True]) -> str: ...
+    @overload
+    def ipv4(self, name: str, *, required: bool = False) -> str | None: ...
     def ipv4(self, name: str, *, required: bool = False) -> str | None:
         value = self.text(name, required=required, max_length=15)
         if value is not None:
@@ -270,7 +309,7 @@ def _evm_checksum_ok(address: str) -> bool:
     digest = keccak.new(digest_bits=256, data=body.lower().encode("ascii")).hexdigest()
     return all(
         (char.upper() if int(nibble, 16) >= 8 else char.lower()) == char
-        for char, nibble in zip(body, digest)
+        for char, nibble in zip(body, digest, strict=False)
     )
 
 

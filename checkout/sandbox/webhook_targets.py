@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import SplitResult, unquote, urlsplit
 
 __all__ = ["IPAddress", "Target", "TargetRefused", "TargetUnresolvable", "Resolver", "resolve_target",

@@ -31,10 +31,11 @@ import socket
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
@@ -45,8 +46,16 @@ from ..signature import sign
 from ..upstream.inprocess import WSGIApp, mount_wsgi_app
 from .clock import Scheduler
 from .webhook_targets import (
-    IPAddress, Resolver, Target, TargetRefused, TargetUnresolvable, resolve_target,
+    IPAddress,
+    Resolver,
+    Target,
+    TargetRefused,
+    TargetUnresolvable,
+    resolve_target,
 )
+
+if TYPE_CHECKING:
+    from requests.adapters import _HostParams, _PoolKwargs  # names in types-requests only
 
 __all__ = [
     "Attempt", "Delivery", "WebhookSender", "encode_payload", "retry_waits",
@@ -417,13 +426,15 @@ class _PinnedAddressAdapter(HTTPAdapter):
     """
 
     def build_connection_pool_key_attributes(self, request: requests.PreparedRequest, verify: Any,
-                                             cert: Any = None) -> tuple[dict, dict]:
+                                             cert: Any = None) -> tuple[_HostParams, _PoolKwargs]:
         host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
         host = request.headers.get("Host")
         if host_params.get("scheme") == "https" and host:
             name = urlsplit(f"//{host}").hostname
             if name:
-                pool_kwargs["server_hostname"] = name
+                # urllib3 takes server_hostname (SNI and the certificate's name) in the pool key;
+                # the stubs' TypedDict lists only the TLS keys requests itself sets.
+                pool_kwargs["server_hostname"] = name  # type: ignore[typeddict-unknown-key]
         return host_params, pool_kwargs
 
 

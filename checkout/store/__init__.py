@@ -18,6 +18,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.schema import CreateColumn
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,8 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
+        def _sqlite_pragmas(dbapi_conn: sqlite3.Connection,
+                            _record: ConnectionPoolEntry) -> None:  # pragma: no cover - trivial
             cur = dbapi_conn.cursor()
             _enable_wal(cur)
             cur.execute("PRAGMA busy_timeout=30000")

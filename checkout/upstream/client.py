@@ -97,7 +97,7 @@ class UpstreamClient:
     def close(self) -> None:
         self.transport.close()
 
-    def __enter__(self) -> "UpstreamClient":
+    def __enter__(self) -> UpstreamClient:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

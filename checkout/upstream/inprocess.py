@@ -76,7 +76,8 @@ def _body_bytes(body: object) -> bytes:
         return body.encode("utf-8")
     read = getattr(body, "read", None)
     if read is not None:
-        return read()
+        content: bytes = read()                         # a file opened in binary mode
+        return content
     if isinstance(body, Iterable):                     # a generator body (chunked upload)
         return b"".join(chunk.encode() if isinstance(chunk, str) else bytes(chunk)
                         for chunk in body)

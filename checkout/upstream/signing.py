@@ -16,6 +16,7 @@ import binascii
 import hashlib
 import hmac
 import time
+from typing import NoReturn
 
 from ..errors import ConfigurationError
 
@@ -51,7 +52,7 @@ def decode_secret(client_secret_b64: str) -> bytes:
 
 def signature(key: bytes, timestamp_ms: int, endpoint: str) -> str:
     """Base64 HMAC-SHA256 of ``"{timestamp_ms}:{endpoint}"`` under already-decoded key bytes."""
-    message = f"{timestamp_ms}:{endpoint}".encode("utf-8")
+    message = f"{timestamp_ms}:{endpoint}".encode()
     digest = hmac.new(key, message, hashlib.sha256).digest()
     return base64.b64encode(digest).decode("ascii")
 
@@ -113,5 +114,5 @@ class Credentials:
 
     __str__ = __repr__
 
-    def __reduce__(self):                       # pickling would copy the key out of the process
+    def __reduce__(self) -> NoReturn:           # pickling would copy the key out of the process
         raise TypeError("Credentials cannot be pickled")

@@ -6,7 +6,8 @@ explicit ``(connect, read)`` timeouts, ``requests`` exceptions wrapped exactly o
 
 Retries are limited to what is safe and useful to repeat: GET requests, after a connection error
 (refused, reset, connect timeout) or a 502/503/504. Not after a read timeout: the upstream got the
-request and is slow, and a user is waiting on the page; asking again would only multiply the wait. Every attempt is prepared and signed again, because the signature covers a timestamp that
+request and is slow, and a user is waiting on the page; asking again would only multiply the wait.
+Every attempt is prepared and signed again, because the signature covers a timestamp that
 the upstream accepts for about a minute only. A POST is never repeated: one that may have reached the
 upstream surfaces as ``UpstreamUnavailable``/``UpstreamTimeout`` and the caller reconciles by reading
 the order back (creating a second order would charge the user twice).
@@ -18,13 +19,13 @@ from __future__ import annotations
 
 import json
 import logging
-from http.cookiejar import DefaultCookiePolicy
 import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from http.cookiejar import Cookie, DefaultCookiePolicy
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 import requests
@@ -46,6 +47,9 @@ from ..errors import (
 )
 from .signing import Credentials
 
+if TYPE_CHECKING:
+    import urllib.request
+
 log = logging.getLogger("checkout.upstream")
 
 Timeout = tuple[float, float]
@@ -66,10 +70,10 @@ class _NoCookies(DefaultCookiePolicy):
     """Refuses every cookie. The one session serves every shopper of the checkout: a cookie the
     upstream set while serving one of them must never ride along on another's request."""
 
-    def set_ok(self, cookie, request) -> bool:  # type: ignore[no-untyped-def]
+    def set_ok(self, cookie: Cookie, request: urllib.request.Request) -> bool:
         return False
 
-    def return_ok(self, cookie, request) -> bool:  # type: ignore[no-untyped-def]
+    def return_ok(self, cookie: Cookie, request: urllib.request.Request) -> bool:
         return False
 
 
@@ -90,7 +94,7 @@ class Backoff:
     cap: float = 4.0
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        ceiling = min(self.cap, self.base * 2 ** (attempt - 1))
+        ceiling: float = min(self.cap, self.base * 2 ** (attempt - 1))
         delay = ceiling / 2 + random.uniform(0, ceiling / 2)
         if retry_after is not None:
             # Honour the upstream's own hint, but never wait longer than the cap: a page is waiting.
@@ -107,7 +111,8 @@ def query_value(value: object) -> str:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise ValueError(f"cannot send {value} as an amount")
-        return format(value, "f")                # never exponent notation: 1E+3 is not a number to the upstream
+        # Never exponent notation: 1E+3 is not a number to the upstream.
+        return format(value, "f")
     if isinstance(value, (int, str)):
         return str(value)
     raise TypeError(f"cannot send a {type(value).__name__} as a query parameter")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Generic, TypeVar
 
@@ -62,11 +62,11 @@ def to_datetime(value: object) -> datetime:
     """ISO 8601 text (``Z`` allowed), or a number of milliseconds since the epoch as JavaScript
     writes timestamps; naive values are taken as UTC."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        return datetime.fromtimestamp(value / 1000, tz=UTC)
     if not isinstance(value, str):
         raise ValueError(f"a {type(value).__name__} is not a date-time")
     moment = datetime.fromisoformat(value.strip())
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class _Reader:
@@ -188,13 +188,13 @@ class AssetPair:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "AssetPair":
+    def from_json(cls, data: object) -> AssetPair:
         r = _Reader(data, cls.__name__)
         return cls(network=r.required_text("network"), asset=r.required_text("asset"),
                    raw=r.data)
 
     @classmethod
-    def list_from_json(cls, data: object) -> list["AssetPair"]:
+    def list_from_json(cls, data: object) -> list[AssetPair]:
         return list_of(data, cls.from_json, cls.__name__)
 
 
@@ -209,7 +209,7 @@ class UtilAsset:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "UtilAsset":
+    def from_json(cls, data: object) -> UtilAsset:
         r = _Reader(data, cls.__name__)
         return cls(network=r.required_text("network"), asset=r.required_text("asset"),
                    can_onramp=r.flag_or("canOnramp", False), can_offramp=r.flag_or("canOfframp", False),
@@ -227,7 +227,7 @@ class Carrier:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "Carrier":
+    def from_json(cls, data: object) -> Carrier:
         r = _Reader(data, cls.__name__)
         return cls(name=r.required_text("name"), id=r.text("id"), code=r.text("code"),
                    raw=r.data)
@@ -242,7 +242,7 @@ class CarrierCountry:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "CarrierCountry":
+    def from_json(cls, data: object) -> CarrierCountry:
         r = _Reader(data, cls.__name__)
         return cls(country_iso_code=r.required_text("countryIsoCode"),
                    carriers=r.items("carriers", Carrier.from_json), raw=r.data)
@@ -257,7 +257,7 @@ class OnrampChannel:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OnrampChannel":
+    def from_json(cls, data: object) -> OnrampChannel:
         r = _Reader(data, cls.__name__)
         return cls(payment_channel=r.required_text("paymentChannel"),
                    description=r.text("description"),
@@ -276,7 +276,7 @@ class OnrampCountry:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OnrampCountry":
+    def from_json(cls, data: object) -> OnrampCountry:
         r = _Reader(data, cls.__name__)
         return cls(country_iso_code=r.required_text("countryIsoCode"),
                    currency_iso_code=r.required_text("currencyIsoCode"),
@@ -293,7 +293,7 @@ class OfframpChannel:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpChannel":
+    def from_json(cls, data: object) -> OfframpChannel:
         r = _Reader(data, cls.__name__)
         return cls(payment_channel=r.required_text("paymentChannel"), name=r.text("name"),
                    carriers=r.items("carriers", Carrier.from_json), raw=r.data)
@@ -310,7 +310,7 @@ class OfframpChannelCountry:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpChannelCountry":
+    def from_json(cls, data: object) -> OfframpChannelCountry:
         r = _Reader(data, cls.__name__)
         return cls(country_iso_code=r.required_text("countryIsoCode"),
                    currency_iso_code=r.required_text("currencyIsoCode"),
@@ -327,7 +327,7 @@ class OfframpType:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpType":
+    def from_json(cls, data: object) -> OfframpType:
         r = _Reader(data, cls.__name__)
         return cls(type=r.required_text("type"), name=r.text("name"),
                    carriers=r.items("carriers", Carrier.from_json), raw=r.data)
@@ -344,7 +344,7 @@ class OfframpTypeCountry:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpTypeCountry":
+    def from_json(cls, data: object) -> OfframpTypeCountry:
         r = _Reader(data, cls.__name__)
         return cls(country_iso_code=r.required_text("countryIsoCode"),
                    currency_iso_code=r.required_text("currencyIsoCode"),
@@ -373,7 +373,7 @@ class Limits:
                 and self.max_local_currency >= self.min_local_currency)
 
     @classmethod
-    def from_json(cls, data: object) -> "Limits":
+    def from_json(cls, data: object) -> Limits:
         r = _Reader(data, cls.__name__)
         return cls(min_usd=r.required_decimal("minUsd"),
                    max_usd=r.required_decimal("maxUsd"),
@@ -394,7 +394,7 @@ class Option:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "Option":
+    def from_json(cls, data: object) -> Option:
         r = _Reader(data, cls.__name__)
         value = r.required_text("value")
         return cls(value=value, label=r.text("label") or value, raw=r.data)
@@ -416,7 +416,7 @@ class RequiredField:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object, name: str | None = None) -> "RequiredField":
+    def from_json(cls, data: object, name: str | None = None) -> RequiredField:
         r = _Reader(data, cls.__name__)
         name = name or r.text("name") or r.text("key") or r.text("id")
         if not name:
@@ -478,7 +478,7 @@ class OnrampCashout:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OnrampCashout":
+    def from_json(cls, data: object) -> OnrampCashout:
         r = _Reader(data, cls.__name__)
         return cls(**r.decimals(cls), raw=r.data)
 
@@ -494,7 +494,7 @@ class OnrampOffer:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OnrampOffer":
+    def from_json(cls, data: object) -> OnrampOffer:
         r = _Reader(data, cls.__name__)
         return cls(country_iso_code=r.text("countryIsoCode"),
                    currency_iso_code=r.text("currencyIsoCode"),
@@ -514,7 +514,7 @@ class OnrampQuote:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OnrampQuote":
+    def from_json(cls, data: object) -> OnrampQuote:
         r = _Reader(data, cls.__name__)
         return cls(quote_id=r.required_text("quoteId"),
                    offer=r.required_nested("offer", OnrampOffer.from_json),
@@ -533,7 +533,7 @@ class TransferDetail:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "TransferDetail":
+    def from_json(cls, data: object) -> TransferDetail:
         r = _Reader(data, cls.__name__)
         detail_id = r.required_text("id")
         return cls(id=detail_id, label=r.text("label") or detail_id,
@@ -575,7 +575,7 @@ class TransferInstructions:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "TransferInstructions":
+    def from_json(cls, data: object) -> TransferInstructions:
         r = _Reader(data, cls.__name__)
         return cls(
             type=r.required_text("type"),
@@ -659,7 +659,7 @@ class OnrampOrder:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OnrampOrder":
+    def from_json(cls, data: object) -> OnrampOrder:
         r = _Reader(data, cls.__name__)
         order_id = r.text("_id") or r.text("orderId")
         if not order_id:
@@ -688,7 +688,7 @@ class Page(Generic[T]):
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object, parse_item: Callable[[Any], T]) -> "Page[T]":
+    def from_json(cls, data: object, parse_item: Callable[[Any], T]) -> Page[T]:
         r = _Reader(data, "Page")
         return cls(items=r.items("list", parse_item), next_cursor=r.text("nextCursor") or None,
                    raw=r.data)
@@ -721,7 +721,7 @@ class LegacyBuySwap:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyBuySwap":
+    def from_json(cls, data: object) -> LegacyBuySwap:
         r = _Reader(data, cls.__name__)
         return cls(id=r.text("_id"), buyer_user_phone=r.text("buyerUserPhone"),
                    buyer_user_email=r.text("buyerUserEmail"),
@@ -743,7 +743,7 @@ class LegacyWithdrawal:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyWithdrawal":
+    def from_json(cls, data: object) -> LegacyWithdrawal:
         r = _Reader(data, cls.__name__)
         return cls(id=r.text("_id"), status=r.text("status"),
                    withdraw_amount=r.decimal("withdrawAmount"),
@@ -787,7 +787,7 @@ class LegacyOrder:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyOrder":
+    def from_json(cls, data: object) -> LegacyOrder:
         r = _Reader(data, cls.__name__)
         return cls(id=r.required_text("_id"), wallet_type=r.text("walletType"),
                    asset=r.text("asset"), wallet_address=r.text("walletAddress"),
@@ -829,7 +829,7 @@ class LegacyPrice:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyPrice":
+    def from_json(cls, data: object) -> LegacyPrice:
         r = _Reader(data, cls.__name__)
         return cls(quote_id=r.required_text("quoteId"),
                    **r.decimals(cls, besides=("quote_id",)), raw=r.data)
@@ -842,7 +842,7 @@ class MinMax:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "MinMax":
+    def from_json(cls, data: object) -> MinMax:
         r = _Reader(data, cls.__name__)
         return cls(min=r.decimal("min"), max=r.decimal("max"), raw=r.data)
 
@@ -863,7 +863,7 @@ class LocalCurrencyLimits:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LocalCurrencyLimits":
+    def from_json(cls, data: object) -> LocalCurrencyLimits:
         r = _Reader(data, cls.__name__)
 
         def number(value: object) -> Decimal:
@@ -887,7 +887,7 @@ class LegacyFees:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyFees":
+    def from_json(cls, data: object) -> LegacyFees:
         r = _Reader(data, cls.__name__)
         return cls(**r.decimals(cls), raw=r.data)
 
@@ -902,7 +902,7 @@ class LegacyLimits:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyLimits":
+    def from_json(cls, data: object) -> LegacyLimits:
         r = _Reader(data, cls.__name__)
         return cls(crypto_limits=r.nested("cryptoLimits", MinMax.from_json),
                    local_currency_limits=r.nested("localCurrencyLimits",
@@ -920,7 +920,7 @@ class LegacyNetworkLimits:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyNetworkLimits":
+    def from_json(cls, data: object) -> LegacyNetworkLimits:
         r = _Reader(data, cls.__name__)
         return cls(crypto_limits=r.nested("cryptoLimits", MinMax.from_json),
                    fees=r.nested("fees", LegacyFees.from_json),
@@ -941,7 +941,7 @@ class LegacyCarrier:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyCarrier":
+    def from_json(cls, data: object) -> LegacyCarrier:
         r = _Reader(data, cls.__name__)
         return cls(id=r.text("id"), name=r.text("name"), limits=_limits_by_network(r), raw=r.data)
 
@@ -956,7 +956,7 @@ class LegacyProvider:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyProvider":
+    def from_json(cls, data: object) -> LegacyProvider:
         r = _Reader(data, cls.__name__)
         return cls(name=r.required_text("name"), description=r.text("description"),
                    requires_carrier=r.flag_or("requiresCarrier", False),
@@ -974,7 +974,7 @@ class LegacyProviderCountry:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "LegacyProviderCountry":
+    def from_json(cls, data: object) -> LegacyProviderCountry:
         r = _Reader(data, cls.__name__)
         return cls(country_iso_code=r.required_text("countryIsoCode"),
                    currency_iso_code=r.text("currencyIsoCode"),
@@ -1004,7 +1004,7 @@ class OfframpCashout:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpCashout":
+    def from_json(cls, data: object) -> OfframpCashout:
         r = _Reader(data, cls.__name__)
         return cls(**r.decimals(cls), raw=r.data)
 
@@ -1024,7 +1024,7 @@ class OfframpOffer:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpOffer":
+    def from_json(cls, data: object) -> OfframpOffer:
         r = _Reader(data, cls.__name__)
         return cls(offer_id=r.text("_id"), country_iso_code=r.text("countryIsoCode"),
                    currency_iso_code=r.text("currencyIsoCode"),
@@ -1045,7 +1045,7 @@ class OfframpQuote:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpQuote":
+    def from_json(cls, data: object) -> OfframpQuote:
         r = _Reader(data, cls.__name__)
         offer = r.required_nested("offer", OfframpOffer.from_json)
         quote_id = r.text("quoteId")
@@ -1062,7 +1062,7 @@ class StatusChange:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "StatusChange":
+    def from_json(cls, data: object) -> StatusChange:
         r = _Reader(data, cls.__name__)
         return cls(status=r.required_text("status"), changed_at=r.moment("changedAt"),
                    raw=r.data)
@@ -1078,7 +1078,7 @@ class SuppliedField:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "SuppliedField":
+    def from_json(cls, data: object) -> SuppliedField:
         r = _Reader(data, cls.__name__)
         return cls(label=r.text("label"), type=r.text("type"), value=r.text("value"), raw=r.data)
 
@@ -1116,7 +1116,7 @@ class OfframpOrder:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "OfframpOrder":
+    def from_json(cls, data: object) -> OfframpOrder:
         r = _Reader(data, cls.__name__)
         texts = ("offer_id", "payment_type", "network", "asset", "payment_channel",
                  "from_address", "to_address", "status", "hash", "country_iso_code",
@@ -1142,7 +1142,7 @@ class FieldDetail:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "FieldDetail":
+    def from_json(cls, data: object) -> FieldDetail:
         r = _Reader(data, cls.__name__)
         label = r.required_text("label")
         return cls(label=label, value=r.text("value") or "", raw=r.data)
@@ -1167,7 +1167,7 @@ class KycRule:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "KycRule":
+    def from_json(cls, data: object) -> KycRule:
         r = _Reader(data, cls.__name__)
         upper = r.decimal("max")                 # absent means unbounded, like "Infinity"
         return cls(type=r.required_text("type"), min=r.decimal("min") or Decimal(0),
@@ -1184,7 +1184,7 @@ class KycRules:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "KycRules":
+    def from_json(cls, data: object) -> KycRules:
         r = _Reader(data, cls.__name__)
         return cls(onramp=r.items("onramp", KycRule.from_json),
                    offramp=r.items("offramp", KycRule.from_json), raw=r.data)
@@ -1199,7 +1199,7 @@ class KycThreshold:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "KycThreshold":
+    def from_json(cls, data: object) -> KycThreshold:
         r = _Reader(data, cls.__name__)
         return cls(type=r.required_text("type"), min_amount=r.decimal("minAmount"),
                    raw=r.data)
@@ -1218,7 +1218,7 @@ class KycDocument:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "KycDocument":
+    def from_json(cls, data: object) -> KycDocument:
         r = _Reader(data, cls.__name__)
         return cls(title=r.text("title"), value=r.text("value"), type=r.text("type"),
                    id=r.text("_id"), required_fields=_required_fields(r, "requiredFields"),
@@ -1238,7 +1238,7 @@ class UtilCountry:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "UtilCountry":
+    def from_json(cls, data: object) -> UtilCountry:
         r = _Reader(data, cls.__name__)
         return cls(country_iso_code=r.required_text("countryIsoCode"),
                    currency_iso_code=r.text("currencyIsoCode"), name=r.text("name"),
@@ -1263,7 +1263,7 @@ class KycState:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "KycState":
+    def from_json(cls, data: object) -> KycState:
         r = _Reader(data, cls.__name__)
         return cls(kyc_url=r.text("kycUrl"),
                    onramp_kyc_rules=r.items("onrampKycRules", KycThreshold.from_json),
@@ -1287,7 +1287,7 @@ class UserKycStatus:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "UserKycStatus":
+    def from_json(cls, data: object) -> UserKycStatus:
         r = _Reader(data, cls.__name__)
         return cls(passed_kyc_type=r.text("passedKycType"), kyc_status=r.text("kycStatus"),
                    kyc_status_description=r.text("kycStatusDescription"),
@@ -1306,7 +1306,7 @@ class UserTokens:
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
-    def from_json(cls, data: object) -> "UserTokens":
+    def from_json(cls, data: object) -> UserTokens:
         r = _Reader(data, cls.__name__)
         return cls(access_token=r.required_text("accessToken"),
                    refresh_token=r.required_text("refreshToken"), raw=r.data)

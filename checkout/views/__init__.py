@@ -14,8 +14,19 @@ def create_blueprint() -> Blueprint:
         static_url_path="/static",
     )
     from .. import security
-    from . import (amount, context, health, journey, launch, offramp, onramp, pages,
-                   sandbox_pages, status, webhooks)
+    from . import (
+        amount,
+        context,
+        health,
+        journey,
+        launch,
+        offramp,
+        onramp,
+        pages,
+        sandbox_pages,
+        status,
+        webhooks,
+    )
 
     # Request plumbing first: security headers, session context and locale, error pages.
     security.init(bp)

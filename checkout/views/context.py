@@ -9,8 +9,9 @@ A cross-site form cannot know that token, and it lives nowhere but in our own pa
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from flask import Blueprint, g, request
 from flask_babel import get_locale
@@ -29,7 +30,7 @@ CSRF_HEADER = "X-Checkout-CSRF"
 SESSION_HEADER = "X-Checkout-Session"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
-View = TypeVar("View", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 class SessionNotFound(NotFound):
@@ -46,7 +47,8 @@ class CSRFError(BadRequest):
 
 def current_session() -> CheckoutSession | None:
     """The session of this request, once :func:`session_route` has found it."""
-    return g.get("checkout_session")
+    session: CheckoutSession | None = g.get("checkout_session")
+    return session
 
 
 def load_session(session_id: str) -> CheckoutSession:
@@ -70,7 +72,7 @@ def check_csrf(session: CheckoutSession) -> None:
         raise CSRFError()
 
 
-def session_route(view: View) -> View:
+def session_route(view: Callable[..., R]) -> Callable[..., R]:
     """Decorate a view of ``/s/<session_id>/...``: it is called as ``view(session, **kwargs)``.
 
     ``session_id`` is taken out of the URL arguments and replaced by the loaded
@@ -80,12 +82,12 @@ def session_route(view: View) -> View:
     """
 
     @wraps(view)
-    def wrapper(session_id: str, **kwargs: Any) -> Any:
+    def wrapper(session_id: str, **kwargs: Any) -> R:
         session = load_session(session_id)
         check_csrf(session)
         return view(session, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def template_context() -> dict[str, Any]:

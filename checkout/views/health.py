@@ -8,7 +8,7 @@ ours, and cheap).
 """
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify
 from sqlalchemy import text
 
 from ..errors import UpstreamError
@@ -23,15 +23,15 @@ def _upstream_check() -> str:
         return "unavailable"
 
 
-def healthz():
+def healthz() -> Response:
     """Report whether the database and the upstream answer."""
     state = get_state()
-    checks = {}
+    checks: dict[str, str] = {}
     try:
         with state.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         checks["database"] = "ok"
-    except Exception:  # noqa: BLE001 - any database failure means "not ready"
+    except Exception:  # any database failure means "not ready"
         checks["database"] = "unavailable"
     ttl = float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"])
     checks["upstream"] = state.readiness.get(ttl, _upstream_check)

@@ -6,14 +6,16 @@ reloading the page does not present it again.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, redirect, request, url_for
+from flask import Blueprint, abort, current_app, redirect, request, url_for
 from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response
 
 from ..errors import LaunchTokenError
 from ..launch import MALFORMED, session_claims, verify_token
 from ..state import get_state
 from .pages import render_error
+
 
 def _to_session(session_id: str) -> Response:
     return redirect(url_for("checkout.flow", session_id=session_id), code=303)

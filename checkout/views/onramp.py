@@ -8,15 +8,16 @@ push to the phone with or without a one-time code).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from flask import Blueprint, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
+from .. import tracking
 from ..addresses import network_has_memo
 from ..errors import OrderExpired, UpstreamRejected
 from ..flows import flow_named
@@ -29,7 +30,8 @@ from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import TransferInstructions
 from ..urls import safe_external_url
-from . import journey, status as status_views
+from . import journey
+from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route
 from .fields import FieldsStep
@@ -134,7 +136,7 @@ def _push_retry_in(instructions: TransferInstructions) -> int | None:
     moment = instructions.intermediate_action_next_attempt_available_at
     if moment is None:
         return None
-    seconds = (moment - datetime.now(timezone.utc)).total_seconds()
+    seconds = (moment - datetime.now(UTC)).total_seconds()
     return math.ceil(seconds) if seconds > 0 else None
 
 
@@ -162,7 +164,6 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     # The pay page opened top-level (a resume link on another device) must not use up the framed
     # page's order-created. A browser that says nothing about framing (no fetch metadata) is most
     # likely the merchant's frame, where this page is normally shown: it gets the events.
-    tracking = status_views.tracking
     top_level = tracking.framing(session) == tracking.TOP_LEVEL
     events = [] if top_level else tracking.due_events(session, "deposit_awaiting")
     return render("checkout/onramp/pay.html", "checkout/onramp/_pay.html", order=order,
@@ -215,6 +216,7 @@ def _order_expired() -> str:
 @_order_required
 def confirm(session: CheckoutSession) -> Response:
     """"I have paid": tell the upstream the money has been sent."""
+    assert session.order_id is not None     # _order_required
     try:
         get_state().upstream.onramp_confirm_order(order_id=session.order_id)
     except OrderExpired:
@@ -229,6 +231,7 @@ def confirm(session: CheckoutSession) -> Response:
 @_order_required
 def otp(session: CheckoutSession) -> Response:
     """The code received by SMS or WhatsApp, for an ``otp_stk_push`` payment."""
+    assert session.order_id is not None     # _order_required
     code = (request.form.get("otp") or "").strip()
     if not code.isdigit() or not 4 <= len(code) <= 8:
         return _back_to_pay(session, _("Enter the code you received: digits only."))
@@ -258,6 +261,7 @@ def otp(session: CheckoutSession) -> Response:
 @_order_required
 def retry_push(session: CheckoutSession) -> Response:
     """Send the payment request to the phone again, within the upstream's attempt limits."""
+    assert session.order_id is not None     # _order_required
     try:
         get_state().upstream.onramp_retry_push(order_id=session.order_id)
     except OrderExpired:

@@ -13,12 +13,13 @@ Against a real upstream these paths do not exist (404).
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from ..embedded_sandbox import SANDBOX_PAGES as PAGES
 from ..state import get_state
 
 
-def sandbox_pages(rest: str = "") -> Response:
+def sandbox_pages(rest: str = "") -> BaseResponse:
     """Hand the request to the sandbox app, as if it were mounted at the checkout's prefix."""
     sandbox = get_state().sandbox
     if sandbox is None:

@@ -3,7 +3,9 @@
 ``GET /s/<id>/status`` shows the order's status and polls ``/status/live`` every 3 seconds (htmx)
 until a settled state. Parent events are recorded and rendered only when the page is framed
 (``Sec-Fetch-Dest: iframe``, or for htmx checkout.js's ``X-Checkout-Framed``: see
-:func:`checkout.tracking.framing`); the same session opened top-level elsewhere sends none. ``GET /s/<id>/return`` is where a payment provider sends the user back after a
+:func:`checkout.tracking.framing`); the same session opened top-level elsewhere sends none.
+
+``GET /s/<id>/return`` is where a payment provider sends the user back after a
 ``redirect`` payment. That page may be the top-level window (the user left the iframe to pay), so it
 stands on its own, links back to the shop's ``returnUrl``, and sends no parent events: there is no
 parent to receive them. The shop gets ``completed``/``failed`` when the checkout is framed again

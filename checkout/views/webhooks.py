@@ -14,23 +14,25 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from flask import Blueprint, Flask, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 from flask.blueprints import BlueprintSetupState
+from flask.typing import ResponseReturnValue
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import ConfigurationError, WebhookSignatureError
-from ..state import get_state
+from ..state import get_state, real_app
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import parse_or_reason, record_delivery
 
 log = logging.getLogger(__name__)
 
 
-def receive_webhook():
+def receive_webhook() -> Response:
     """Verify, store and acknowledge one upstream webhook; processing follows the answer."""
-    app = current_app._get_current_object()
+    app = real_app(current_app)
     limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
     if request.content_length is not None and request.content_length > limit:
         return _answer(413, error=f"body larger than {limit} bytes")
@@ -72,28 +74,30 @@ def receive_webhook():
     return _answer(200, received=True, duplicate=receipt.duplicate, id=receipt.event_id)
 
 
+# A marker that CSRF extensions (Flask-WTF's CSRFProtect) look for on the view function; mypy
+# knows no attributes on functions.
 receive_webhook.csrf_exempt = True  # type: ignore[attr-defined]
 
 
-def _answer(status: int, **body):
+def _answer(status: int, **body: Any) -> Response:
     response = jsonify(body)
     response.status_code = status
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
-def _answer_before_host_hooks():
+def _answer_before_host_hooks() -> ResponseReturnValue | None:
     # Registered first among the app's before_request functions: for the webhook rule it answers
     # here, so no host hook (https redirect, login, CSRF) runs for the upstream's deliveries.
     get_state().dispatcher.ensure_running()    # the start-up sweep: work a dead process left behind
     if request.url_rule is not None and \
-            current_app.view_functions.get(request.endpoint) is receive_webhook:
+            current_app.view_functions.get(request.url_rule.endpoint) is receive_webhook:
         return receive_webhook()
     return None
 
 
 def _setup(state: BlueprintSetupState) -> None:
-    app: Flask = state.app
+    app = state.app
     if app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] not in SIGNATURE_MODES:
         raise ConfigurationError(
             f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {', '.join(SIGNATURE_MODES)}")

@@ -9,8 +9,18 @@ from flask import Flask
 from sqlalchemy import select, update
 
 from .dispatcher import Round, process_pending
-from .store import (FAILED, PENDING, PROCESSED, SIGNAL_FAILED, STORED, aware, events_table,
-                    outbox_table, signal_log_table, write_transaction)
+from .store import (
+    FAILED,
+    PENDING,
+    PROCESSED,
+    SIGNAL_FAILED,
+    STORED,
+    aware,
+    events_table,
+    outbox_table,
+    signal_log_table,
+    write_transaction,
+)
 
 
 @dataclass(frozen=True)

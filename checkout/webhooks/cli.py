@@ -8,6 +8,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
+from ..state import real_app
 from .admin import EventRecord, find_event, recent_events, replay
 from .dispatcher import process_pending
 
@@ -18,7 +19,7 @@ webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, rep
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
 def list_command(limit: int) -> None:
     """Recent events, newest first."""
-    events = recent_events(current_app._get_current_object(), limit)
+    events = recent_events(real_app(current_app), limit)
     if not events:
         click.echo("no webhook events stored")
         return
@@ -34,7 +35,7 @@ def list_command(limit: int) -> None:
 @click.argument("event_id", type=int)
 def show_command(event_id: int) -> None:
     """One event: headers, body (pretty JSON) and what processing did."""
-    event = find_event(current_app._get_current_object(), event_id)
+    event = find_event(real_app(current_app), event_id)
     if event is None:
         raise click.ClickException(f"no webhook event {event_id}")
     _print_event(event)
@@ -45,19 +46,21 @@ def show_command(event_id: int) -> None:
 def replay_command(event_id: int) -> None:
     """Process a stored event again through the same idempotent path."""
     try:
-        done = replay(current_app._get_current_object(), event_id)
+        done = replay(real_app(current_app), event_id)
     except KeyError:
         raise click.ClickException(f"no webhook event {event_id}") from None
     click.echo(f"replayed event {event_id}: {done.events} event(s) processed, "
                f"{done.signals} signal(s) sent")
-    _print_event(find_event(current_app._get_current_object(), event_id))
+    event = find_event(real_app(current_app), event_id)
+    assert event is not None            # replay has just read it
+    _print_event(event)
 
 
 @webhooks_cli.command("process")
 def process_command() -> None:
     """Process every stored event and send owed signals now (for CHECKOUT_WEBHOOK_BACKGROUND=False
     deployments, run it from cron or a worker)."""
-    done = process_pending(current_app._get_current_object())
+    done = process_pending(real_app(current_app))
     click.echo(f"{done.events} event(s) processed, {done.signals} signal(s) sent, "
                f"{done.fetches} full order(s) fetched")
 

@@ -15,9 +15,9 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from flask import Flask
 
@@ -156,7 +156,7 @@ class Dispatcher:
                 return
             try:
                 process_pending(app, between_batches=self._give_way)
-            except Exception:  # noqa: BLE001 - the database may be down; try again later
+            except Exception:  # the database may be down; try again later
                 log.exception("webhook dispatcher round failed")
             # The sweep already runs periodically in every process: it also deletes expired
             # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).

@@ -7,10 +7,11 @@ Both are pure functions of the raw bytes. Verification comes first and raises
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import WebhookPayloadError, WebhookSignatureError
 from ..signature import verify
@@ -122,8 +123,8 @@ def parse_datetime(value: Any) -> datetime | None:
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)   # the upstream writes UTC
-    return moment.astimezone(timezone.utc)
+        moment = moment.replace(tzinfo=UTC)   # the upstream writes UTC
+    return moment.astimezone(UTC)
 
 
 def _short_string(mapping: Mapping[str, Any], name: str, limit: int) -> str:
@@ -186,6 +187,7 @@ def _js_number(number: float) -> str:
     sign = "-" if number < 0 else ""
     shortest = Decimal(repr(abs(number))).normalize()  # repr is the shortest round-trip form
     _, digit_tuple, exponent = shortest.as_tuple()
+    assert isinstance(exponent, int)                 # finite: NaN and infinities returned above
     digits = "".join(map(str, digit_tuple))
     k = len(digits)
     n = exponent + k                                 # value = 0.digits * 10**n

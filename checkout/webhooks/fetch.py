@@ -52,7 +52,7 @@ def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
         except UpstreamError as exc:
             _failed(engine, order_id, seq, exc, max_attempts)
             continue
-        except Exception as exc:  # noqa: BLE001 - never let one order stop the worker
+        except Exception as exc:  # never let one order stop the worker
             log.exception("full-order fetch of %s crashed", order_id)
             _failed(engine, order_id, seq, exc, max_attempts)
             continue

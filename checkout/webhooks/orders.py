@@ -22,9 +22,10 @@ mapping") and stores it under the same rule as webhooks:
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Mapping
+from typing import Any
 
 from flask import Flask, current_app
 from sqlalchemy import and_, or_, select, update
@@ -238,16 +239,16 @@ def _status_time(full: Mapping[str, Any]) -> datetime | None:
     if isinstance(history, list):
         times = [parse_datetime(entry.get("changedAt")) for entry in history
                  if isinstance(entry, dict)]
-        times = [t for t in times if t is not None]
-        if times:
-            return max(times)
+        known = [t for t in times if t is not None]
+        if known:
+            return max(known)
     return None
 
 
 def _app_of(app_or_state: Any) -> Flask:
     if isinstance(app_or_state, Flask):
         return app_or_state
-    return current_app._get_current_object()  # a CheckoutState: its app is the current one
+    return real_app(current_app)  # a CheckoutState: its app is the current one
 
 
 def _to_stored(row: Any) -> StoredOrder:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from flask import Flask
 from sqlalchemy import update
@@ -33,8 +34,16 @@ from sqlalchemy.exc import OperationalError
 from ..errors import WebhookPayloadError
 from . import statements
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
-from .store import (FAILED, INVALID, PENDING, STORED, events_table, outbox_table, utcnow,
-                    write_transaction)
+from .store import (
+    FAILED,
+    INVALID,
+    PENDING,
+    STORED,
+    events_table,
+    outbox_table,
+    utcnow,
+    write_transaction,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +88,9 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
     with write_transaction(engine) as conn:
         row = conn.execute(statements.insert_event(conn.dialect.name), values).first()
         duplicate = row is None
-        if duplicate:
+        if row is None:
             row = conn.execute(statements.COUNT_DUPLICATE, {"digest": digest, "now": now}).first()
+            assert row is not None          # the stored delivery this one duplicates
             if parsed is not None:
                 # A duplicate's webhook_received is owed now; a new delivery's when processed.
                 conn.execute(outbox_table.insert(), {
@@ -109,7 +119,7 @@ def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,
         try:
             with write_transaction(engine) as conn:
                 _process(conn, ids, fetch_orders)
-        except Exception:  # noqa: BLE001 - isolate the culprit below
+        except Exception:  # isolate the culprit below
             log.info("webhook batch of %d rolled back; processing its events one by one",
                      len(ids), exc_info=True)
             for event_id in ids:
@@ -132,7 +142,7 @@ def process_event(app: Flask, engine: Engine, event_id: int) -> bool:
             return _process(conn, [event_id], fetch_orders) == 1
     except OperationalError:
         raise
-    except Exception as exc:  # noqa: BLE001 - keep the failure on the event, for replay
+    except Exception as exc:  # keep the failure on the event, for replay
         log.exception("webhook event %s failed to process", event_id)
         reason = f"{type(exc).__name__}: {exc}"[:2000]
         with write_transaction(engine) as conn:
@@ -185,6 +195,7 @@ def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: 
     already had: newer time, no signal) or ``stale`` (older than what is stored: nothing changed).
     """
     order = event.payload["data"]["order"]
+    assert event.order_id is not None       # parse_event requires it of order-status events
     wants_fetch = fetch_orders and event.flow in FETCHED_FLOWS
     moved = conn.execute(statements.move_order(conn.dialect.name), {
         "order_id": event.order_id, "flow": event.flow, "status": event.status,

@@ -7,20 +7,18 @@ SQLAlchemy's compiled cache is hit every time.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from sqlalchemy import bindparam, case, func, or_, select, update
 
-from .store import (PROCESSED, STORED, dialect_insert, events_table, orders_table,
-                    signal_log_table)
-
+from .store import PROCESSED, STORED, dialect_insert, events_table, orders_table, signal_log_table
 
 _EVENT_COLUMNS = ("body_sha256", "body", "headers", "received_at", "last_seen_at", "duplicates",
                   "attempts", "state", "error", "event_type", "order_id", "status", "updated_at")
 
 
-@lru_cache(maxsize=None)
+@cache
 def insert_event(dialect: str) -> Any:
     """INSERT a delivery unless its body was seen; RETURNING id, state (nothing if it was)."""
     return (dialect_insert(dialect, events_table)
@@ -67,7 +65,7 @@ _ORDER_COLUMNS = ("order_id", "flow", "status", "status_updated_at", "order_para
                   "hash", "refreshed_at", "fetch_due_at", "created_at")
 
 
-@lru_cache(maxsize=None)
+@cache
 def move_order(dialect: str) -> Any:
     """The newer-only status move: one upsert, applied only if ``updatedAt`` is strictly newer."""
     orders = orders_table.c
@@ -106,7 +104,7 @@ _SIGNAL_COLUMNS = ("order_id", "status", "previous_status", "flow", "order_param
                    "created_at")
 
 
-@lru_cache(maxsize=None)
+@cache
 def owe_signal(dialect: str) -> Any:
     """INSERT (order_id, status) into the signal log unless present; RETURNING id if inserted."""
     return (dialect_insert(dialect, signal_log_table)

@@ -23,12 +23,25 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from typing import Any, Iterator
+from datetime import UTC, datetime
+from typing import Any, overload
 
-from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Index, Integer, LargeBinary,
-                        String, Table, Text, UniqueConstraint)
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.engine import Connection, Engine
 
 from ..store import metadata
@@ -130,31 +143,39 @@ Index("ix_checkout_signal_outbox_state_id", outbox_table.c.state, outbox_table.c
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
+@overload
+def aware(value: datetime) -> datetime: ...
+@overload
+def aware(value: datetime | None) -> datetime | None: ...
 def aware(value: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes even for timezone-aware columns; they are UTC."""
     if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
+        return value.replace(tzinfo=UTC)
     return value
 
 
 def dialect_insert(name: str, table: Table) -> Any:
     """An INSERT that knows ON CONFLICT, for the two databases the checkout supports."""
     if name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    elif name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:  # pragma: no cover - configuration error, caught by the first webhook
-        raise RuntimeError(f"the webhook receiver supports SQLite and PostgreSQL, not {name}")
-    return insert(table)
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert(table)
+    if name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(table)
+    # A configuration error, caught by the first webhook.
+    raise RuntimeError(  # pragma: no cover
+        f"the webhook receiver supports SQLite and PostgreSQL, not {name}")
 
 
 # SQLite has one writer per database. Threads that find it locked sleep in SQLite's busy handler
 # (1, 2, 5 ... 100 ms steps), which stretches the tail of every wait; queueing this process's
 # writers on a lock instead wakes the next one the moment the previous commits.
-_sqlite_write_locks: "weakref.WeakKeyDictionary[Engine, threading.Lock]" = \
+_sqlite_write_locks: weakref.WeakKeyDictionary[Engine, threading.Lock] = \
     weakref.WeakKeyDictionary()
 _locks_guard = threading.Lock()
 

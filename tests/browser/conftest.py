@@ -20,9 +20,10 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -74,7 +75,7 @@ class LiveServer:
     thread: threading.Thread | None = None
 
     @classmethod
-    def start(cls, host: str) -> "LiveServer":
+    def start(cls, host: str) -> LiveServer:
         target = _Late()
         server = make_server("127.0.0.1", 0, target, threaded=True)
         live = cls(server=server, host=host, target=target)

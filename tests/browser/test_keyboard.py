@@ -42,7 +42,7 @@ def button(text: str) -> str:
     return f"el.matches('button, [role=button]') && el.textContent.includes({text!r})"
 
 
-def test_keyboard_alone_completes_an_order(page, shop, short_quotes):  # noqa: F811
+def test_keyboard_alone_completes_an_order(page, shop, short_quotes):
     frame = shop.open(page, countryIsoCode="NG", network="CELO", asset="USDT",
                       currency="local", amount=5000)
 

@@ -55,7 +55,7 @@ def confirm_sale(shop, page, frame, button: str = "Confirm and sell") -> None:
     raise AssertionError("the order was never created")
 
 
-def test_a_sale_paid_by_pasting_the_transaction_hash(page, shop, short_quotes):  # noqa: F811
+def test_a_sale_paid_by_pasting_the_transaction_hash(page, shop, short_quotes):
     frame = open_sale(shop, page)
     screenshot(page, "offramp-1-payout")
     sell_to_review(shop, page, frame)
@@ -81,7 +81,7 @@ def test_a_sale_paid_by_pasting_the_transaction_hash(page, shop, short_quotes): 
     assert page.context.cookies() == []
 
 
-def test_a_sale_whose_payout_fails_ends_refunded(page, shop, short_quotes):  # noqa: F811
+def test_a_sale_whose_payout_fails_ends_refunded(page, shop, short_quotes):
     frame = open_sale(shop, page)
     sell_to_review(shop, page, frame)
     confirm_sale(shop, page, frame)
@@ -99,7 +99,7 @@ def test_a_sale_whose_payout_fails_ends_refunded(page, shop, short_quotes):  # n
     assert "completed" not in kinds(shop, page) and kinds(shop, page).count("failed") == 1
 
 
-def test_a_payout_the_merchant_funds(page, shop, short_quotes):  # noqa: F811
+def test_a_payout_the_merchant_funds(page, shop, short_quotes):
     page.set_viewport_size(PHONE)
     frame = shop.open(page, "offramp", paymentType="VIRTUAL_WALLET", countryIsoCode="KE",
                       paymentChannel="mobile_money", network="CELO", asset="USDT",

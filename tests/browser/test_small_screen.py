@@ -13,7 +13,8 @@ PHONE = {"width": 360, "height": 740}
 
 # How far the frame's page is wider than the frame (0: no sideways scrolling).
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-FOCUSED = "() => document.activeElement ? (document.activeElement.id || document.activeElement.tagName) : null"
+FOCUSED = ("() => document.activeElement ? "
+           "(document.activeElement.id || document.activeElement.tagName) : null")
 
 
 def test_pay_page_with_the_resume_link_open_does_not_scroll_sideways(page, shop):
@@ -56,7 +57,8 @@ def test_a_page_that_comes_back_with_errors_focuses_the_first_invalid_field(page
     frame.locator("input[name=email]").fill("ada@example.com")
     shop.click(page, "button", "Continue")         # no address
     frame.wait_for_selector(".field--invalid")
-    frame.wait_for_function("() => document.activeElement && document.activeElement.id === 'field-address'")
+    frame.wait_for_function(
+        "() => document.activeElement && document.activeElement.id === 'field-address'")
     assert frame.locator("#field-address").get_attribute("aria-invalid") == "true"
     screenshot(page, "small-screen-wallet-error-focused")
 

@@ -47,7 +47,7 @@ def sandbox_app(sandbox_factory) -> Flask:
 
 
 @pytest.fixture
-def api(sandbox_app) -> "Api":
+def api(sandbox_app) -> Api:
     return Api(sandbox_app)
 
 

@@ -198,7 +198,7 @@ def test_kyc_rules_cover_zero_to_infinity():
     for c in ref.COUNTRIES:
         for rules in (c.kyc_onramp, c.kyc_offramp):
             assert rules[0].min == 0 and rules[-1].max is None
-            for a, b in zip(rules, rules[1:]):
+            for a, b in zip(rules, rules[1:], strict=False):
                 assert a.max == b.min
     rules = ref.util_countries_json()[0]["kycRules"]["onramp"]
     assert rules[-1] == {"min": 1000, "max": "Infinity", "type": "advanced"}

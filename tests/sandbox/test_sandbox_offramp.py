@@ -6,7 +6,14 @@ import time
 import pytest
 
 from .sandbox_support import (  # noqa: F401
-    EVM_ADDRESS, OTHER_EVM_ADDRESS, TX_HASH, Api, api, sandbox_app, sandbox_factory, wait_for,
+    EVM_ADDRESS,
+    OTHER_EVM_ADDRESS,
+    TX_HASH,
+    Api,
+    api,
+    sandbox_app,
+    sandbox_factory,
+    wait_for,
 )
 
 
@@ -81,7 +88,8 @@ def test_typed_order_lifecycle(api):
     assert order["toAddress"].startswith("0x") and len(order["toAddress"]) == 42
     assert order["expiresAt"] > order["createdAt"]
     assert order["cashout"] == offer["cashout"]
-    assert {f["label"]: f["value"] for f in order["offerRequiredFields"]}["Bank"] == "First Bank of Nigeria"
+    shown = {f["label"]: f["value"] for f in order["offerRequiredFields"]}
+    assert shown["Bank"] == "First Bank of Nigeria"
     assert order["statusHistory"] == [{"status": "initiated", "changedAt": order["createdAt"]}]
     confirmed = api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
     assert confirmed["status"] == "awaiting_transaction_confirmation" and confirmed["hash"] == TX_HASH
@@ -134,7 +142,8 @@ def test_virtual_wallet_pays_by_itself(api):
     ({"currency": "local"}, "currency does not match the quote"),
     ({"network": "CELO"}, "network does not match the quote"),
     ({"requiredFields": {"bankCode": "011:02"}}, "requiredFields.bankAccountNumber is required"),
-    ({"requiredFields": {"bankCode": "999", "bankAccountNumber": "1"}}, "requiredFields.bankCode must be one of"),
+    ({"requiredFields": {"bankCode": "999", "bankAccountNumber": "1"}},
+     "requiredFields.bankCode must be one of"),
     ({"ip": "localhost"}, "ip must be an IPv4 address"),
     ({"email": "x@example.com"}, "unknown field(s) in body: email"),
 ])

@@ -9,7 +9,13 @@ from checkout.sandbox.orders import OUTCOMES
 from checkout.sandbox.validation import MEMO_NETWORKS, ONRAMP_NETWORKS, InvalidRequest, check_memo
 
 from .sandbox_support import (  # noqa: F401
-    EVM_ADDRESS, HEADERS, Api, api, sandbox_app, sandbox_factory, wait_for,
+    EVM_ADDRESS,
+    HEADERS,
+    Api,
+    api,
+    sandbox_app,
+    sandbox_factory,
+    wait_for,
 )
 
 GOOD_QUOTE = {"network": "CELO", "asset": "USDC", "currency": "local", "amount": "5000",
@@ -134,7 +140,8 @@ def test_required_fields_of_the_offer_are_enforced(api):
     response = api.client.post("/api/onramp/order/create", headers=HEADERS, json={
         "quoteId": quote["quoteId"], "network": "CELO", "asset": "USDC", "currency": "local",
         "amount": 1000, "email": "a@example.com", "userIp": "203.0.113.7"})
-    assert response.status_code == 400 and "extraFields.phoneNumber is required" in response.get_json()["message"]
+    assert response.status_code == 400
+    assert "extraFields.phoneNumber is required" in response.get_json()["message"]
     order = api.onramp_order(**base, extraFields={"phoneNumber": "254110611756"})
     assert order["phoneNumber"] == "254110611756"
 
@@ -195,8 +202,9 @@ def test_get_order_by_id_or_params(api):
     second = api.onramp_order(orderParams="ref-1")
     assert api.get("/api/onramp/order", orderId=first["orderId"])["_id"] == first["_id"]
     assert api.get("/api/onramp/order", orderParams="ref-1")["_id"] == second["_id"]     # newest
-    assert api.get("/api/onramp/order", orderId="f" * 24, expect=404) == {"code": "ORDER_NOT_AVAILABLE"}
-    assert api.get("/api/onramp/order", orderParams="nope", expect=404) == {"code": "ORDER_NOT_AVAILABLE"}
+    not_available = {"code": "ORDER_NOT_AVAILABLE"}
+    assert api.get("/api/onramp/order", orderId="f" * 24, expect=404) == not_available
+    assert api.get("/api/onramp/order", orderParams="nope", expect=404) == not_available
     assert api.get("/api/onramp/order", orderId=first["orderId"], orderParams="other",
                    expect=404) == {"code": "ORDER_NOT_AVAILABLE"}
     assert "orderId or orderParams" in api.get("/api/onramp/order", expect=400)["message"]
@@ -204,7 +212,8 @@ def test_get_order_by_id_or_params(api):
 
 def test_off_ramp_order_is_not_an_on_ramp_order(api):
     order = api.offramp_typed_order()
-    assert api.get("/api/onramp/order", orderId=order["_id"], expect=404)["code"] == "ORDER_NOT_AVAILABLE"
+    answer = api.get("/api/onramp/order", orderId=order["_id"], expect=404)
+    assert answer["code"] == "ORDER_NOT_AVAILABLE"
 
 
 # -- lifecycles (real-time app, stepped with the sandbox's advance action) ------------------------
@@ -476,7 +485,8 @@ def test_otp_attempts_exhausted_expire_the_order(api):
 
 def test_otp_validation(api):
     order_id = otp_order(api)["orderId"]
-    assert api.post("/api/onramp/order/otp", {"orderId": order_id}, expect=400)["message"] == "otp is required"
+    assert api.post("/api/onramp/order/otp", {"orderId": order_id},
+                    expect=400)["message"] == "otp is required"
     assert api.post("/api/onramp/order/otp", {"orderId": order_id, "otp": 123456},
                     expect=400)["message"] == "otp must be a string"
     plain = api.onramp_order()

@@ -22,7 +22,8 @@ def rows(html: str, table_id: str) -> list[list[str]]:
     """The body rows of the table after the heading ``table_id``, as plain cell texts."""
     section = html.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
     body = section.split("<tbody>", 1)[1]
-    cells = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+    cells = [re.findall(r"<td>(.*?)</td>", row, re.S)
+             for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
     return [[unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in row] for row in cells]
 
 
@@ -75,7 +76,7 @@ def test_index_says_how_each_onramp_corridor_is_paid(api):
     table = rows(html, "onramp-corridors")
     expected = [(c, ch) for c in ref.COUNTRIES for ch in c.onramp]
     assert len(table) == len(expected)
-    for row, (country, channel) in zip(table, expected):
+    for row, (country, channel) in zip(table, expected, strict=True):
         assert row[0] == f"{country.name} ({country.iso}, {country.currency})"
         assert row[1] == channel.channel
         assert row[2] == (channel.transfer_type if channel.limits.available
@@ -93,7 +94,7 @@ def test_index_lists_the_offramp_types_of_each_country(api):
     table = rows(html, "offramp-corridors")
     expected = [(c, ch) for c in ref.COUNTRIES for ch in c.offramp]
     assert len(table) == len(expected)
-    for row, (country, channel) in zip(table, expected):
+    for row, (country, channel) in zip(table, expected, strict=True):
         assert row[0] == f"{country.name} ({country.iso}, {country.currency})"
         assert row[1].startswith(f"{channel.channel} ({channel.name})")
         assert row[2] == ", ".join(f.name for f in channel.required_fields)

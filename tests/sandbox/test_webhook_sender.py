@@ -22,7 +22,12 @@ from flask import Flask
 from checkout.sandbox.clock import Clock, Scheduler
 from checkout.sandbox.console import console_bp
 from checkout.sandbox.webhooks import (
-    WebhookSender, auth_payload, encode_payload, kyc_payload, order_status_payload, retry_waits,
+    WebhookSender,
+    auth_payload,
+    encode_payload,
+    kyc_payload,
+    order_status_payload,
+    retry_waits,
 )
 
 from .webhook_receiver import Receiver
@@ -167,10 +172,10 @@ def test_retries_with_doubling_waits_until_a_2xx():
     assert [a.ok for a in delivery.attempts] == [False, False, False, True]
     assert [a.retry_in for a in delivery.attempts] == [1, 2, 4, None]
     arrivals = [r.at for r in receiver.at("/flaky")]
-    gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:])]
+    gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:], strict=False)]
     # The slack covers an attempt's own request and a slow machine, and stays under 1 s: unscaled,
     # the shortest wait alone would last 1 s.
-    for gap, wait in zip(gaps, (1, 2, 4)):
+    for gap, wait in zip(gaps, (1, 2, 4), strict=True):
         assert wait * 0.01 <= gap < wait * 0.01 + 0.9
     for attempt in delivery.attempts[:3]:
         scheduled = (attempt.next_attempt_at - attempt.started_at).total_seconds()

@@ -20,8 +20,14 @@ from werkzeug.serving import make_server
 from checkout import errors
 from checkout.config import SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET
 from checkout.sandbox import create_app
-from checkout.upstream import (AssetPair, Limits, OfframpOrder, OnrampOrder, TransferInstructions,
-                               UpstreamClient)
+from checkout.upstream import (
+    AssetPair,
+    Limits,
+    OfframpOrder,
+    OnrampOrder,
+    TransferInstructions,
+    UpstreamClient,
+)
 from checkout.upstream.inprocess import mount_wsgi_app
 
 EMBEDDED = "http://sandbox.checkout.invalid"

@@ -9,8 +9,7 @@ import pytest
 import responses
 
 from checkout.errors import ConfigurationError
-from checkout.upstream import UpstreamClient
-from checkout.upstream import signing
+from checkout.upstream import UpstreamClient, signing
 from checkout.upstream.signing import Credentials, decode_secret, sign
 
 BASE = "https://upstream.test"

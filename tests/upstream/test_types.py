@@ -1,7 +1,7 @@
 """Typed results: tolerant where the spec is, strict where the checkout depends on a value."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -154,7 +154,7 @@ def test_onramp_order_reads_spec_fields():
             "intermediateActionNextAttemptAvailableAt": "2026-11-22T01:03:03Z",
             "intermediateActionTimeoutMs": 60000},
     })
-    assert order.date == datetime(2026, 11, 22, 1, 2, 3, 456000, tzinfo=timezone.utc)
+    assert order.date == datetime(2026, 11, 22, 1, 2, 3, 456000, tzinfo=UTC)
     assert order.amount_crypto == Decimal("9.74") and order.local_currency_amount == 1300
     assert order.fee_amount_usd_service == Decimal("0.15")
     assert order.carrier_id == "safaricom" and order.redirect_url == "https://shop.test/back"

@@ -1,10 +1,10 @@
 """Steps 4 and 5: review with a fresh price, and creating exactly one order."""
 from __future__ import annotations
 
-import pytest
-
 import threading
 import time
+
+import pytest
 
 from checkout.errors import UpstreamBadRequest, UpstreamTimeout, UpstreamUnavailable
 from checkout.state import get_state

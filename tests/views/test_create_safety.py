@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import timedelta
+from datetime import UTC, timedelta
 from decimal import Decimal
 
+from checkout.errors import UpstreamTimeout
 from checkout.flows import common, flow_named
 from checkout.journey import creation, quotes
-from checkout.errors import UpstreamTimeout
 from checkout.state import get_state
 
 from .conftest import EVM_ADDRESS, Flow, sandbox_order
@@ -378,7 +378,7 @@ def test_two_matching_orders_are_not_adopted(flow, monkeypatch, caplog):
 
 
 def test_matching_compares_the_amount_in_the_quotes_unit():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from checkout.upstream.types import OnrampOrder
 
@@ -389,11 +389,11 @@ def test_matching_compares_the_amount_in_the_quotes_unit():
     order = OnrampOrder(id="o", network="CELO", asset="USDT", address=EVM_ADDRESS.lower(),
                         email="Ada@example.com", amount_crypto=Decimal("10.0"),
                         local_currency_amount=Decimal("16000"),
-                        date=datetime.fromtimestamp(now - 1, tz=timezone.utc))
+                        date=datetime.fromtimestamp(now - 1, tz=UTC))
     assert ONRAMP.matches(order, pending)
     assert not ONRAMP.matches(order, {**pending, "sent": {**pending["sent"], "currency": "local"}})
     stale = OnrampOrder(**{**order.__dict__, "date": datetime.fromtimestamp(now - 60,
-                                                                           tz=timezone.utc)})
+                                                                           tz=UTC)})
     assert not ONRAMP.matches(stale, pending)
     # The quote's own figure for the amount counts too (the order may repeat the quote's).
     quoted = OnrampOrder(**{**order.__dict__, "amount_crypto": Decimal("9.87")})

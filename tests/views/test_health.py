@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from checkout.errors import UpstreamUnavailable
-from checkout.state import get_state
 from checkout.readiness import ReadinessCache
+from checkout.state import get_state
 
 
 @pytest.fixture

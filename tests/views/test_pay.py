@@ -9,7 +9,6 @@ import pytest
 from .conftest import sandbox_order
 
 
-
 def on_pay(flow, response):
     """A form of the pay step answers with a redirect to the pay page (never the page itself, so
     a reload cannot send it again); the page it leads to."""

@@ -11,9 +11,9 @@ from html import unescape
 from urllib.parse import urlsplit
 
 import pytest
+from flask import Flask
 
 from checkout import Checkout
-from flask import Flask
 
 from .conftest import sandbox_order
 

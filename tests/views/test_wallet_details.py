@@ -68,7 +68,7 @@ def test_locked_address_is_refused_when_changed(flow):
     flow.start(network="CELO", address=EVM_ADDRESS, lock=["network", "address"])
     flow.choose(network=None)
     page = flow.get("/wallet")
-    assert 'name="address" type="text" value="%s"' % EVM_ADDRESS in page.get_data(as_text=True)
+    assert f'name="address" type="text" value="{EVM_ADDRESS}"' in page.get_data(as_text=True)
     assert "readonly" in page.get_data(as_text=True)
     forged = flow.wallet(address="0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359")
     assert "cannot be changed" in forged.get_data(as_text=True)

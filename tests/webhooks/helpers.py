@@ -5,7 +5,7 @@ import json
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from checkout import signals
@@ -14,11 +14,11 @@ from checkout.errors import OrderNotAvailable, UpstreamUnavailable
 from checkout.signature import sign
 
 WEBHOOK_PATH = "/checkout/webhooks"
-T0 = datetime(2026, 11, 22, 1, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 22, 1, 0, 0, tzinfo=UTC)
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + \
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + \
         f"{moment.microsecond // 1000:03d}Z"
 
 

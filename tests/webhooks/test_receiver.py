@@ -222,8 +222,9 @@ def test_a_failing_receiver_keeps_the_signal_for_replay(app, receiver, recorder)
 def test_background_dispatcher_sends_signals_soon_after_the_ack(webhook_config):
     webhook_config.update(CHECKOUT_WEBHOOK_BACKGROUND=True, CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.2)
     app = make_app(dict(webhook_config))
-    from .helpers import Recorder
     import time
+
+    from .helpers import Recorder
 
     recorder = Recorder(app)
     try:

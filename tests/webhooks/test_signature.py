@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from checkout.errors import WebhookSignatureError
 from checkout.signature import sign
 from checkout.webhooks.events import js_stringify, verify_delivery
-from checkout.errors import WebhookSignatureError
 
 from .helpers import order_payload, signed_webhook
 
