@@ -51,8 +51,10 @@ def _has_fields(session: CheckoutSession) -> bool:
 
 
 def fields_digest(session: CheckoutSession) -> str:
-    """Names the payout details the payee check was made for (a change makes it void)."""
-    canonical = json.dumps({"offer": (session.quote or {}).get("id"), "fields": session.fields},
+    """Names the payout details the payee check was made for: the corridor and the fields (a
+    change of either makes it void; a new price for the same ones does not)."""
+    corridor = {name: session.value(name) for name in ("countryIsoCode", "paymentChannel")}
+    canonical = json.dumps({"corridor": corridor, "fields": session.fields},
                            sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -101,14 +101,15 @@ class PayeeStep(journey.StepPage):
         kept = session.payee
         if kept and kept.get("for") == digest:
             return session, kept
+        if not (session.quote or {}).get("id"):
+            # The quote was dropped (a create given up after its grace period): the check is
+            # made against an offer, so a fresh one first.
+            session = quotes.requote(session, FLOW)
         record = session.quote or {}
         specs = quotes.required_fields(session)
         try:
             details = get_state().upstream.offramp_validate_fields(
-                # No "id" when the quote was dropped (journey.creation forgets it once a create
-                # is given up): the call then goes out without an offer id.
-                offer_id=record.get("id"),  # type: ignore[arg-type]
-                required_fields=session.fields)
+                offer_id=str(record.get("id")), required_fields=session.fields)
         except UpstreamRejected as refused:
             check: dict[str, Any] = {"for": digest, "state": "refused",
                                      "message": refused.message}

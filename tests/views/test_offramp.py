@@ -529,3 +529,21 @@ def test_a_hash_given_after_the_order_expired_is_kept_for_support(sale, monkeypa
     html = page.get_data(as_text=True)
     assert "No transaction hash arrived in time" in html and tx in html
     assert sale.session.order_id in html
+
+
+def test_a_new_price_for_the_same_details_keeps_the_confirmed_payee(sale):
+    sale.start()
+    sale.to_review()
+
+    def drop_the_quote(session):            # as a create given up after its grace period does
+        session.quote = None
+
+    with sale.app.app_context():
+        get_state().sessions.update(sale.session_id, drop_the_quote)
+    page = sale.get("/review")
+    assert page.status_code == 200 and "Confirm and sell" in page.get_data(as_text=True)
+    assert sale.session.payee["confirmed"]
+    # Opened directly, the check runs against a fresh offer rather than none.
+    with sale.app.app_context():
+        get_state().sessions.update(sale.session_id, drop_the_quote)
+    assert "We found this account" in sale.get("/payee").get_data(as_text=True)
