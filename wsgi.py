@@ -11,18 +11,29 @@
   webhook deliveries), served by the checkout itself like the sandbox's payment pages. The sandbox
   delivers its webhooks to this same server's ``/checkout/webhooks``.
 
-With gunicorn: ``gunicorn -b 127.0.0.1:5000 wsgi:app`` (one worker: the sandbox keeps its orders
-in memory).
+The shop keeps one launch per basket, as the README asks of merchants: the visitor gets a basket id
+in a first-party cookie, and a reload (or "Back to the shop" after a redirect payment) mounts the
+same launch URL again, so the same checkout session opens where it stood. "New basket" starts over.
+
+With gunicorn: ``gunicorn -b 127.0.0.1:5000 wsgi:app`` (one worker: the sandbox keeps its orders,
+and the shop its baskets, in memory).
 """
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, redirect, render_template_string, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from checkout import Checkout
+from checkout.errors import LaunchTokenError
 from checkout.paths import STATIC
 
 PORT = int(os.environ.get("PORT", "5000"))
@@ -32,17 +43,100 @@ CHECKOUT_ORIGIN = f"http://localhost:{PORT}"    # the checkout's site (same serv
 # watch each status arrive, fast enough not to wait.
 TIME_SCALE = float(os.environ.get("SANDBOX_TIME_SCALE", "0.2"))
 
+# The shop's own wallet on Celo (a demo address: the sandbox moves no real money).
+MERCHANT_WALLET = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+
+# What the shop sells. "flow" picks the checkout's flow; the claims prefill (and lock) its choices.
 PRESETS: dict[str, dict[str, Any]] = {
-    "ng": {"label": "5,000 NGN of USDC on Celo (Nigeria, bank transfer)",
+    "ng": {"flow": "onramp", "label": "5,000 NGN of USDC on Celo (Nigeria, bank transfer)",
            "claims": {"network": "CELO", "asset": "USDC", "amount": "5000",
                       "currency": "local", "countryIsoCode": "NG", "paymentChannel": "bank",
                       "lock": ["network", "asset"]}},
-    "ke": {"label": "1,500 KES of USDT on Celo (Kenya, in Swahili)",
+    "ke": {"flow": "onramp", "label": "1,500 KES of USDT on Celo (Kenya, in Swahili)",
            "claims": {"network": "CELO", "asset": "USDT", "amount": "1500",
                       "currency": "local", "countryIsoCode": "KE", "locale": "sw",
                       "lock": ["network", "asset"]}},
-    "open": {"label": "Let the customer choose everything", "claims": {}},
+    "open": {"flow": "onramp", "label": "Let the customer choose everything", "claims": {}},
+    "sell-ng": {"flow": "offramp",
+                "label": "Sell USDC on Polygon for NGN to a bank account (Nigeria)",
+                "claims": {"network": "POLYGON", "asset": "USDC", "amount": "20000",
+                           "currency": "local", "countryIsoCode": "NG", "paymentChannel": "bank",
+                           "lock": ["network", "asset"]}},
+    "sell-ke": {"flow": "offramp", "label": "Sell USDT on Celo to M-PESA (Kenya, in Swahili)",
+                "claims": {"network": "CELO", "asset": "USDT", "countryIsoCode": "KE",
+                           "paymentChannel": "mobile_money", "locale": "sw",
+                           "lock": ["network", "asset"]}},
+    # The merchant pays the customer out of its own funds: the amount is the merchant's to set,
+    # and the sending wallet is the merchant's (where a refund would go).
+    "payout-ke": {"flow": "offramp", "label": "Merchant-funded payout to M-PESA",
+                  "claims": {"network": "CELO", "asset": "USDT", "amount": "1500",
+                             "currency": "local", "countryIsoCode": "KE",
+                             "paymentChannel": "mobile_money", "paymentType": "VIRTUAL_WALLET",
+                             "address": MERCHANT_WALLET, "lock": ["amount", "currency"]}},
+    "sell-open": {"flow": "offramp", "label": "Let the customer choose everything (sell)",
+                  "claims": {}},
 }
+GROUPS = (("Buy", "onramp"), ("Sell", "offramp"))
+FRAME_TITLES = {"onramp": "Buy stablecoins", "offramp": "Sell stablecoins"}
+
+# One launch per basket: a token lives 30 minutes (the most a launch token may), and the shop
+# hands out the same launch URL while more than a minute of it is left, so that the checkout has
+# time to open the session before the token expires.
+LAUNCH_TTL = 30 * 60
+REUSE_MARGIN = 60
+BASKET_COOKIE = "demo_basket"
+BASKET_ID = re.compile(r"^[0-9a-f]{16}$")
+MAX_LAUNCHES = 10_000          # a demo in memory: bounded, whoever reloads it how often
+
+
+@dataclass(frozen=True)
+class Launch:
+    url: str
+    expires_at: float
+
+
+class Baskets:
+    """Launch URLs per (basket, preset), kept in memory while their tokens are valid.
+
+    A launch token opens one checkout session and presenting it again returns to that session: so
+    the same URL for the same basket makes a reload, or the way back from a payment page, land on
+    the checkout where the customer left it, and never on an empty one.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._launches: dict[tuple[str, str], Launch] = {}
+
+    @staticmethod
+    def order_params(basket: str, preset: str) -> str:
+        """The shop's reference of this basket's order: the same for every token it is given."""
+        return f"demo-{preset}-{basket}"
+
+    def launch_url(self, basket: str, preset: str, issue: Callable[[str], str]) -> str:
+        """The basket's launch URL for ``preset``; ``issue(order_params)`` signs a new one."""
+        now = time.time()
+        with self._lock:  # two tabs reloading at once still share one token
+            launch = self._launches.get((basket, preset))
+            if launch is not None and launch.expires_at - now > REUSE_MARGIN:
+                return launch.url
+            launch = Launch(issue(self.order_params(basket, preset)), now + LAUNCH_TTL)
+            self._launches[(basket, preset)] = launch
+            self._prune(now)
+            return launch.url
+
+    def forget(self, basket: str) -> None:
+        with self._lock:
+            for key in [k for k in self._launches if k[0] == basket]:
+                del self._launches[key]
+
+    def _prune(self, now: float) -> None:
+        for key in [k for k, v in self._launches.items() if v.expires_at <= now]:
+            del self._launches[key]
+        if len(self._launches) > MAX_LAUNCHES:
+            oldest = sorted(self._launches, key=lambda k: self._launches[k].expires_at)
+            for key in oldest[:len(self._launches) - MAX_LAUNCHES]:
+                del self._launches[key]
+
 
 SHOP_PAGE = """<!doctype html>
 <html lang="en">
@@ -59,17 +153,34 @@ SHOP_PAGE = """<!doctype html>
     <h1>Demo shop</h1>
     <p>A merchant's page on {{ shop_origin }} with the checkout from {{ checkout_origin }} in an
        iframe. Everything runs on the sandbox: no real money moves.</p>
-    <nav><ul>
-      {%- for key, preset in presets.items() %}
-      <li><a href="/?preset={{ key }}"
-             {%- if key == current %} aria-current="page"{% endif %}>{{ preset.label }}</a></li>
+    <nav aria-label="What to try" class="shop-presets">
+      {%- for heading, flow in groups %}
+      <section>
+        <h2>{{ heading }}</h2>
+        <ul>
+          {%- for key, preset in presets.items() if preset.flow == flow %}
+          <li><a href="/?preset={{ key }}"
+                 {%- if key == current %} aria-current="page"{% endif %}>{{ preset.label }}</a></li>
+          {%- endfor %}
+        </ul>
+      </section>
       {%- endfor %}
-      <li><a href="{{ checkout_origin }}/checkout/sandbox/">Sandbox console: orders, forced outcomes, webhook deliveries</a></li>
-    </ul></nav>
+    </nav>
+    <p class="shop-basket">Basket <code>{{ basket }}</code>: reloading this page, or coming back
+       from a payment page, reopens the same checkout.
+       <a href="/basket/new?preset={{ current }}">New basket</a></p>
+    <p><a href="{{ checkout_origin }}/checkout/sandbox/">Sandbox console: orders, forced outcomes,
+       webhook deliveries</a></p>
   </header>
   <main class="shop-layout">
+    {%- if launch %}
     <div id="checkout" class="shop-checkout" data-checkout-url="{{ launch }}"
-         data-checkout-title="Buy stablecoins"></div>
+         data-checkout-title="{{ frame_title }}"></div>
+    {%- else %}
+    <div class="shop-checkout shop-notice" role="alert">
+      <p>This checkout cannot open this preset: {{ launch_error }}</p>
+    </div>
+    {%- endif %}
     <section>
       <h2>Events received from the checkout</h2>
       <ol id="checkout-events" class="shop-events"></ol>
@@ -93,24 +204,72 @@ def create_app() -> Flask:
     )
     checkout = Checkout(app)
 
-    @app.get("/")
-    def shop() -> Response:
-        """The merchant's page with a freshly launched checkout."""
+    baskets = Baskets()
+
+    def shop_only() -> BaseResponse | None:
+        # The shop must be another site than the checkout, or the demo would prove nothing.
         if request.host != f"127.0.0.1:{PORT}":
-            # The shop must be another site than the checkout, or the demo would prove nothing.
-            return redirect(f"{SHOP_ORIGIN}/", code=302)
-        current = request.args.get("preset", "ng")
-        preset = PRESETS.get(current, PRESETS["ng"])
-        launch = checkout.launch_url("onramp", _base_url=CHECKOUT_ORIGIN,
-                                     parentOrigin=SHOP_ORIGIN, returnUrl=f"{SHOP_ORIGIN}/",
-                                     orderParams=f"demo-{current}-{secrets.token_hex(6)}",
-                                     **preset["claims"])
+            return redirect(f"{SHOP_ORIGIN}{request.full_path.rstrip('?')}", code=302)
+        return None
+
+    def preset_key() -> str:
+        key = request.args.get("preset", "ng")
+        return key if key in PRESETS else "ng"
+
+    def remember_basket(response: BaseResponse, basket: str) -> None:
+        # First-party (the shop's own origin), out of scripts' reach, and sent when the customer
+        # comes back from a payment page by a top-level link (Lax), not by other sites' requests.
+        response.set_cookie(BASKET_COOKIE, basket, max_age=7 * 24 * 3600, httponly=True,
+                            samesite="Lax", secure=request.is_secure)
+
+    @app.get("/")
+    def shop() -> BaseResponse:
+        """The merchant's page with the basket's checkout: the same launch until it expires."""
+        other_host = shop_only()
+        if other_host is not None:
+            return other_host
+        current = preset_key()
+        preset = PRESETS[current]
+        basket = request.cookies.get(BASKET_COOKIE, "")
+        fresh_basket = not BASKET_ID.match(basket)
+        if fresh_basket:
+            basket = secrets.token_hex(8)
+
+        def issue(order_params: str) -> str:
+            return checkout.launch_url(preset["flow"], _base_url=CHECKOUT_ORIGIN, _ttl=LAUNCH_TTL,
+                                       parentOrigin=SHOP_ORIGIN,
+                                       returnUrl=f"{SHOP_ORIGIN}/?preset={current}",
+                                       orderParams=order_params, **preset["claims"])
+
+        launch, launch_error = None, None
+        try:
+            launch = baskets.launch_url(basket, current, issue)
+        except LaunchTokenError as exc:
+            # A preset this checkout does not take (yet): say so rather than fail the whole page.
+            launch_error = getattr(exc, "detail", None) or str(exc)
         response = Response(render_template_string(
-            SHOP_PAGE, launch=launch, presets=PRESETS, current=current,
+            SHOP_PAGE, launch=launch, launch_error=launch_error, presets=PRESETS, groups=GROUPS,
+            current=current, basket=basket, frame_title=FRAME_TITLES[preset["flow"]],
             shop_origin=SHOP_ORIGIN, checkout_origin=CHECKOUT_ORIGIN))
+        if fresh_basket:
+            remember_basket(response, basket)
         response.headers["Content-Security-Policy"] = (
             f"default-src 'none'; script-src 'self' {CHECKOUT_ORIGIN}; style-src 'self'; "
             f"frame-src {CHECKOUT_ORIGIN}; base-uri 'none'; form-action 'self'")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.get("/basket/new")
+    def new_basket() -> BaseResponse:
+        """Start over: a new basket, so the next checkout is a new session."""
+        other_host = shop_only()
+        if other_host is not None:
+            return other_host
+        old = request.cookies.get(BASKET_COOKIE, "")
+        if BASKET_ID.match(old):
+            baskets.forget(old)
+        response = redirect(f"/?preset={preset_key()}", code=303)
+        remember_basket(response, secrets.token_hex(8))
         response.headers["Cache-Control"] = "no-store"
         return response
 

@@ -14,6 +14,13 @@
  * - Focus is never lost: a page that comes back with form errors focuses the first invalid field,
  *   and when an htmx swap replaces the focused control (a select, a radio, a copy button in a
  *   polled status block), the same control in the new content gets the focus back.
+ * - A step change (a page loaded from another page of this session) moves focus to the page's
+ *   main heading, so a screen reader starts reading the new step, unless the page focused an
+ *   invalid field or the user already moved the focus; the first page of a session leaves focus
+ *   where the merchant's page has it.
+ * - What only some pages need has a file of its own, which those pages load before this one:
+ *   deposit.js (the shop's own wallet, countdowns) and filter.js (filterable selects). The first
+ *   page of a flow stays light on a phone's data plan.
  */
 (function () {
   "use strict";
@@ -74,6 +81,33 @@
     }
   }
 
+  // Keys of a message that identify it: data-extra from the server never replaces them, so an event
+  // always says truthfully what it is and which session sent it.
+  // "order" too: data-order is its one channel.
+  var RESERVED = { source: 1, version: 1, type: 1, sessionId: 1, order: 1 };
+
+  // data-extra='{"deposit": {...}}' (the parent_event macro's ``extra``): its keys join the
+  // message.
+  function eventExtra(node) {
+    var extra = {};
+    var raw = node.getAttribute("data-extra");
+    if (!raw) return extra;
+    var parsed;
+    try {
+      parsed = JSON.parse(raw);
+    } catch (err) {
+      return extra;
+    }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return extra;
+    for (var key in parsed) {
+      // "__proto__" as a plain key would set the message's prototype, not a property.
+      if (!Object.prototype.hasOwnProperty.call(parsed, key) || key === "__proto__") continue;
+      if (Object.prototype.hasOwnProperty.call(RESERVED, key)) continue;
+      extra[key] = parsed[key];
+    }
+    return extra;
+  }
+
   function postPageEvents(root) {
     var nodes = (root || document).querySelectorAll("[data-checkout-event]");
     for (var i = 0; i < nodes.length; i++) {
@@ -81,7 +115,7 @@
       var type = node.getAttribute("data-checkout-event");
       var key = (sessionId || "") + ":" + (node.getAttribute("data-event-key") || type);
       if (seen(key)) continue;
-      var extra = {};
+      var extra = eventExtra(node);
       var order = node.getAttribute("data-order");
       if (order) {
         try {
@@ -174,6 +208,8 @@
   // those), else its name (the checked one of a radio group), else what it copies or links to.
   function focusSelector(el) {
     if (!el || el === document.body || el === document.documentElement || !window.CSS) return null;
+    // A filter box is ours, not the server's: it is re-created after the swap, with the same id.
+    if (el.hasAttribute("data-checkout-filter") && el.id) return ["#" + CSS.escape(el.id)];
     var name = el.getAttribute("name");
     if (name) {
       var type = (el.getAttribute("type") || "").toLowerCase();
@@ -206,7 +242,42 @@
 
   function focusFirstError() {
     var invalid = document.querySelector('[aria-invalid="true"]:not([disabled])');
-    if (invalid) invalid.focus();
+    if (!invalid) return false;
+    invalid.focus();
+    return document.activeElement === invalid;
+  }
+
+  // A page loaded from another page of this session is a step change: the user acted in the frame
+  // (the frame has the focus) and a screen reader should start at the new step's heading, not at
+  // the top of an unknown page. The session's first page comes from the merchant's page (or from
+  // /launch, which keeps the merchant's page as the referrer): it must not take the focus away.
+  // Our Referrer-Policy (same-origin) gives our own pages the full URL, and the session's path
+  // tells its pages apart from a merchant's page on the same origin.
+  function isStepChange() {
+    var referrer = document.referrer;
+    if (!referrer) return false;
+    var from;
+    try {
+      from = new URL(referrer);
+    } catch (err) {
+      return false;
+    }
+    if (from.origin !== window.location.origin) return false;
+    if (!sessionId) return true;
+    return from.pathname.indexOf("/s/" + sessionId + "/") !== -1;
+  }
+
+  function focusStepHeading() {
+    var heading = document.querySelector("main h1");
+    if (!heading) return;
+    // A quick keyboard user may have tabbed into the page before this script ran: their focus
+    // wins, or the rest of what they type would land nowhere.
+    var active = document.activeElement;
+    if (active && active !== document.body && active !== document.documentElement) return;
+    if (!heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");
+    // No scroll from here: embed.js scrolls the merchant's page to the frame's top on this page's
+    // "ready", and a focus scroll would fight it (it centres the heading in the viewport).
+    heading.focus({ preventScroll: true });
   }
 
   function start() {
@@ -218,7 +289,7 @@
       window.addEventListener("resize", reportHeight);
     }
     postPageEvents(document);
-    focusFirstError();
+    if (!focusFirstError() && isStepChange()) focusStepHeading();
     document.body.addEventListener("htmx:beforeSwap", function () {
       focusBeforeSwap = focusSelector(document.activeElement);
     });

@@ -114,7 +114,8 @@ MERCHANT_PAGE = """<!doctype html>
   <header><h1>Test shop</h1></header>
   <main class="shop-layout">
     <div id="checkout" class="shop-checkout" data-checkout-url="{{ launch }}"
-         data-checkout-title="Buy stablecoins"></div>
+         data-checkout-title="Buy stablecoins"
+         {%- if auto_deposit %} data-auto-deposit="1"{% endif %}></div>
     <ol id="checkout-events" class="shop-events"></ol>
   </main>
 </body>
@@ -131,8 +132,10 @@ def merchant_app(checkout_origin: str) -> Flask:
         launch = request.args.get("launch", "")
         if not launch.startswith(checkout_origin + "/"):
             abort(400)
-        response = Response(render_template_string(MERCHANT_PAGE, launch=launch,
-                                                   checkout_origin=checkout_origin))
+        # auto_deposit=1: the shop answers deposit-requested from its own wallet (shop.js).
+        response = Response(render_template_string(
+            MERCHANT_PAGE, launch=launch, checkout_origin=checkout_origin,
+            auto_deposit=request.args.get("auto_deposit") == "1"))
         # A merchant with a strict policy of its own: embed.js must need nothing inline.
         response.headers["Content-Security-Policy"] = (
             f"default-src 'none'; script-src 'self' {checkout_origin}; style-src 'self'; "
@@ -282,7 +285,11 @@ def screenshot(page: Any, name: str) -> Path:
     """Save a full-page screenshot under test-artifacts/browser/ and return its path."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name) + ".png")
-    page.screenshot(path=str(path), full_page=True)
+    # scale="css": a capture at the device's scale (2 here) overrides the page's metrics for a
+    # moment, and afterwards Chromium sometimes routes a click aimed at the cross-site frame to the
+    # <iframe> element of the shop instead (seen under load: "Continue" clicked, no click event in
+    # the frame, no navigation). At CSS scale nothing is overridden.
+    page.screenshot(path=str(path), full_page=True, scale="css")
     return path
 
 
@@ -308,10 +315,15 @@ class Shop:
         with app.app_context():
             return launch_url(app, flow, _base_url=self.checkout_origin, **claims)
 
-    def open(self, page: Any, flow: str = "onramp", **claims: Any) -> Any:
-        """Open the shop with a fresh launch token; return the checkout's frame once loaded."""
+    def open(self, page: Any, flow: str = "onramp", *, auto_deposit: bool = False,
+             **claims: Any) -> Any:
+        """Open the shop with a fresh launch token; return the checkout's frame once loaded.
+
+        ``auto_deposit``: the shop sends the crypto from its own wallet when asked.
+        """
         url = self.launch_url(flow, **claims)
-        page.goto(f"{self.origin}/?launch={quote(url, safe='')}")
+        flag = "&auto_deposit=1" if auto_deposit else ""
+        page.goto(f"{self.origin}/?launch={quote(url, safe='')}{flag}")
         page.wait_for_selector("iframe.checkout-frame")
         self.wait_for_event(page, "ready")
         return self.frame(page)

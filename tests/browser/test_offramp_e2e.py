@@ -81,6 +81,26 @@ def test_a_sale_paid_by_pasting_the_transaction_hash(page, shop, short_quotes):
     assert page.context.cookies() == []
 
 
+def test_a_sale_paid_from_the_shops_own_wallet(page, shop, short_quotes):
+    """The shop answers deposit-requested itself (handle.depositSent): no hash to paste."""
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, "offramp", auto_deposit=True, countryIsoCode="NG",
+                      paymentChannel="bank", network="POLYGON", asset="USDC", currency="local",
+                      amount=20000)
+    sell_to_review(shop, page, frame)
+    confirm_sale(shop, page, frame)
+    requested = shop.wait_for_event(page, "deposit-requested")
+    assert requested["deposit"]["chainId"] == 80002          # a testnet: the embedded sandbox
+    # The frame moves on by itself: shop.js sent the hash into it, the form was submitted once.
+    completed = shop.wait_for_event(page, "completed", timeout=30_000)
+    order = sandbox_orders(shop).get(completed["order"]["id"])
+    assert order.data["hash"].startswith("0x") and len(order.data["hash"]) == 66
+    frame = shop.frame(page)
+    frame.wait_for_selector("[data-status=payout_successful]")
+    screenshot(page, "offramp-shop-wallet-paid-out")
+    assert kinds(shop, page).count("completed") == 1
+
+
 def test_a_sale_whose_payout_fails_ends_refunded(page, shop, short_quotes):
     frame = open_sale(shop, page)
     sell_to_review(shop, page, frame)
