@@ -34,6 +34,7 @@ from joserfc.errors import (
 )
 from joserfc.jwk import OctKey
 
+from .addresses import AddressError, validate_address
 from .errors import LaunchTokenError
 
 __all__ = [
@@ -184,6 +185,7 @@ def _validate_claims(app: Flask, claims: dict[str, Any]) -> dict[str, Any]:
     if any(out.get(n) is None for n in lock):
         raise refused(BAD_CLAIMS, "every locked claim needs a value")
     out["lock"] = sorted(_implied_locks(set(lock), out))
+    _checksummed_address(out)
     _check_payment_type(out)
 
     allowed = allowed_origins(app)
@@ -225,16 +227,36 @@ def _check_payment_type(claims: dict[str, Any]) -> None:
 
 
 def _implied_locks(lock: set[str], claims: dict[str, Any]) -> set[str]:
-    """``lock`` plus the claims its members need locked with them; refuses a token without them."""
+    """``lock`` plus the claims its members need locked with them; refuses a token without them.
+
+    A locked amount in local money is an amount of one country's money: 20,000 NGN must not become
+    20,000 KES because the user picked Kenya, so the country is locked with it.
+    """
     implied = set(lock)
     for name in sorted(lock):
-        needed = LOCK_IMPLIES.get(name)
-        if needed is None:
-            continue
-        if claims.get(needed) is None:
-            raise refused(BAD_CLAIMS, f"locking {name} needs a {needed} claim (it is locked too)")
-        implied.add(needed)
+        needed = [LOCK_IMPLIES[name]] if name in LOCK_IMPLIES else []
+        if name == "amount" and claims.get("currency", "local") == "local":
+            needed.append("countryIsoCode")
+        for claim in needed:
+            if claims.get(claim) is None:
+                raise refused(BAD_CLAIMS,
+                              f"locking {name} needs a {claim} claim (it is locked too)")
+            implied.add(claim)
     return implied
+
+
+def _checksummed_address(claims: dict[str, Any]) -> None:
+    """The wallet address in the form the network writes it (an EVM address with its EIP-55
+    checksum), when the token names the network: a locked address is never rewritten later, and
+    every check compares with this form. An address that is not valid is left as given: its step
+    says what is wrong."""
+    address, network = claims.get("address"), claims.get("network")
+    if not address or not network:
+        return
+    try:
+        claims["address"] = validate_address(network, address)
+    except AddressError:
+        pass
 
 
 def _normalise(name: str, value: Any, flow: str) -> Any:

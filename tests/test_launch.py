@@ -266,31 +266,48 @@ class TestUnsignedStart:
 
 
 class TestLocksThatNeedTheirScope:
-    """A locked amount is a number in a currency; a locked address or memo is on a network."""
+    """A locked amount is a number in a currency (local money: of one country); a locked address
+    or memo is on a network."""
 
     @pytest.mark.parametrize("locked, implied", [
-        (["amount"], ["amount", "currency"]),
+        (["amount"], ["amount", "countryIsoCode", "currency"]),
         (["address"], ["address", "network"]),
         (["memo"], ["memo", "network"]),
-        (["address", "memo", "amount"], ["address", "amount", "currency", "memo", "network"]),
+        (["address", "memo", "amount"],
+         ["address", "amount", "countryIsoCode", "currency", "memo", "network"]),
     ])
     def test_lock_implies_its_scope(self, app, locked, implied):
         with app.app_context():
             url = launch_url(app, "onramp", amount="100", currency="local", network="STELLAR",
-                             address="GABC", memo="42", lock=locked)
+                             countryIsoCode="NG", address="GABC", memo="42", lock=locked)
             verified = verify_token(app, parse_qs(urlsplit(url).query)["token"][0])
         assert verified["lock"] == sorted(implied)
 
     def test_session_of_an_amount_lock_has_the_currency_locked(self, app, client):
-        token = sign(app, claims(amount="100", currency="local", lock=["amount"]))
+        token = sign(app, claims(amount="100", currency="local", countryIsoCode="NG",
+                                 lock=["amount"]))
         response = launch(client, token)
         assert response.status_code == 303
         with app.app_context():
             session = get_state().sessions.get(session_id_from(response.headers["Location"]))
-        assert sorted(session.locked) == ["amount", "currency"]
+        assert sorted(session.locked) == ["amount", "countryIsoCode", "currency"]
+
+    def test_a_locked_crypto_amount_leaves_the_country_free(self, app):
+        with app.app_context():
+            url = launch_url(app, "onramp", amount="10", currency="crypto", lock=["amount"])
+            verified = verify_token(app, parse_qs(urlsplit(url).query)["token"][0])
+        assert verified["lock"] == ["amount", "currency"]
+
+    def test_an_address_is_kept_with_its_checksum_when_the_network_is_known(self, app):
+        lower = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+        with app.app_context():
+            url = launch_url(app, "onramp", network="CELO", address=lower, lock=["address"])
+            verified = verify_token(app, parse_qs(urlsplit(url).query)["token"][0])
+        assert verified["address"] == "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 
     @pytest.mark.parametrize("extra, locked, needed", [
         ({"amount": "100"}, ["amount"], "currency"),
+        ({"amount": "100", "currency": "local"}, ["amount"], "countryIsoCode"),
         ({"address": "0xabc"}, ["address"], "network"),
         ({"memo": "42"}, ["memo"], "network"),
     ])
