@@ -81,10 +81,12 @@ def uses_sandbox(app: Flask) -> bool:
 def apply_defaults(app: Flask) -> None:
     for key, value in DEFAULTS.items():
         app.config.setdefault(key, value)
-    # Whether the upstream's chains are test networks: then a deposit's QR code names testnet
-    # token contracts and chain ids. The embedded sandbox is; a real upstream's sandbox
-    # environment is too (set True for it); production is not.
-    app.config.setdefault("CHECKOUT_TESTNET", uses_sandbox(app))
+    # Whether the upstream's chains are test networks: a deposit's payment request (QR code, the
+    # shop's wallet) then names testnet token contracts and chain ids. The embedded sandbox is. For
+    # a real upstream it is unknown until set (True for its sandbox environment, False for
+    # production), and until then no payment request is made: a tester's wallet must never be
+    # asked to send mainnet tokens to a testnet order.
+    app.config.setdefault("CHECKOUT_TESTNET", True if uses_sandbox(app) else None)
     if uses_sandbox(app):
         app.config.setdefault("CHECKOUT_CLIENT_ID", SANDBOX_CLIENT_ID)
         app.config.setdefault("CHECKOUT_WEBHOOK_SECRET", SANDBOX_WEBHOOK_SECRET)

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from flask import Response, make_response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-__all__ = ["is_htmx", "htmx_redirect", "render", "add_vary", "trigger"]
+__all__ = ["is_htmx", "htmx_redirect", "render", "add_vary"]
 
 AnyResponse = TypeVar("AnyResponse", bound=BaseResponse)
 
@@ -50,10 +50,3 @@ def render(template: str, partial: str | None = None, *, status: int = 200,
     name = partial if (partial and is_htmx()) else template
     response = make_response(render_template(name, **context), status)
     return add_vary(response)
-
-
-def trigger(response: AnyResponse, event: str) -> AnyResponse:
-    """Ask htmx to fire ``event`` on the page after this response (``HX-Trigger``)."""
-    existing = response.headers.get("HX-Trigger")
-    response.headers["HX-Trigger"] = f"{existing}, {event}" if existing else event
-    return response

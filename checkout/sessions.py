@@ -51,8 +51,8 @@ sessions_table = Table(
 
 SESSION_LIFETIME = timedelta(days=7)  # long enough to resume a slow bank transfer on another device
 # A creator that died frees the claim after this. It must outlast the slowest create call; callers
-# pass a longer lease (at least the create grace period, see checkout.onramp), and a lapsed claim
-# alone never allows a second create: the session's pending attempt must first be settled.
+# pass a longer lease (at least the create grace period, see checkout.journey.creation), and a
+# lapsed claim alone never allows a second create: the session's pending attempt must be settled.
 CREATION_LEASE = timedelta(minutes=15)
 
 log = logging.getLogger("checkout.sessions")

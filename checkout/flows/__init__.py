@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -47,6 +47,11 @@ class Breakdown:
     key_amounts: tuple[Decimal | None, ...]
     currency: str
     asset: str
+
+    def without(self, testid: str) -> Breakdown:
+        """The same price without one of its rows (e.g. what the user sends, when they send
+        nothing)."""
+        return replace(self, rows=tuple(row for row in self.rows if row.testid != testid))
 
 
 class Flow(ABC):
@@ -106,6 +111,11 @@ class Flow(ABC):
     def order_facts(self, order: Any) -> dict[str, Any]:
         """What the session keeps of its order when it is attached."""
 
+    def may_retry(self, session: CheckoutSession) -> bool:
+        """Whether, once the grace period is over and no order was found, the user may create
+        again (a duplicate that nobody pays is harmless; one paid by the merchant is not)."""
+        return True
+
     def field_named_by(self, message: str | None) -> str | None:
         """The payload field an upstream refusal names first (``"email must be ..."``)."""
         if not message:
@@ -117,13 +127,12 @@ class Flow(ABC):
 
     status_texts: ClassVar[Mapping[str, Any]] = {}
     # Which statuses end an order for the parent page (exactly one terminal event is sent), and
-    # after which nothing more will happen (the page stops asking). Not final upstream, an order
-    # that expired or was cancelled unpaid ends neither way: a late payment is still paid out.
-    completed_statuses: ClassVar[frozenset[str]] = frozenset({"payout_successful"})
-    failed_statuses: ClassVar[frozenset[str]] = frozenset(
-        {"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
-    settled_statuses: ClassVar[frozenset[str]] = frozenset(
-        {"payout_successful", "refund_successful", "deposit_invalid"})
+    # after which nothing more will happen (the page stops asking): each flow says. Not final
+    # upstream, an order that expired or was cancelled unpaid ends neither way: a late payment is
+    # still paid out.
+    completed_statuses: ClassVar[frozenset[str]]
+    failed_statuses: ClassVar[frozenset[str]]
+    settled_statuses: ClassVar[frozenset[str]]
 
     def terminal_event(self, status: str | None) -> str | None:
         """``completed``, ``failed`` or None: how ``status`` ends the order for the shop."""
@@ -133,8 +142,8 @@ class Flow(ABC):
             return "failed"
         return None
 
-    def status_text(self, status: str | None) -> str:
-        """What ``status`` means to this flow's user, in plain words."""
+    def status_text(self, status: str | None, session: CheckoutSession | None = None) -> str:
+        """What ``status`` means to this flow's user (of ``session``), in plain words."""
         text = self.status_texts.get(status or "")
         return str(text) if text is not None else str(_l("Checking your order…"))
 

@@ -1,12 +1,15 @@
-"""What both flows need around a create: the user's IP, and recognising an order found later."""
+"""What both flows share: the user's IP, recognising an order found later, reading a quote."""
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from flask import request
+
+from ..sessions import CheckoutSession
 
 CREATED_SKEW = timedelta(seconds=5)  # an order's creation date may be this much before our clock's
 LOOKUP_PAGE = 50                     # orders read from a list when the merchant's reference repeats
@@ -46,3 +49,16 @@ def created_during(created: datetime | None, pending: dict[str, Any]) -> bool:
     """The order was created no earlier than the pending attempt was sent (less clock skew)."""
     started = datetime.fromtimestamp(float(pending.get("at") or 0), tz=UTC)
     return created is not None and created >= started - CREATED_SKEW
+
+
+def has_fields(session: CheckoutSession) -> bool:
+    """Whether the offer asks fields of the user (a step's ``needed``). Before a quote they are
+    unknown and counted, so the number of steps shown only ever shrinks."""
+    record = session.quote
+    return record is None or bool(record.get("required_fields"))
+
+
+def number(source: Mapping[str, Any], key: str) -> Decimal | None:
+    """A figure of the upstream's JSON as an exact decimal (never through a float)."""
+    value = source.get(key)
+    return None if value is None else Decimal(str(value))

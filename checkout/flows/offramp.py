@@ -30,7 +30,7 @@ from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import OfframpOrder
 from . import Breakdown, Flow, PriceRow
-from .common import LOOKUP_PAGE, created_during, same_address, same_amount, user_ip
+from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
 
 CRYPTO_WALLET, VIRTUAL_WALLET = "CRYPTO_WALLET", "VIRTUAL_WALLET"
 
@@ -43,11 +43,6 @@ def payment_type(session: CheckoutSession) -> str:
 
 def user_pays(session: CheckoutSession) -> bool:
     return payment_type(session) == CRYPTO_WALLET
-
-
-def _has_fields(session: CheckoutSession) -> bool:
-    record = session.quote
-    return record is None or bool(record.get("required_fields"))
 
 
 def fields_digest(session: CheckoutSession) -> str:
@@ -65,17 +60,12 @@ def payee_holds(session: CheckoutSession) -> bool:
     return bool(payee.get("confirmed")) and payee.get("for") == fields_digest(session)
 
 
-def _number(source: Mapping[str, Any], key: str) -> Decimal | None:
-    value = source.get(key)
-    return None if value is None else Decimal(str(value))
-
-
 class OfframpFlow(Flow):
     name = "offramp"
     journey = Journey((
         Step("choose", _l("Amount")),
-        Step("payout", _l("Payout details"), needed=_has_fields),
-        Step("payee", _l("Account check"), needed=_has_fields),
+        Step("payout", _l("Payout details"), needed=has_fields),
+        Step("payee", _l("Account check"), needed=has_fields),
         Step("wallet", _l("Your wallet"), needed=user_pays),
         Step("review", _l("Review")),
         Step("deposit", _l("Send"), needed=user_pays, before_order=False),
@@ -105,6 +95,29 @@ class OfframpFlow(Flow):
         "refund_failed": _l("Sending your crypto back has not gone through yet. We are trying "
                             "again."),
     }
+    # A payout the merchant funds: the user sent nothing, the merchant's balance pays.
+    merchant_funded_texts = {
+        "deposit_awaiting": _l("The shop is funding your payout."),
+        "deposit_validating": _l("The shop's funding is being checked."),
+        "deposit_successful": _l("Funded by the shop. Sending your money…"),
+        "deposit_invalid": _l("The shop's funding did not go through. Contact the shop's support "
+                              "with this order's reference."),
+        "deposit_expired": _l("The shop did not fund this payout in time. Contact the shop's "
+                              "support with this order's reference."),
+        "deposit_canceled": _l("This payout was cancelled."),
+        "refund_pending": _l("The payout did not go through: the shop's funds are going back."),
+        "refund_successful": _l("The payout did not go through: the shop has its funds back."),
+        "refund_failed": _l("The payout did not go through. We are trying again."),
+    }
+
+    def status_text(self, status: str | None, session: CheckoutSession | None = None) -> str:
+        if session is not None and not user_pays(session):
+            text = self.merchant_funded_texts.get(status or "")
+            if text is not None:
+                return str(text)
+        return super().status_text(status, session)
+
+    completed_statuses = frozenset({"payout_successful"})
     # The money went back or never came: the shop hears "failed" once it is final.
     failed_statuses = frozenset({"deposit_invalid", "refund_successful"})
     settled_statuses = frozenset({"payout_successful", "refund_successful"})
@@ -124,16 +137,16 @@ class OfframpFlow(Flow):
         cashout, offer = record.get("cashout") or {}, record.get("offer") or {}
         currency = offer.get("currencyIsoCode") or ""
         asset = (record.get("params") or {}).get("asset") or ""
-        send, receive = _number(cashout, "cryptoAmount"), _number(cashout, "localCurrencyAmount")
+        send, receive = number(cashout, "cryptoAmount"), number(cashout, "localCurrencyAmount")
         rows = []
         if send is not None:
             rows.append(PriceRow(_l("You send"), send, "crypto", asset, True, "send-amount"))
-        rate = _number(offer, "exchangeRate")
+        rate = number(offer, "exchangeRate")
         if rate is not None:
             rows.append(PriceRow(_l("Exchange rate"), rate, "rate", currency, per="USD"))
         for label, key in ((_l("Service fee"), "feeAmountLocalCurrencyService"),
                            (_l("Payment partner fee"), "feeAmountLocalCurrencyPartner")):
-            amount = _number(cashout, key)
+            amount = number(cashout, key)
             if amount is not None:
                 rows.append(PriceRow(label, amount, "money", currency))
         if receive is not None:
@@ -156,7 +169,7 @@ class OfframpFlow(Flow):
         }
 
     def wallet_problem(self, session: CheckoutSession) -> tuple[str, str] | None:
-        if _has_fields(session) and not payee_holds(session):
+        if has_fields(session) and not payee_holds(session):
             return "payee", _("Check who the money goes to before you confirm.")
         network = (session.quote or {}).get("params", {}).get("network") \
             or session.value("network") or ""
@@ -175,7 +188,8 @@ class OfframpFlow(Flow):
                       payload: Mapping[str, Any]) -> dict[str, Any]:
         cashout = (session.quote or {}).get("cashout") or {}
         return {"sent": {key: payload[key] for key in
-                         ("network", "asset", "address", "amount", "currency", "paymentType")},
+                         ("offerId", "network", "asset", "address", "amount", "currency",
+                          "paymentType")},
                 "quoted": cashout.get("usdAmount" if payload["currency"] == "usd"
                                       else "localCurrencyAmount")}
 
@@ -198,6 +212,9 @@ class OfframpFlow(Flow):
 
     def matches(self, order: OfframpOrder, pending: Mapping[str, Any]) -> bool:
         sent = pending.get("sent") or {}
+        # An offer is used up by the one order made from it: the surest sign.
+        if order.offer_id is not None and order.offer_id != sent.get("offerId"):
+            return False
         if order.network != sent.get("network") or order.asset != sent.get("asset"):
             return False
         if not same_address(order.from_address, sent.get("address")):
@@ -214,6 +231,11 @@ class OfframpFlow(Flow):
                     and same_amount(amount, pending["quoted"]))):
             return False
         return created_during(order.created_at, dict(pending))
+
+    def may_retry(self, session: CheckoutSession) -> bool:
+        # A second merchant-funded payout would be paid twice out of the merchant's balance: an
+        # unanswered create of one is only ever looked up, and support settles it.
+        return user_pays(session)
 
     def order_facts(self, order: OfframpOrder) -> dict[str, Any]:
         return {"id": order.id, "payment_type": order.payment_type}

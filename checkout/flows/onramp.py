@@ -24,18 +24,7 @@ from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import OnrampOrder
 from . import Breakdown, Flow, PriceRow
-from .common import LOOKUP_PAGE, created_during, same_address, same_amount, user_ip
-
-
-def _has_fields(session: CheckoutSession) -> bool:
-    # Before a quote, the offer's fields are unknown: counted, so the step count only shrinks.
-    record = session.quote
-    return record is None or bool(record.get("required_fields"))
-
-
-def _number(source: Mapping[str, Any], key: str) -> Decimal | None:
-    value = source.get(key)
-    return None if value is None else Decimal(str(value))
+from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
 
 
 class OnrampFlow(Flow):
@@ -43,7 +32,7 @@ class OnrampFlow(Flow):
     journey = Journey((
         Step("choose", _l("Amount")),
         Step("wallet", _l("Wallet")),
-        Step("details", _l("Details"), needed=_has_fields),
+        Step("details", _l("Details"), needed=has_fields),
         Step("review", _l("Review")),
         Step("pay", _l("Pay"), before_order=False),
         Step("status", _l("Status"), before_order=False),
@@ -72,6 +61,12 @@ class OnrampFlow(Flow):
         "refund_failed": _l("Your refund has not gone through yet. We are trying again."),
     }
 
+    completed_statuses = frozenset({"payout_successful"})
+    # The payment was refused, or is going back (or stuck going back): the crypto will not come.
+    failed_statuses = frozenset(
+        {"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
+    settled_statuses = frozenset({"payout_successful", "refund_successful", "deposit_invalid"})
+
     def catalog(self) -> OnrampCatalog:
         return get_state().onramp_catalog
 
@@ -88,14 +83,14 @@ class OnrampFlow(Flow):
         cashout, offer = record.get("cashout") or {}, record.get("offer") or {}
         currency = offer.get("currencyIsoCode") or ""
         asset = (record.get("params") or {}).get("asset") or ""
-        pay, get = _number(cashout, "localCurrencyAmount"), _number(cashout, "withdrawAmountCrypto")
+        pay, get = number(cashout, "localCurrencyAmount"), number(cashout, "withdrawAmountCrypto")
         candidates = [
-            (_l("Exchange rate"), _number(offer, "cryptoExchangeRate"), "rate", False, None),
-            (_l("Service fee"), _number(cashout, "feeAmountLocalCurrencyService"), "money",
+            (_l("Exchange rate"), number(offer, "cryptoExchangeRate"), "rate", False, None),
+            (_l("Service fee"), number(cashout, "feeAmountLocalCurrencyService"), "money",
              False, None),
-            (_l("Payment partner fee"), _number(cashout, "feeAmountLocalCurrencyPartner"),
+            (_l("Payment partner fee"), number(cashout, "feeAmountLocalCurrencyPartner"),
              "money", False, None),
-            (_l("Network fee (gas)"), _number(cashout, "gasAmountLocalCurrency"), "money", False,
+            (_l("Network fee (gas)"), number(cashout, "gasAmountLocalCurrency"), "money", False,
              None),
             (_l("You pay"), pay, "money", True, "pay-amount"),
         ]

@@ -30,7 +30,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from flask import current_app
@@ -76,6 +76,17 @@ def creation_lease() -> timedelta:
     """How long a claim protects a create in flight: longer than any create call can last (the
     grace period, plus a margin), so a slow create is never overtaken by a second one."""
     return timedelta(seconds=create_grace()) + timedelta(minutes=1)
+
+
+def claim_held(session: CheckoutSession) -> bool:
+    """Whether a request is creating the session's order right now (its claim has not lapsed:
+    a claim left by a process that died does not freeze the session)."""
+    since = session.creating_since
+    if since is None:
+        return False
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    return datetime.now(UTC) - since < creation_lease()
 
 
 def short_id(session_id: str) -> str:
@@ -261,6 +272,11 @@ def settle_pending(session: CheckoutSession, flow: Flow) -> CreateResult:
     if order is not None:
         return _attach(session, flow, order)
     if ambiguous or time.time() - started < create_grace():
+        return CreateResult(Outcome.CONFIRMING)
+    if not flow.may_retry(session):
+        log.error("no %s order found for session %s after the grace period; it is not created "
+                  "again: reconcile by reference %s", flow.name, short_id(session.id),
+                  order_params(session))
         return CreateResult(Outcome.CONFIRMING)
 
     def forget(fresh: CheckoutSession) -> bool:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from flask import current_app
 
 from ..sessions import CheckoutSession
-from ..state import get_state
 from ..upstream.types import RequiredField, required_fields_from_json
+from .steps import update_before_order
 
 if TYPE_CHECKING:
     from ..flows import Flow
@@ -74,7 +74,7 @@ def store(session_id: str, record: dict[str, Any]) -> CheckoutSession:
     def change(session: CheckoutSession) -> None:
         session.quote = record
 
-    return get_state().sessions.update(session_id, change)
+    return update_before_order(session_id, change)
 
 
 def refresh(session: CheckoutSession, flow: Flow) -> tuple[CheckoutSession, bool]:

@@ -16,8 +16,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..sessions import CheckoutSession
+from ..state import get_state
 
 REVIEW = "review"
+
+
+class OrderUnderway(Exception):
+    """The session's order exists or is being created: what it was made from can no longer change."""
+
+
+def update_before_order(session_id: str,
+                        change: Callable[[CheckoutSession], Any]) -> CheckoutSession:
+    """Save ``change`` unless the order exists or is being created (then ``OrderUnderway``).
+
+    A step submitted in a second tab while the first one confirms must not rewrite the answers,
+    quote or payee the order was created from: the order's pages read them. The check is made on
+    the fresh copy the save applies to (a compare-and-set), so no race gets between the two.
+    """
+    from .creation import claim_held
+
+    def guarded(fresh: CheckoutSession) -> Any:
+        if fresh.order_id or fresh.pending or claim_held(fresh):
+            raise OrderUnderway(session_id)
+        return change(fresh)
+
+    return get_state().sessions.update(session_id, guarded)
 
 
 def always(_session: CheckoutSession) -> bool:

@@ -25,9 +25,9 @@ from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
 from ..htmx import is_htmx, render
 from ..i18n import format_crypto, format_money
 from ..journey import quotes
+from ..journey.steps import update_before_order
 from ..names import asset_name, network_name
 from ..sessions import CheckoutSession
-from ..state import get_state
 from .context import session_route
 from .journey import StepPage, StepRefused, pages_of
 
@@ -175,7 +175,7 @@ class AmountStep(StepPage):
             fresh.quote = record
             self.flow.journey.complete(fresh, self.name, keep=keep, by_user=by_user)
 
-        return get_state().sessions.update(session.id, change)
+        return update_before_order(session.id, change)
 
     # -- the page
 

@@ -16,8 +16,8 @@ from ..flows import Flow
 from ..forms import FormResult, clean_required_fields, display_value, input_type, phone_example
 from ..htmx import render
 from ..journey import quotes
+from ..journey.steps import update_before_order
 from ..sessions import CheckoutSession
-from ..state import get_state
 from .journey import StepPage
 
 Known = Callable[[CheckoutSession], dict[str, Any]]
@@ -29,13 +29,15 @@ def _nothing_known(_session: CheckoutSession) -> dict[str, Any]:
 
 class FieldsStep(StepPage):
     def __init__(self, flow: Flow, name: str, *, heading: Any, back: str,
-                 known: Known = _nothing_known, intro: Any = None) -> None:
+                 known: Known = _nothing_known, intro: Any = None,
+                 keep: tuple[str, ...] = ()) -> None:
         self.flow = flow
         self.name = name
         self.heading = heading
         self.back = back
         self.known = known              # values an earlier step gave (read-only here)
         self.intro = intro
+        self.keep = keep                # later steps that do not depend on these fields
 
     def prefilled(self, session: CheckoutSession) -> dict[str, Any]:
         """Values the form starts with: saved answers, else the token's claim of that name."""
@@ -62,9 +64,9 @@ class FieldsStep(StepPage):
              by_user: bool) -> CheckoutSession:
         def change(fresh: CheckoutSession) -> None:
             fresh.fields = result.values
-            self.flow.journey.complete(fresh, self.name, by_user=by_user)
+            self.flow.journey.complete(fresh, self.name, keep=self.keep, by_user=by_user)
 
-        return get_state().sessions.update(session.id, change)
+        return update_before_order(session.id, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import wraps
 from typing import Any
 
 from flask import Blueprint, redirect, request, url_for
@@ -29,7 +30,7 @@ from ..forms import FormResult
 from ..htmx import htmx_redirect, render
 from ..journey import creation, quotes
 from ..journey.creation import Outcome
-from ..journey.steps import REVIEW
+from ..journey.steps import REVIEW, OrderUnderway
 from ..sessions import CheckoutSession
 from ..state import get_state
 from .context import session_route
@@ -206,7 +207,7 @@ def session_page(session: CheckoutSession) -> Response:
         return _settle(session)
     session, step, failed = advance(session)
     if step == REVIEW:
-        return show_review(session)
+        return _review_page(session)
     page = pages.steps[step]
     if failed is not None:
         return page.render(session, *failed)
@@ -222,6 +223,10 @@ def step_page(session: CheckoutSession, step: str) -> Response:
     blocked = gate(session, step)
     if blocked is not None:
         return blocked
+    if step != "choose" and session.quote is None and "choose" in session.done:
+        # The quote was dropped (a create given up after its grace period): the offer's fields
+        # and checks are read from one, so a fresh one first, for the same answers.
+        session = quotes.requote(session, flow_of(session))
     if request.method == "GET":
         return page.get(session)
     form = request.form.to_dict()
@@ -265,6 +270,10 @@ def review(session: CheckoutSession) -> Response:
     blocked = gate(session, REVIEW)
     if blocked is not None:
         return blocked
+    return _review_page(session)
+
+
+def _review_page(session: CheckoutSession) -> Response:
     flow = flow_of(session)
     problem = flow.wallet_problem(session)
     if problem is not None:
@@ -288,7 +297,7 @@ def _requote(session: CheckoutSession, notice: str) -> Response:
 
 def _show_confirming(session: CheckoutSession) -> Response:
     return render("checkout/journey/confirming.html", "checkout/journey/_confirming.html",
-                  step=REVIEW)
+                  step=REVIEW, reference=creation.order_params(session))
 
 
 def _fresh_review(session: CheckoutSession) -> Response:
@@ -357,14 +366,44 @@ def create(session: CheckoutSession) -> Response:
 
 def _back_to_field(session: CheckoutSession, flow: Flow, field_name: str,
                    message: str) -> Response:
-    """A value the create could not send: its step again, the message at its field."""
-    step = flow.field_steps.get(field_name, "wallet")
+    """A value the create could not send: its step again, the message at its field. A value no
+    step of this session asks (the merchant's own wallet of a merchant-funded payout, say) cannot
+    be corrected by the user: the review says so instead."""
+    step = flow.field_steps.get(field_name)
+    if step is None or step not in {s.name for s in flow.journey.before_order(session)}:
+        return _back_to_review(session, form_error=_(
+            "This order cannot be created: %(reason)s Please go back to the shop.",
+            reason=message))
     session = reopen(session, step)
     keep_notice(session, step, {"field": field_name, "message": message})
     return htmx_redirect(step_url(session, step))
 
 
+def order_underway(error: OrderUnderway) -> Response:
+    """A step posted (say, in a second tab) while the order is being created, or after: the
+    session's own page, which shows the order where it stands."""
+    return htmx_redirect(url_for("checkout.flow", session_id=str(error.args[0])))
+
+
+def order_required(flow_name: str) -> Callable[[Callable[[CheckoutSession], Response]],
+                                               Callable[[CheckoutSession], Response]]:
+    """For the pages and actions of an order of ``flow_name``: before there is one (or for a
+    session of another flow), the session's own page."""
+    def decorate(view: Callable[[CheckoutSession], Response]
+                 ) -> Callable[[CheckoutSession], Response]:
+        @wraps(view)
+        def wrapper(session: CheckoutSession) -> Response:
+            if not session.order_id or session.flow != flow_name:
+                return redirect(session_url(session), code=303)
+            return view(session)
+
+        return wrapper
+
+    return decorate
+
+
 def init(bp: Blueprint) -> None:
+    bp.register_error_handler(OrderUnderway, order_underway)
     rule = "/s/<session_id>"
     bp.add_url_rule(f"{rule}/", "flow", session_page, methods=["GET"])
     bp.add_url_rule(f"{rule}/review", "review", review, methods=["GET"])

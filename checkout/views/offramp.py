@@ -16,23 +16,24 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, request, url_for
+from flask import Blueprint, current_app, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
 from .. import order_status, tokens, tracking
 from ..addresses import AddressError, validate_transaction_hash
-from ..errors import UpstreamError, UpstreamRejected
+from ..errors import OrderExpired, QuoteExpired, UpstreamBadRequest, UpstreamError, UpstreamRejected
 from ..flows import flow_named
 from ..flows.offramp import VIRTUAL_WALLET, fields_digest, payment_type, user_pays
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
+from ..journey.steps import update_before_order
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
@@ -81,6 +82,16 @@ TIMELINE_TEXTS = {
 }
 
 
+# What differs when the merchant's balance pays: there is no transfer of the user's.
+MERCHANT_FUNDED_TIMELINE = {
+    "initiated": _l("Order created: the shop is funding it"),
+    "awaiting_transaction_confirmation": _l("The shop sent the funds"),
+    "transaction_confirmed": _l("The shop's funds have arrived"),
+    "refunding": _l("Sending the shop's funds back"),
+    "refunded": _l("The shop's funds have been sent back"),
+}
+
+
 def _carrier_field(session: CheckoutSession) -> dict[str, Any]:
     """The mobile network chosen on the first step, for an offer that asks it (``carrierId``)."""
     carrier = session.value("carrierCode")
@@ -101,22 +112,18 @@ class PayeeStep(journey.StepPage):
         kept = session.payee
         if kept and kept.get("for") == digest:
             return session, kept
-        if not (session.quote or {}).get("id"):
-            # The quote was dropped (a create given up after its grace period): the check is
-            # made against an offer, so a fresh one first.
-            session = quotes.requote(session, FLOW)
-        record = session.quote or {}
-        specs = quotes.required_fields(session)
+        # The check is made against an offer: a live one (the user may have taken longer than an
+        # offer lives to type the details).
+        session, _changed = quotes.refresh(session, FLOW)
         try:
-            details = get_state().upstream.offramp_validate_fields(
-                offer_id=str(record.get("id")), required_fields=session.fields)
-        except UpstreamRejected as refused:
+            session, details = self._validate(session)
+        except UpstreamBadRequest as refused:
+            # Only the upstream's "no" to these details is kept; a refusal of anything else
+            # (credentials, a rate limit) is an error page with a retry, never "your details".
             check: dict[str, Any] = {"for": digest, "state": "refused",
                                      "message": refused.message}
         else:
-            echoed = {str(spec.label) for spec in specs}
-            found = [{"label": d.label, "value": d.value} for d in details
-                     if d.label not in echoed and d.value]
+            found = self._found(session, details)
             check = {"for": digest, "state": "found" if found else "unverified", "found": found,
                      "details": [{"label": d.label, "value": d.value} for d in details],
                      "confirmed": False}
@@ -124,7 +131,35 @@ class PayeeStep(journey.StepPage):
         def keep(fresh: CheckoutSession) -> None:
             fresh.payee = check
 
-        return get_state().sessions.update(session.id, keep), check
+        return update_before_order(session.id, keep), check
+
+    @staticmethod
+    def _validate(session: CheckoutSession) -> tuple[CheckoutSession, list[Any]]:
+        """``validate-fields`` for the session's offer; an offer that expired meanwhile is
+        renewed once."""
+        def ask(fresh: CheckoutSession) -> list[Any]:
+            return list(get_state().upstream.offramp_validate_fields(
+                offer_id=str((fresh.quote or {}).get("id")), required_fields=fresh.fields))
+
+        try:
+            return session, ask(session)
+        except (QuoteExpired, OrderExpired):
+            session = quotes.requote(session, FLOW)
+            return session, ask(session)
+
+    @staticmethod
+    def _found(session: CheckoutSession, details: list[Any]) -> list[dict[str, str]]:
+        """What the upstream found beyond what the user typed (the account holder's name): a
+        detail that repeats a field, under its label or with its value (as typed or as shown,
+        "First Bank of Nigeria" for 011:02), is only an echo."""
+        specs = {spec.name: spec for spec in quotes.required_fields(session)}
+        labels = {str(spec.label).casefold() for spec in specs.values()}
+        values = {str(value).casefold() for value in session.fields.values()}
+        values |= {display_value(specs.get(name), value).casefold()
+                   for name, value in session.fields.items()}
+        return [{"label": d.label, "value": d.value} for d in details
+                if d.value and d.label.casefold() not in labels
+                and d.value.casefold() not in values]
 
     def get(self, session: CheckoutSession) -> Response:
         session, check = self.check(session)
@@ -142,7 +177,10 @@ class PayeeStep(journey.StepPage):
 
     def clean(self, session: CheckoutSession, form: Mapping[str, Any]) -> FormResult:
         check = session.payee or {}
-        if check.get("for") != fields_digest(session) or check.get("state") == "refused":
+        # The form names the check the user saw: a confirm from a page showing another account
+        # (the details changed in a second tab) confirms nothing.
+        if check.get("for") != fields_digest(session) or check.get("state") == "refused" \
+                or form.get("check") != check.get("for"):
             return FormResult(form_error=_("Your details changed. Check them again."))
         result = FormResult()
         if check["state"] == "found":
@@ -169,9 +207,10 @@ class PayeeStep(journey.StepPage):
                 raise journey.StepRefused(FormResult(form_error=_(
                     "Your details changed. Check them again.")))
             fresh.payee = {**check, "confirmed": True, "name": result.values["name"]}
-            FLOW.journey.complete(fresh, self.name, by_user=by_user)
+            # The sending wallet does not depend on whom the money goes to.
+            FLOW.journey.complete(fresh, self.name, keep=("wallet",), by_user=by_user)
 
-        return get_state().sessions.update(session.id, change)
+        return update_before_order(session.id, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:
@@ -220,7 +259,7 @@ class SendingWalletStep(journey.StepPage):
             fresh.wallet_checked(network, result.notices.get("address"))
             FLOW.journey.complete(fresh, self.name, by_user=by_user)
 
-        return get_state().sessions.update(session.id, change)
+        return update_before_order(session.id, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:
@@ -253,13 +292,14 @@ def review_context(session: CheckoutSession) -> dict[str, Any]:
 
 # -- the deposit ----------------------------------------------------------------------------------------
 
-def _deposit(order: OfframpOrder, *, testnet: bool) -> dict[str, Any]:
-    """What the user sends: address, exact amount, asset, network, and what a wallet needs."""
+def _deposit(order: OfframpOrder, *, testnet: bool | None) -> dict[str, Any]:
+    """What the user sends: address, exact amount, asset, network, and what a wallet needs (the
+    token's contract and chain: only when it is known which chains the upstream uses)."""
     amount = order.cashout.crypto_amount if order.cashout is not None else None
     network, asset = order.network or "", order.asset or ""
-    token = tokens.token(network, asset, testnet=testnet)
-    uri = tokens.payment_uri(network, asset, order.to_address or "", amount,
-                             testnet=testnet) if amount is not None else None
+    token = tokens.token(network, asset, testnet=testnet) if testnet is not None else None
+    uri = tokens.payment_uri(network, asset, order.to_address or "", amount, testnet=testnet) \
+        if amount is not None and testnet is not None else None
     return {
         "address": order.to_address, "amount": amount, "asset": asset, "network": network,
         "chain_id": token.chain_id if token else None,
@@ -299,7 +339,7 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
         return status_views.show_status(session, message=message)
-    deposit = _deposit(order, testnet=bool(current_app.config["CHECKOUT_TESTNET"]))
+    deposit = _deposit(order, testnet=current_app.config["CHECKOUT_TESTNET"])
     top_level = tracking.framing(session) == tracking.TOP_LEVEL
     events: list[tracking.ParentEvent] = []
     if not top_level:
@@ -319,20 +359,8 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
                   resume=status_views.resume_context(session), step="deposit")
 
 
-def _order_required(view: Callable[[CheckoutSession], Response]
-                    ) -> Callable[[CheckoutSession], Response]:
-    def wrapper(session: CheckoutSession) -> Response:
-        if not session.order_id or session.flow != FLOW.name:
-            return redirect(url_for("checkout.flow", session_id=session.id), code=303)
-        return view(session)
-
-    wrapper.__name__ = view.__name__
-    wrapper.__doc__ = view.__doc__
-    return wrapper
-
-
 @session_route
-@_order_required
+@journey.order_required(FLOW.name)
 def deposit(session: CheckoutSession) -> Response:
     """Where and what to send, and the transaction hash once sent."""
     session, notice = journey.take_notice(session, "deposit")
@@ -346,9 +374,12 @@ def _back_to_deposit(session: CheckoutSession, **notice: Any) -> Response:
 
 
 @session_route
-@_order_required
+@journey.order_required(FLOW.name)
 def deposit_sent(session: CheckoutSession) -> Response:
     """The hash of the user's transfer (pasted, or from the shop's wallet): confirmed once."""
+    if not user_pays(session):
+        # Paid from the merchant's balance: there is no transfer of the user's to confirm.
+        return htmx_redirect(url_for("checkout.status", session_id=session.id))
     raw = str(request.form.get("tx_hash") or "")
     network = str((session.quote or {}).get("params", {}).get("network")
                   or session.value("network") or "")
@@ -422,16 +453,18 @@ def _release(session: CheckoutSession, owner: str, *, keep_hash: bool) -> None:
 
 # -- status ---------------------------------------------------------------------------------------------
 
-def timeline(order: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def timeline(order: Mapping[str, Any] | None, *,
+             merchant_funded: bool = False) -> list[dict[str, Any]]:
     """The order's ``statusHistory``, each status explained, consecutive repeats collapsed (lists
     can show a status twice in a row, spec 2.7)."""
+    texts = {**TIMELINE_TEXTS, **(MERCHANT_FUNDED_TIMELINE if merchant_funded else {})}
     entries: list[dict[str, Any]] = []
     for item in (order or {}).get("statusHistory") or []:
         if not isinstance(item, dict) or not isinstance(item.get("status"), str):
             continue
         if entries and entries[-1]["status"] == item["status"]:
             continue
-        text = TIMELINE_TEXTS.get(item["status"])
+        text = texts.get(item["status"])
         entries.append({"status": item["status"], "text": str(text) if text else item["status"],
                         "at": item.get("changedAt")})
     return entries
@@ -443,12 +476,13 @@ def status_context(session: CheckoutSession, current: tracking.OrderStatus) -> d
         >= timedelta(seconds=CALM_AFTER)
     settled = current.status in FLOW.settled_statuses or current.status is None
     given = session.deposit
-    return {"timeline": timeline(order), "refund_address": order.get("fromAddress")
-            or session.value("address"),
+    merchant_funded = payment_type(session) == VIRTUAL_WALLET
+    return {"timeline": timeline(order, merchant_funded=merchant_funded),
+            "refund_address": order.get("fromAddress") or session.value("address"),
             # A hash the user gave that the order never took (it came too late): support needs it.
             "unconfirmed_hash": given.get("hash") if not given.get("confirmed")
             and given.get("hash") != order.get("hash") else None,
-            "merchant_funded": payment_type(session) == VIRTUAL_WALLET,
+            "merchant_funded": merchant_funded,
             "calm": quiet and not settled and current.status != "deposit_awaiting"}
 
 
@@ -457,7 +491,7 @@ PAGES = journey.FlowPages(
         "choose": AmountStep(FLOW, AMOUNT_TEXTS, wallet_step="wallet", fields_step="payout",
                              after_fields=("payee",)),
         "payout": FieldsStep(FLOW, "payout", heading=_l("Where should we pay you?"),
-                             back="choose", known=_carrier_field,
+                             back="choose", known=_carrier_field, keep=("wallet",),
                              intro=_l("The money is paid to this account. Check every detail: "
                                       "a payout to a wrong account cannot be recovered.")),
         "payee": PayeeStep(),

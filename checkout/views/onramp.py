@@ -8,11 +8,11 @@ push to the phone with or without a one-time code).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, redirect, request, url_for
+from flask import Blueprint, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
@@ -24,6 +24,7 @@ from ..flows import flow_named
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
+from ..journey.steps import update_before_order
 from ..names import asset_name, channel_name, network_name
 from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
@@ -94,7 +95,7 @@ class WalletStep(journey.StepPage):
             FLOW.journey.complete(fresh, self.name, keep=("details",), by_user=by_user)
 
         try:
-            return get_state().sessions.update(session.id, change)
+            return update_before_order(session.id, change)
         except StaleInput:
             # Another tab chose another network while this address was checked for the old one.
             fresh = get_state().sessions.get(session.id) or session
@@ -184,21 +185,8 @@ def _back_to_pay(session: CheckoutSession, message: str, kind: str = "error") ->
     return htmx_redirect(url_for("checkout.pay", session_id=session.id))
 
 
-def _order_required(view: Callable[[CheckoutSession], Response]
-                    ) -> Callable[[CheckoutSession], Response]:
-    """Actions on the order: before there is one (or for another flow) the session's own page."""
-    def wrapper(session: CheckoutSession) -> Response:
-        if not session.order_id or session.flow != FLOW.name:
-            return redirect(url_for("checkout.flow", session_id=session.id), code=303)
-        return view(session)
-
-    wrapper.__name__ = view.__name__
-    wrapper.__doc__ = view.__doc__
-    return wrapper
-
-
 @session_route
-@_order_required
+@journey.order_required(FLOW.name)
 def pay(session: CheckoutSession) -> Response:
     """How to pay: the transfer instructions of the order's type."""
     session, notice = journey.take_notice(session, "pay")
@@ -213,10 +201,10 @@ def _order_expired() -> str:
 
 
 @session_route
-@_order_required
+@journey.order_required(FLOW.name)
 def confirm(session: CheckoutSession) -> Response:
     """"I have paid": tell the upstream the money has been sent."""
-    assert session.order_id is not None     # _order_required
+    assert session.order_id is not None     # order_required
     try:
         get_state().upstream.onramp_confirm_order(order_id=session.order_id)
     except OrderExpired:
@@ -228,10 +216,10 @@ def confirm(session: CheckoutSession) -> Response:
 
 
 @session_route
-@_order_required
+@journey.order_required(FLOW.name)
 def otp(session: CheckoutSession) -> Response:
     """The code received by SMS or WhatsApp, for an ``otp_stk_push`` payment."""
-    assert session.order_id is not None     # _order_required
+    assert session.order_id is not None     # order_required
     code = (request.form.get("otp") or "").strip()
     if not code.isdigit() or not 4 <= len(code) <= 8:
         return _back_to_pay(session, _("Enter the code you received: digits only."))
@@ -258,10 +246,10 @@ def otp(session: CheckoutSession) -> Response:
 
 
 @session_route
-@_order_required
+@journey.order_required(FLOW.name)
 def retry_push(session: CheckoutSession) -> Response:
     """Send the payment request to the phone again, within the upstream's attempt limits."""
-    assert session.order_id is not None     # _order_required
+    assert session.order_id is not None     # order_required
     try:
         get_state().upstream.onramp_retry_push(order_id=session.order_id)
     except OrderExpired:

@@ -83,7 +83,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         **extra,
         # Not "status": htmx.render takes that keyword as the HTTP status.
         "order_status": current.status, "tx_hash": current.tx_hash,
-        "status_text": flow.status_text(current.status), "order_id": session.order_id,
+        "status_text": flow.status_text(current.status, session), "order_id": session.order_id,
         "explorer_url": explorer_tx_url(network, current.tx_hash),
         "completed": current.status in flow.completed_statuses,
         "failed": current.status in flow.failed_statuses,

@@ -240,3 +240,16 @@ def test_an_expired_quote_asks_for_a_new_price(ctx, flow):
     flow.fail = [QuoteExpired("The quote is expired", status=400)]
     assert create(session, flow).outcome is Outcome.REQUOTE
     assert get_state().sessions.get(session.id).pending is None
+
+
+def test_a_flow_that_must_not_create_twice_keeps_looking_after_the_grace_period(ctx, flow, app):
+    session = reviewed_session()
+    flow.fail = [UpstreamTimeout("read timeout")]
+    flow.find_orders = lambda session, pending: []          # never found
+    flow.may_retry = lambda session: False                  # e.g. a merchant-funded payout
+    assert create(session, flow).outcome is Outcome.CONFIRMING
+    app.config["CHECKOUT_CREATE_GRACE"] = 0
+    stored = get_state().sessions.get(session.id)
+    assert creation.settle_pending(stored, flow).outcome is Outcome.CONFIRMING
+    assert create(session, flow).outcome is Outcome.CONFIRMING
+    assert len(flow.sent) == 1 and get_state().sessions.get(session.id).pending is not None

@@ -34,10 +34,15 @@ class Sale(Flow):
     def payout(self, **fields: Any) -> Any:
         return self.post("/payout", {**NG_ACCOUNT, **fields})
 
+    def payee(self, **form: Any) -> Any:
+        """Submit the account check page as shown (it names the check it shows)."""
+        shown = (self.session.payee or {}).get("for", "")
+        return self.post("/payee", {"check": shown, **form})
+
     def to_review(self, **choose: Any) -> Any:                          # type: ignore[override]
         self.landed(self.choose(**choose), "payout")
         self.landed(self.payout(), "payee")
-        self.landed(self.post("/payee", {"confirm": "yes"}), "wallet")
+        self.landed(self.payee(confirm="yes"), "wallet")
         return self.landed(self.post("/wallet", {"address": EVM_ADDRESS}), "review")
 
     def to_deposit(self, **choose: Any) -> Any:
@@ -182,7 +187,7 @@ def test_the_account_holder_found_is_confirmed_by_the_user(sale):
     html = page.get_data(as_text=True)
     name = re.search(r'data-testid="payee-name">([^<]+)<', html).group(1)
     assert "We found this account" in html and "Yes, pay this account" in html
-    sale.landed(sale.post("/payee", {"confirm": "yes"}), "wallet")
+    sale.landed(sale.payee(confirm="yes"), "wallet")
     assert sale.session.payee["name"] == name and sale.session.payee["confirmed"]
 
 
@@ -192,9 +197,9 @@ def test_an_account_that_cannot_be_checked_asks_the_name_with_a_warning(sale):
     page = sale.landed(sale.payout(bankAccountNumber="0123450503"), "payee")
     html = page.get_data(as_text=True)
     assert "cannot be checked" in html and 'name="name"' in html
-    refused = sale.post("/payee", {"name": "  "})
+    refused = sale.payee(name="  ")
     assert 'id="field-name-error"' in refused.get_data(as_text=True)
-    sale.landed(sale.post("/payee", {"name": "Ada  Obi"}), "wallet")
+    sale.landed(sale.payee(name="Ada  Obi"), "wallet")
     review = sale.landed(sale.post("/wallet", {"address": EVM_ADDRESS}), "review")
     assert "Ada Obi" in review.get_data(as_text=True)
     assert "not checked" in review.get_data(as_text=True)
@@ -249,7 +254,7 @@ def test_the_sending_wallet_is_checked_for_the_network(sale):
     sale.start()
     sale.landed(sale.choose(), "payout")
     sale.landed(sale.payout(), "payee")
-    sale.landed(sale.post("/payee", {"confirm": "yes"}), "wallet")
+    sale.landed(sale.payee(confirm="yes"), "wallet")
     page = sale.post("/wallet", {"address": EVM_ADDRESS.lower()[:-1] + "X"})
     assert 'id="field-address-error"' in page.get_data(as_text=True)
     html = sale.get("/wallet").get_data(as_text=True)
@@ -438,14 +443,16 @@ def test_a_merchant_funded_payout_has_no_wallet_and_no_deposit(sale, monkeypatch
     html = page.get_data(as_text=True)
     assert "Where should we pay you?" in html                       # amount passed over
     sale.landed(sale.post("/payout", {"phoneNumber": "0712345678"}), "payee")
-    review = sale.landed(sale.post("/payee", {"confirm": "yes"}), "review")
+    review = sale.landed(sale.payee(confirm="yes"), "review")
     html = review.get_data(as_text=True)
     assert "you send nothing" in html and "Confirm the payout" in html
-    assert "You send from" not in html
+    assert "You send from" not in html and 'data-testid="send-amount"' not in html
     page = sale.landed(sale.create(review), "status")
     order = sandbox_order(sale.app, sale.session.order_id, "offramp")
     assert order.data["paymentType"] == "VIRTUAL_WALLET"
-    assert "deposit-requested" not in page.get_data(as_text=True)
+    html = page.get_data(as_text=True)
+    assert "deposit-requested" not in html and "Waiting for your crypto" not in html
+    assert "The shop is funding your payout" in html
     assert sale.get("/wallet").headers["Location"].endswith("/status")
 
 
@@ -547,3 +554,59 @@ def test_a_new_price_for_the_same_details_keeps_the_confirmed_payee(sale):
     with sale.app.app_context():
         get_state().sessions.update(sale.session_id, drop_the_quote)
     assert "We found this account" in sale.get("/payee").get_data(as_text=True)
+
+
+def test_a_confirmation_from_a_page_showing_another_account_confirms_nothing(sale):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    sale.landed(sale.payout(), "payee")
+    shown = sale.session.payee["for"]                     # tab A shows this account
+    sale.landed(sale.payout(bankAccountNumber="0223456789"), "payee")
+    sale.get("/payee")                                    # tab B checks another one
+    stale = sale.post("/payee", {"check": shown, "confirm": "yes"})
+    assert "Your details changed" in stale.get_data(as_text=True)
+    assert not sale.session.payee["confirmed"] and "payee" not in sale.session.done
+
+
+def test_changing_the_payout_details_keeps_the_sending_wallet(sale):
+    sale.start()
+    sale.to_review()
+    sale.landed(sale.payout(bankAccountNumber="0223456789"), "payee")
+    # After the new account is confirmed, the wallet given before still holds: on to the review.
+    sale.landed(sale.payee(confirm="yes"), "review")
+
+
+def test_a_step_posted_while_the_order_exists_changes_nothing(sale):
+    from checkout.journey.steps import OrderUnderway, update_before_order
+
+    sale.to_deposit()
+    before = sale.session.quote
+    response = sale.choose(amount="40000")                # a second tab, still on step one
+    assert response.headers["Location"].endswith("/deposit")
+    assert sale.session.quote == before
+    # A save that passed the gate just before the order was attached is refused all the same.
+    with sale.app.test_request_context(), pytest.raises(OrderUnderway):
+        update_before_order(sale.session_id, lambda fresh: fresh.answer({"amount": "40000"}))
+    assert sale.session.answers["amount"] == "20000"
+
+
+def test_a_merchant_funded_order_takes_no_transaction_hash(sale, monkeypatch):
+    sale.start(paymentType="VIRTUAL_WALLET", countryIsoCode="KE", paymentChannel="mobile_money",
+               network="CELO", asset="USDT", amount="1500", currency="local",
+               address=EVM_ADDRESS, lock=["amount", "currency"])
+    sale.landed(sale.post("/payout", {"phoneNumber": "0712345678"}), "payee")
+    review = sale.landed(sale.payee(confirm="yes"), "review")
+    sale.landed(sale.create(review), "status")
+    confirms = calls_of(sale.app, monkeypatch, "offramp_confirm_order")
+    response = sale.post("/deposit/sent", {"tx_hash": "0x" + "cd" * 32})
+    assert response.headers["Location"].endswith("/status") and confirms == []
+
+
+def test_without_knowing_the_upstreams_chains_no_payment_request_is_made(sale):
+    sale.app.config["CHECKOUT_TESTNET"] = None          # a real upstream that was not told
+    sale.client.environ_base["HTTP_SEC_FETCH_DEST"] = "iframe"
+    page = sale.to_deposit()
+    html = page.get_data(as_text=True)
+    assert "to fill in the address, then enter the amount" in html
+    deposit = events_in(html)["deposit-requested"]["deposit"]
+    assert "chainId" not in deposit and "tokenContract" not in deposit
