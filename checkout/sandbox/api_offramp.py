@@ -311,6 +311,10 @@ def confirm_order() -> ResponseReturnValue:
     store = current().orders
     with store.lock:
         order = store.get(order_id, "offramp")
+        if order.data.get("paymentType") == "VIRTUAL_WALLET":
+            # The merchant's balance pays it: no transfer of the user's is waited for.
+            raise InvalidRequest("the order is paid from the merchant's balance and takes no "
+                                 "transaction hash")
         flow.offramp_deposit_sent(store, order, tx_hash)
         return offramp_json(order)
 

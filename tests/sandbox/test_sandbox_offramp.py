@@ -128,6 +128,10 @@ def test_unpaid_order_expires(api):
 
 def test_virtual_wallet_pays_by_itself(api):
     order = api.offramp_typed_order(paymentType="VIRTUAL_WALLET")
+    # The merchant's balance pays it: a hash from the user is refused, and changes nothing.
+    refused = api.post("/api/offramp/confirm-order",
+                       {"orderId": order["_id"], "hash": "0x" + "ab" * 32}, expect=400)
+    assert "merchant's balance" in refused["message"]
     api.advance(order["_id"])
     paid = api.get(f"/api/offramp/order/{order['_id']}")
     assert paid["status"] == "awaiting_transaction_confirmation" and paid["hash"].startswith("0x")
