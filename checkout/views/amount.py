@@ -40,7 +40,6 @@ class AmountTexts:
 
     heading: Any
     channel_label: Any                     # "How you pay" / "How you get paid"
-    channel_placeholder: Any
     channel_error: Any
     channel_name: Callable[[str | None], str]
     amount_labels: Mapping[str, Any]       # currency -> label with %(unit)s

@@ -52,7 +52,6 @@ CALM_AFTER = 60             # seconds without a change before the page says it m
 AMOUNT_TEXTS = AmountTexts(
     heading=_l("Sell crypto"),
     channel_label=_l("How you get paid"),
-    channel_placeholder=_l("Choose how you get paid"),
     channel_error=_l("Choose how you get paid."),
     channel_name=payout_name,
     amount_labels={"local": _l("You receive (%(unit)s)"), "usd": _l("You sell (%(unit)s)")},

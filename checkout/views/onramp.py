@@ -42,7 +42,6 @@ FLOW = flow_named("onramp")
 AMOUNT_TEXTS = AmountTexts(
     heading=_l("Buy crypto"),
     channel_label=_l("How you pay"),
-    channel_placeholder=_l("Choose how you pay"),
     channel_error=_l("Choose how you pay."),
     channel_name=channel_name,
     amount_labels={"local": _l("You pay (%(unit)s)"), "crypto": _l("You get (%(unit)s)")},
