@@ -97,3 +97,29 @@ def test_upstream_rejecting_our_credentials_shows_an_error_and_logs_no_secret(ap
     assert 'role="alert"' in text and "Try again" in text          # a clear error, with a retry
     assert any(r.levelno >= logging.WARNING for r in caplog.records)   # the failure is logged
     assert_no_secret_logged(caplog.records)
+
+
+@pytest.mark.parametrize("time_scale", [0.01])
+def test_no_secret_in_any_page_of_a_sale(app, caplog):
+    """The off-ramp, with the shop's wallet event, the test wallet and the status timeline."""
+    from .test_offramp import Sale
+
+    caplog.set_level(logging.DEBUG)
+    sale = Sale(app, app.test_client())
+    sale.client.environ_base["HTTP_SEC_FETCH_DEST"] = "iframe"
+    sale.start(orderParams="sale-1", returnUrl="https://shop.test/done")
+    deposit = sale.to_deposit()
+    assert "deposit-requested" in deposit.get_data(as_text=True)
+    order_id = sale.session.order_id
+    sale._keep(sale.client.get(f"/checkout/sandbox/offramp/{order_id}/send"))
+    sale.follow(sale.post("/deposit/sent", {"tx_hash": "0x" + "5e" * 32}))
+    poll_until(sale, "payout_successful")
+    sale.get("/status")
+    assert len(sale.responses) > 10
+    for response in sale.responses:
+        body = response.get_data(as_text=True)
+        headers = "\n".join(f"{k}: {v}" for k, v in response.headers.items())
+        for name, secret in NEEDLES.items():
+            assert secret not in body, f"{name} in the body of {response.request.path}"
+            assert secret not in headers, f"{name} in the headers of {response.request.path}"
+    assert_no_secret_logged(caplog.records)
