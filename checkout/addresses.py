@@ -236,13 +236,29 @@ _EXPLORERS = {
     "ALGORAND": "https://allo.info/tx/{}",
     "NEAR": "https://nearblocks.io/txns/{}",
 }
+# The same explorers' test networks (what the upstream's sandbox environments run on); a network
+# without a well-known public testnet explorer gets no link rather than a mainnet one.
+_TESTNET_EXPLORERS = {
+    "ETHEREUM": "https://sepolia.etherscan.io/tx/{}",
+    "POLYGON": "https://amoy.polygonscan.com/tx/{}",
+    "CELO": "https://celo-sepolia.blockscout.com/tx/{}",
+    "BASE": "https://sepolia.basescan.org/tx/{}",
+    "AVALANCHE": "https://testnet.snowtrace.io/tx/{}",
+    "OPTIMISM": "https://sepolia-optimism.etherscan.io/tx/{}",
+    "ARBITRUM": "https://sepolia.arbiscan.io/tx/{}",
+    "BNB": "https://testnet.bscscan.com/tx/{}",
+    "SOLANA": "https://solscan.io/tx/{}?cluster=devnet",
+    "STELLAR": "https://stellar.expert/explorer/testnet/tx/{}",
+    "TON": "https://testnet.tonviewer.com/transaction/{}",
+}
 # Transaction hashes are hex, base58, base32 or base64url: anything else is not linked.
 _HASH = re.compile(r"[A-Za-z0-9_\-]{16,128}|0x[0-9a-fA-F]{64}")
 
 
-def explorer_tx_url(network: str, tx_hash: str | None) -> str | None:
-    """The block-explorer page of transaction ``tx_hash`` on ``network``, or ``None``."""
-    template = _EXPLORERS.get(network)
+def explorer_tx_url(network: str, tx_hash: str | None, *, testnet: bool = False) -> str | None:
+    """The block-explorer page of transaction ``tx_hash`` on ``network`` (its test network when
+    ``testnet``), or ``None``."""
+    template = (_TESTNET_EXPLORERS if testnet else _EXPLORERS).get(network)
     if not template or not tx_hash or not _HASH.fullmatch(tx_hash):
         return None
     return template.format(quote(tx_hash, safe=""))
@@ -261,7 +277,9 @@ _LINK = re.compile(r"[a-z][a-z0-9+.\-]*://|[^/]*\.[^/]*/", re.IGNORECASE)
 # Path words that explorers put right before the hash (etherscan /tx/, nearblocks /txns/,
 # tonviewer /transaction/, tronscan /#/transaction/).
 _TX_PATH_WORDS = frozenset({"tx", "txs", "txn", "txns", "transaction", "transactions"})
-_EXPLORER_HOSTS = {urlsplit(url).hostname: network for network, url in _EXPLORERS.items()}
+_EXPLORER_HOSTS = {urlsplit(url).hostname: network
+                   for explorers in (_EXPLORERS, _TESTNET_EXPLORERS)
+                   for network, url in explorers.items()}
 _MAX_TX_INPUT = 512
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -226,6 +227,23 @@ def phone_example(country: str | None) -> str | None:
 def input_type(spec: RequiredField) -> str:
     """The HTML input type that brings up the right keyboard on a phone."""
     return {"phone": "tel", "email": "email", "date": "date"}.get((spec.type or "").lower(), "text")
+
+
+_DIGITS_ONLY = re.compile(r"\^?\[0-9\]\{\d+(,\d+)?\}\$?")
+
+
+def input_mode(spec: RequiredField) -> str | None:
+    """The phone keyboard a field wants beyond its type: digits for account numbers and codes
+    (``bankAccountNumber``, ``shortCode``, or a pattern of digits only), else the default."""
+    kind = (spec.type or "").lower()
+    if kind == "phone":
+        return "tel"
+    if kind not in ("", "string"):
+        return None
+    if spec.name.endswith(("Number", "shortCode")) or (
+            spec.regexp and _DIGITS_ONLY.fullmatch(spec.regexp)):
+        return "numeric"
+    return None
 
 
 # -- amounts -------------------------------------------------------------------------------------

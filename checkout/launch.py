@@ -220,10 +220,11 @@ def _check_payment_type(claims: dict[str, Any]) -> None:
         if not {"amount", "currency"} <= locked:
             raise refused(BAD_CLAIMS, "paymentType VIRTUAL_WALLET needs amount and currency "
                                       "locked")
-        if claims.get("address") is None or claims.get("network") is None:
-            raise refused(BAD_CLAIMS, "paymentType VIRTUAL_WALLET needs the merchant's network "
-                                      "and address (where a refund goes)")
-        claims["lock"] = sorted(locked | {"address", "network"})
+        if any(claims.get(name) is None for name in ("address", "network", "asset")):
+            raise refused(BAD_CLAIMS, "paymentType VIRTUAL_WALLET needs the merchant's network, "
+                                      "asset and address (where a refund goes)")
+        # What the merchant's balance pays in, and where a refund goes, are the merchant's.
+        claims["lock"] = sorted(locked | {"address", "network", "asset"})
 
 
 def _implied_locks(lock: set[str], claims: dict[str, Any]) -> set[str]:

@@ -79,6 +79,10 @@ class Flow(ABC):
     def breakdown(self, record: Mapping[str, Any]) -> Breakdown:
         """The price of a quote record, as the pages show it."""
 
+    def shown_breakdown(self, session: CheckoutSession, record: Mapping[str, Any]) -> Breakdown:
+        """The price as this session's user sees it (some rows may not concern them)."""
+        return self.breakdown(record)
+
     # -- creating the order
 
     @abstractmethod

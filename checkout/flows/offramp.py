@@ -154,6 +154,11 @@ class OfframpFlow(Flow):
                                  "receive-amount"))
         return Breakdown(tuple(rows), (send, receive), currency, asset)
 
+    def shown_breakdown(self, session: CheckoutSession, record: Mapping[str, Any]) -> Breakdown:
+        breakdown = self.breakdown(record)
+        # A merchant-funded payout: the user sends nothing, only what arrives concerns them.
+        return breakdown if user_pays(session) else breakdown.without("send-amount")
+
     # -- creating the order
 
     def create_payload(self, session: CheckoutSession) -> dict[str, Any]:

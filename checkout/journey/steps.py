@@ -111,6 +111,15 @@ class Journey:
         """``name`` must be done again (review is closed until it is)."""
         session.done = [s for s in session.done if s != name]
 
+    def previous(self, session: CheckoutSession, name: str) -> str | None:
+        """The step "Back" leads to from ``name``: the one before it that this session needs."""
+        before = None
+        for step in self.before_order(session):
+            if step.name == name:
+                return before
+            before = step.name
+        return before if name == REVIEW else None
+
     def position(self, session: CheckoutSession, name: str) -> tuple[int, int, Step] | None:
         """(number, total, step) of ``name`` among the steps this session goes through."""
         shown = self.shown(session)

@@ -39,6 +39,8 @@ class AmountTexts:
     """The words of a flow's amount page (lazy gettext strings)."""
 
     heading: Any
+    # The heading for a session that is not the usual case (a merchant-funded payout), or None.
+    heading_for: Callable[[CheckoutSession], Any] | None
     channel_label: Any                     # "How you pay" / "How you get paid"
     channel_error: Any
     channel_name: Callable[[str | None], str]
@@ -204,12 +206,19 @@ class AmountStep(StepPage):
                       form_error=(result.form_error if result else None), options=options,
                       country=country, channel=channel, limits=limits, low=low, high=high,
                       texts=self.texts, currencies=self.flow.currencies, step=self.name,
+                      heading=(self.texts.heading_for(session) if self.texts.heading_for
+                               else None) or self.texts.heading,
                       money_locale=money_locale(values.get("countryIsoCode")))
 
     def get(self, session: CheckoutSession) -> Response:
         if is_htmx() and request.args:
             # A select changed: htmx asks for the form again with the draft, nothing is saved.
-            return self.render(session, request.args.to_dict())
+            draft = request.args.to_dict()
+            if request.headers.get("HX-Trigger-Name") == "currency" \
+                    and not session.is_locked("amount"):
+                # 1500 KES is not 1500 US dollars: a number typed in the other unit is cleared.
+                draft["amount"] = ""
+            return self.render(session, draft)
         return super().get(session)
 
 
@@ -241,5 +250,6 @@ def live_quote(session: CheckoutSession) -> Response:
     except UpstreamError:
         return render(template, template, breakdown=None, retry=True, message=_(
             "The price is not available right now."))
-    return render(template, template, breakdown=flow.breakdown(record), message=None,
+    return render(template, template, breakdown=flow.shown_breakdown(session, record),
+                  message=None,
                   money_locale=money_locale(params.get("countryIsoCode")))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Blueprint, g, request
+from flask import Blueprint, g, request, url_for
 from flask_babel import get_locale
 from werkzeug.exceptions import BadRequest, NotFound
 
@@ -102,9 +102,20 @@ def template_context() -> dict[str, Any]:
 
         return flow_of(session).journey.position(session, step)
 
+    def step_back(step: str) -> str | None:
+        """The URL of the step before ``step`` in this session's journey ("Back")."""
+        if session is None:
+            return None
+        from ..flows import flow_of
+
+        previous = flow_of(session).journey.previous(session, step)
+        return url_for("checkout.step", session_id=session.id, step=previous) \
+            if previous else None
+
     return {
         "checkout_session": session,
         "step_position": step_position,
+        "step_back": step_back,
         "csrf_token": session.csrf_token if session is not None else None,
         "csrf_field": CSRF_FIELD,
         "parent_event_origin": event_target_origin(session),

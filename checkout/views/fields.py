@@ -13,7 +13,14 @@ from typing import Any
 from werkzeug.wrappers import Response
 
 from ..flows import Flow
-from ..forms import FormResult, clean_required_fields, display_value, input_type, phone_example
+from ..forms import (
+    FormResult,
+    clean_required_fields,
+    display_value,
+    input_mode,
+    input_type,
+    phone_example,
+)
 from ..htmx import render
 from ..journey import quotes
 from ..journey.steps import update_before_order
@@ -28,13 +35,12 @@ def _nothing_known(_session: CheckoutSession) -> dict[str, Any]:
 
 
 class FieldsStep(StepPage):
-    def __init__(self, flow: Flow, name: str, *, heading: Any, back: str,
+    def __init__(self, flow: Flow, name: str, *, heading: Any,
                  known: Known = _nothing_known, intro: Any = None,
                  keep: tuple[str, ...] = ()) -> None:
         self.flow = flow
         self.name = name
         self.heading = heading
-        self.back = back
         self.known = known              # values an earlier step gave (read-only here)
         self.intro = intro
         self.keep = keep                # later steps that do not depend on these fields
@@ -80,7 +86,7 @@ class FieldsStep(StepPage):
         return render("checkout/journey/fields.html", "checkout/journey/_fields.html",
                       specs=specs, values=values, errors=(result.errors if result else {}),
                       form_error=(result.form_error if result else None), known=known,
-                      input_type=input_type, step=self.name, heading=self.heading,
-                      intro=self.intro, back=self.back,
+                      input_type=input_type, input_mode=input_mode, step=self.name, heading=self.heading,
+                      intro=self.intro,
                       phone_example=phone_example(session.value("countryIsoCode")),
                       options_of=lambda spec: [(o.value, o.label) for o in spec.options])

@@ -253,7 +253,8 @@ def show_review(session: CheckoutSession, *, notice: str | None = None,
     record = session.quote or {}
     context = pages_of(session).review_context(session)
     return render(f"checkout/{flow.name}/review.html", f"checkout/{flow.name}/_review.html",
-                  breakdown=flow.breakdown(record), quote_id=record.get("id"), notice=notice,
+                  breakdown=flow.shown_breakdown(session, record), quote_id=record.get("id"),
+                  notice=notice,
                   form_error=form_error, step=REVIEW,
                   review_digest=creation.review_digest(session, flow), **context)
 

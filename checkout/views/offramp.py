@@ -51,6 +51,7 @@ CALM_AFTER = 60             # seconds without a change before the page says it m
 
 AMOUNT_TEXTS = AmountTexts(
     heading=_l("Sell crypto"),
+    heading_for=lambda session: None if user_pays(session) else _l("Get paid"),
     channel_label=_l("How you get paid"),
     channel_error=_l("Choose how you get paid."),
     channel_name=payout_name,
@@ -85,6 +86,7 @@ TIMELINE_TEXTS = {
 MERCHANT_FUNDED_TIMELINE = {
     "initiated": _l("Order created: the shop is funding it"),
     "awaiting_transaction_confirmation": _l("The shop sent the funds"),
+    "validating_transaction": _l("Checking the shop's funds"),
     "transaction_confirmed": _l("The shop's funds have arrived"),
     "refunding": _l("Sending the shop's funds back"),
     "refunded": _l("The shop's funds have been sent back"),
@@ -187,6 +189,9 @@ class PayeeStep(journey.StepPage):
                 result.errors["confirm"] = _("Confirm that this is the account to pay.")
             result.values["name"] = check["found"][0]["value"]
             return result
+        if self.top_up(session):
+            result.values["name"] = ""          # a phone number is topped up, not a person paid
+            return result
         name = " ".join(str(form.get("name") or "").split())
         if not name:
             result.errors["name"] = _("Type the name the account is in.")
@@ -195,6 +200,10 @@ class PayeeStep(journey.StepPage):
                                       "has it.")
         result.values["name"] = name
         return result
+
+    @staticmethod
+    def top_up(session: CheckoutSession) -> bool:
+        return bool(session.value("paymentChannel") == "airtime")
 
     def save(self, session: CheckoutSession, result: FormResult, *,
              by_user: bool) -> CheckoutSession:
@@ -223,7 +232,7 @@ class PayeeStep(journey.StepPage):
                                 display_value(specs.get(name), value))
                                for name, value in session.fields.items()],
                       payout_label=payout_name(session.value("paymentChannel")),
-                      step=self.name)
+                      top_up=self.top_up(session), step=self.name)
 
 
 # -- the sending wallet -------------------------------------------------------------------------------
@@ -355,6 +364,8 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
                   asset_label=asset_name(deposit["asset"]),
                   expires_at=order.expires_at,
                   test_wallet_url=_test_wallet_url(session, order.id),
+                  # Back from the test wallet with its hash: "I have sent it" is what comes next.
+                  returned_hash=bool(request.args.get("txHash")),
                   resume=status_views.resume_context(session), step="deposit")
 
 
@@ -452,6 +463,18 @@ def _release(session: CheckoutSession, owner: str, *, keep_hash: bool) -> None:
 
 # -- status ---------------------------------------------------------------------------------------------
 
+def _payout_details(session: CheckoutSession) -> list[tuple[Any, str]]:
+    """The payout details as the user gave them (label, display value), and whom they confirmed."""
+    specs = {spec.name: spec for spec in quotes.required_fields(session)}
+    shown: list[tuple[Any, str]] = [
+        (specs[name].label if name in specs else name, display_value(specs.get(name), value))
+        for name, value in session.fields.items()]
+    payee = session.payee or {}
+    if payee.get("confirmed") and payee.get("name"):
+        shown.append((_l("Account holder"), str(payee["name"])))
+    return shown
+
+
 def timeline(order: Mapping[str, Any] | None, *,
              merchant_funded: bool = False) -> list[dict[str, Any]]:
     """The order's ``statusHistory``, each status explained, consecutive repeats collapsed (lists
@@ -482,7 +505,10 @@ def status_context(session: CheckoutSession, current: tracking.OrderStatus) -> d
             "unconfirmed_hash": given.get("hash") if not given.get("confirmed")
             and given.get("hash") != order.get("hash") else None,
             "merchant_funded": merchant_funded,
-            "calm": quiet and not settled and current.status != "deposit_awaiting"}
+            "payout_label": payout_name(session.value("paymentChannel")),
+            "payout_details": _payout_details(session),
+            "calm": quiet and not settled and current.status != "deposit_awaiting"
+            and current.status not in tracking.UNPAID_ENDED}
 
 
 PAGES = journey.FlowPages(
@@ -490,7 +516,7 @@ PAGES = journey.FlowPages(
         "choose": AmountStep(FLOW, AMOUNT_TEXTS, wallet_step="wallet", fields_step="payout",
                              after_fields=("payee",)),
         "payout": FieldsStep(FLOW, "payout", heading=_l("Where should we pay you?"),
-                             back="choose", known=_carrier_field, keep=("wallet",),
+                             known=_carrier_field, keep=("wallet",),
                              intro=_l("The money is paid to this account. Check every detail: "
                                       "a payout to a wrong account cannot be recovered.")),
         "payee": PayeeStep(),

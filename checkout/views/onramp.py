@@ -41,6 +41,7 @@ FLOW = flow_named("onramp")
 
 AMOUNT_TEXTS = AmountTexts(
     heading=_l("Buy crypto"),
+    heading_for=None,
     channel_label=_l("How you pay"),
     channel_error=_l("Choose how you pay."),
     channel_name=channel_name,
@@ -263,8 +264,7 @@ PAGES = journey.FlowPages(
     steps={
         "choose": AmountStep(FLOW, AMOUNT_TEXTS, wallet_step="wallet", fields_step="details"),
         "wallet": WalletStep(),
-        "details": FieldsStep(FLOW, "details", heading=_l("Your payment details"),
-                              back="wallet"),
+        "details": FieldsStep(FLOW, "details", heading=_l("Your payment details")),
     },
     review_context=review_context,
     order_page=show_pay,

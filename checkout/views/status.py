@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, redirect, request, url_for
+from flask import Blueprint, current_app, redirect, request, url_for
+from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from .. import tracking
@@ -56,11 +57,13 @@ def _poll_trigger(session: CheckoutSession, status: str | None) -> str | None:
 
 def _context(session: CheckoutSession, *, framed: bool | None = None,
              message: str | None = None, current: tracking.OrderStatus | None = None,
-             top_level: bool = False) -> dict[str, Any]:
+             top_level: bool = False, returned: bool = False) -> dict[str, Any]:
     """The status block's context. Parent events are recorded (as sent) only for a framed page.
 
     ``framed=None`` asks the request (:func:`checkout.tracking.framing`); ``top_level=True`` marks
-    a page that must never send events (its polls carry ``top=1``).
+    a page that must never send events (its polls carry ``top=1``). ``returned`` marks the page
+    a payment provider sends the user back to: there, an order still awaiting its payment is one
+    whose payment is on its way, never one to pay again (its polls carry ``returned=1``).
     """
     framing = tracking.TOP_LEVEL if top_level else (
         tracking.framing(session) if framed is None
@@ -75,7 +78,11 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         # A browser without fetch metadata: ask once more at load, through htmx, whose request
         # checkout.js marks when the page is framed; the events come with that answer.
         poll = f"load, {poll}" if poll else "load"
-    extra = {}
+    status_text = flow.status_text(current.status, session)
+    if returned and current.status in (None, "deposit_awaiting"):
+        status_text = _("Checking for your payment. This page updates by itself.")
+    unpaid_ended = current.status in tracking.UNPAID_ENDED
+    extra: dict[str, Any] = {}
     status_context = pages_of(session).status_context
     if status_context is not None:
         extra = status_context(session, current)
@@ -83,11 +90,16 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         **extra,
         # Not "status": htmx.render takes that keyword as the HTTP status.
         "order_status": current.status, "tx_hash": current.tx_hash,
-        "status_text": flow.status_text(current.status, session), "order_id": session.order_id,
-        "explorer_url": explorer_tx_url(network, current.tx_hash),
+        "status_text": status_text, "order_id": session.order_id, "returned": returned,
+        "explorer_url": explorer_tx_url(network, current.tx_hash,
+                                        testnet=current_app.config["CHECKOUT_TESTNET"] is True),
         "completed": current.status in flow.completed_statuses,
         "failed": current.status in flow.failed_statuses,
-        "unpaid_ended": current.status in tracking.UNPAID_ENDED,
+        "unpaid_ended": unpaid_ended,
+        # An order that ended unpaid can still be paid late, but the user may want a new one: an
+        # unsigned session can start one here; a launched one goes back to the shop for it.
+        "start_again_url": url_for(f"checkout.{session.flow}", locale=session.locale)
+        if unpaid_ended and session.jti is None else None,
         "poll": poll, "events": events, "framed": is_framed,
         # Polls of a page known to be top-level say so (top=1): they never send events.
         "poll_top": top_level or (framing == tracking.TOP_LEVEL and not is_htmx()),
@@ -125,7 +137,8 @@ def status_live(session: CheckoutSession) -> Response:
         return render("checkout/status/_live.html", "checkout/status/_live.html",
                       **_context(session, framed=False, current=current))
     return render("checkout/status/_live.html", "checkout/status/_live.html",
-                  **_context(session, top_level=request.args.get("top") == "1"))
+                  **_context(session, top_level=request.args.get("top") == "1",
+                             returned=request.args.get("returned") == "1"))
 
 
 @session_route
@@ -133,10 +146,11 @@ def payment_return(session: CheckoutSession) -> Response:
     """Back from a payment provider's page (often as the top-level window): the order's status."""
     if not session.order_id:
         return redirect(url_for("checkout.flow", session_id=session.id), code=303)
-    context = _context(session, top_level=True)
+    context = _context(session, top_level=True, returned=True)
+    # The user just paid on the provider's page: never invite them back to it.
     return render("checkout/status/return.html", "checkout/status/_status.html",
-                  resume=resume_context(session, awaiting_payment=context["order_status"] in (
-                      None, "deposit_awaiting")), step="status", **context)
+                  resume=resume_context(session, awaiting_payment=False), step="status",
+                  **context)
 
 
 def init(bp: Blueprint) -> None:

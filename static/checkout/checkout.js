@@ -268,13 +268,19 @@
   }
 
   function focusStepHeading() {
-    var heading = document.querySelector("main h1");
+    // A page may name what comes next for the user (the deposit page back from the sandbox's
+    // test wallet, its hash filled in: "I have sent it"); else the step's heading.
+    var heading = document.querySelector("main [data-autofocus]") ||
+      document.querySelector("main h1");
     if (!heading) return;
     // A quick keyboard user may have tabbed into the page before this script ran: their focus
     // wins, or the rest of what they type would land nowhere.
     var active = document.activeElement;
     if (active && active !== document.body && active !== document.documentElement) return;
-    if (!heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");
+    // A heading takes focus only with tabindex=-1; a button named by data-autofocus already can.
+    if (!heading.hasAttribute("data-autofocus") && !heading.hasAttribute("tabindex")) {
+      heading.setAttribute("tabindex", "-1");
+    }
     // No scroll from here: embed.js scrolls the merchant's page to the frame's top on this page's
     // "ready", and a focus scroll would fight it (it centres the heading in the viewport).
     heading.focus({ preventScroll: true });
@@ -289,7 +295,9 @@
       window.addEventListener("resize", reportHeight);
     }
     postPageEvents(document);
-    if (!focusFirstError() && isStepChange()) focusStepHeading();
+    if (!focusFirstError() && (isStepChange() || document.querySelector("main [data-autofocus]"))) {
+      focusStepHeading();
+    }
     document.body.addEventListener("htmx:beforeSwap", function () {
       focusBeforeSwap = focusSelector(document.activeElement);
     });

@@ -37,6 +37,16 @@
         matches.push(option);
       }
     }
+    var chosen = select.options[select.selectedIndex];
+    if (typed && wanted && chosen && chosen.value !== "" &&
+        fold(chosen.textContent).indexOf(wanted) === -1 && select.options[0].value === "") {
+      // The user is looking for another bank: the one chosen before must not stay chosen out of
+      // sight (a payout to the wrong bank). Back to "Choose", until the list shows the right one.
+      select.value = "";
+      applyFilter(select, query, false);
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+      return;
+    }
     if (typed && matches.length === 1 && !matches[0].selected) {
       select.value = matches[0].value;
       applyFilter(select, query, false); // the option selected until now no longer stays shown

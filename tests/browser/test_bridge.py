@@ -365,6 +365,12 @@ def test_a_filterable_select_is_narrowed_by_typing(page, shop):
     box.fill("")
     assert len(visible_options(frame)) == 21      # "Zenith Bank" is selected, the rest is back
 
+    # Looking for another bank unselects the one chosen before: it must not stay chosen unseen.
+    box.press_sequentially("xyz")
+    frame.wait_for_function("() => document.getElementById('field-bank').value === ''")
+    assert visible_options(frame) == ["Choose your bank"]
+    box.fill("")
+
     # An htmx swap re-renders the select while the box has the focus: the new select gets a box
     # (one, not two), with what was typed, and the focus goes back to it.
     box.press_sequentially("uni")

@@ -196,7 +196,7 @@ def test_an_account_that_cannot_be_checked_asks_the_name_with_a_warning(sale):
     sale.landed(sale.choose(), "payout")
     page = sale.landed(sale.payout(bankAccountNumber="0123450503"), "payee")
     html = page.get_data(as_text=True)
-    assert "cannot be checked" in html and 'name="name"' in html
+    assert "cannot confirm whose account this is" in html and 'name="name"' in html
     refused = sale.payee(name="  ")
     assert 'id="field-name-error"' in refused.get_data(as_text=True)
     sale.landed(sale.payee(name="Ada  Obi"), "wallet")
@@ -610,3 +610,37 @@ def test_without_knowing_the_upstreams_chains_no_payment_request_is_made(sale):
     assert "to fill in the address, then enter the amount" in html
     deposit = events_in(html)["deposit-requested"]["deposit"]
     assert "chainId" not in deposit and "tokenContract" not in deposit
+
+
+def test_back_leads_to_the_step_before_in_this_journey(sale):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    sale.landed(sale.payout(), "payee")
+    wallet = sale.landed(sale.payee(confirm="yes"), "wallet")
+    assert f'href="/checkout/s/{sale.session_id}/payee"' in wallet.get_data(as_text=True)
+
+
+def test_an_airtime_top_up_asks_no_account_holders_name(sale):
+    sale.start()
+    with sale.app.app_context():
+        carrier = get_state().offramp_catalog.channel("NG", "airtime").carriers[0]
+    sale.landed(sale.choose(paymentChannel="airtime", carrierCode=carrier.code, amount="2000"),
+                "payout")
+    page = sale.landed(sale.post("/payout", {"phoneNumber": "08012345678"}), "payee")
+    html = page.get_data(as_text=True)
+    assert 'name="name"' not in html and "top-up goes to the phone number" in html
+    sale.landed(sale.payee(), "wallet")
+
+
+def test_switching_the_amounts_unit_clears_the_number(sale):
+    sale.start()
+    page = sale.get("/choose", query_string={**NG_BANK, "currency": "usd"},
+                    headers={"HX-Request": "true", "HX-Trigger-Name": "currency"})
+    assert 'name="amount" type="text" value=""' in page.get_data(as_text=True)
+
+
+def test_the_status_page_says_where_the_money_went(sale):
+    sale.to_deposit()
+    sale.landed(sale.post("/deposit/sent", {"tx_hash": "0x" + "ab" * 32}), "status")
+    html = sale.get("/status").get_data(as_text=True)
+    assert "Paid to" in html and "0123456789" in html and "Account holder" in html

@@ -58,7 +58,8 @@ def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow):
     assert "Done! Your crypto has been sent" in final
     assert 'hx-trigger' not in final                       # settled: polling stops
     tx_hash = re.search(r'data-testid="tx-hash">([^<]+)<', final).group(1)
-    assert f'href="https://celoscan.io/tx/{tx_hash}"' in final
+    # The embedded sandbox runs on test networks: its explorer link is the testnet explorer's.
+    assert f'href="https://celo-sepolia.blockscout.com/tx/{tx_hash}"' in final
 
 
 def test_parent_events_are_each_sent_once_and_one_terminal_event(flow):
@@ -100,6 +101,8 @@ def test_an_unpaid_order_that_expired_shows_expired_but_is_not_failed(flow):
     assert "failed" not in kinds and "completed" not in kinds
     assert "expired before a payment arrived" in bodies[-1]
     assert 'hx-trigger="every 30s"' in bodies[-1]          # a late payment may still arrive
+    # An unsigned session offers a new order (a launched one goes back to the shop for it).
+    assert 'href="/checkout/onramp' in bodies[-1] and "Start a new order" in bodies[-1]
     page = flow.get("/pay")                                # nothing left to pay
     assert "I have paid" not in page.get_data(as_text=True)
 
@@ -129,6 +132,9 @@ def test_return_page_stands_alone_with_back_to_shop_and_sends_no_events(flow):
     assert "Your order" in html and 'href="https://shop.test/thanks"' in html
     assert "data-checkout-event" not in html
     assert "top=1" in html                                 # its polling sends no events either
+    # Just back from paying: the payment is on its way, never one to make again.
+    assert "Checking for your payment" in html and "Waiting for your payment" not in html
+    assert "Continue on the payment provider" not in html and "returned=1" in html
     live = flow.get("/status/live", query_string={"top": "1"}, headers={"HX-Request": "true"})
     assert "data-checkout-event" not in live.get_data(as_text=True)
 
