@@ -130,9 +130,11 @@ def offramp(app: Flask) -> tuple[Walk, int, list[str]]:
                 "asset": "USDC", "currency": "local", "amount": "20000"}
     walk.step("live quote (partial)", "GET", "/quote?" + urlencode(corridor), headers=HTMX)
     walk.step("payout", "POST", "/choose", corridor)
-    walk.step("payee (check)", "POST", "/payout",
-              {"bankCode": "011:02", "bankAccountNumber": "0123456789"})
-    walk.step("wallet", "POST", "/payee", {"confirm": "yes"})
+    payee = walk.step("payee (check)", "POST", "/payout",
+                      {"bankCode": "011:02", "bankAccountNumber": "0123456789"})
+    check = re.search(r'name="check" value="([^"]+)"', payee.get_data(as_text=True))
+    assert check, "the account check page names the check it shows"
+    walk.step("wallet", "POST", "/payee", {"confirm": "yes", "check": check.group(1)})
     review = walk.step("review", "POST", "/wallet", {"address": ADDRESS})
     walk.confirm("deposit (create)", review)
     walk.step("status (hash sent)", "POST", "/deposit/sent", {"tx_hash": "0x" + "5e" * 32})
