@@ -44,6 +44,7 @@ from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route
 from .fields import FieldsStep
+from .wallet import WalletPage
 
 FLOW = flow_named("offramp")
 SENDING_LEASE = 60          # seconds a confirm in flight keeps others from sending a hash
@@ -237,10 +238,10 @@ class PayeeStep(journey.StepPage):
 
 # -- the sending wallet -------------------------------------------------------------------------------
 
-class SendingWalletStep(journey.StepPage):
+class SendingWalletStep(WalletPage):
     """The address the crypto comes from: checked for the network; a refund goes back to it."""
 
-    name = "wallet"
+    flow = FLOW
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         address = session.value("address")
@@ -253,21 +254,6 @@ class SendingWalletStep(journey.StepPage):
         result.values.pop("memo", None)
         result.facts["network"] = network
         return result
-
-    def save(self, session: CheckoutSession, result: FormResult, *,
-             by_user: bool) -> CheckoutSession:
-        network = result.facts["network"]
-
-        def change(fresh: CheckoutSession) -> None:
-            if fresh.value("network") != network:
-                raise journey.StepRefused(FormResult.error("address", _(
-                    "Your network changed. Enter the wallet address for %(network)s.",
-                    network=network_name(fresh.value("network")))))
-            fresh.answer(result.values)
-            fresh.wallet_checked(network, result.notices.get("address"))
-            FLOW.journey.complete(fresh, self.name, by_user=by_user)
-
-        return update_before_order(session.id, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:

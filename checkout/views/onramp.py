@@ -24,7 +24,6 @@ from ..flows import flow_named
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
-from ..journey.steps import update_before_order
 from ..names import asset_name, channel_name, network_name
 from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
@@ -36,6 +35,7 @@ from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route
 from .fields import FieldsStep
+from .wallet import WalletPage
 
 FLOW = flow_named("onramp")
 
@@ -52,14 +52,11 @@ AMOUNT_TEXTS = AmountTexts(
 )
 
 
-class StaleInput(Exception):
-    """A step's input was checked against a session that has changed since."""
-
-
-class WalletStep(journey.StepPage):
+class WalletStep(WalletPage):
     """The receiving wallet, checked for the chosen network before any order exists, and email."""
 
-    name = "wallet"
+    flow = FLOW
+    keep_after = ("details",)
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         network = session.value("network")
@@ -81,27 +78,6 @@ class WalletStep(journey.StepPage):
                 network=network_name(network)))
         result.facts["network"] = network
         return result
-
-    def save(self, session: CheckoutSession, result: FormResult, *,
-             by_user: bool) -> CheckoutSession:
-        network = result.facts["network"]
-
-        def change(fresh: CheckoutSession) -> None:
-            if fresh.value("network") != network:
-                raise StaleInput()
-            fresh.answer(result.values)
-            # Checksummed now, but as typed it had none: the review asks to compare it.
-            fresh.wallet_checked(network, result.notices.get("address"))
-            FLOW.journey.complete(fresh, self.name, keep=("details",), by_user=by_user)
-
-        try:
-            return update_before_order(session.id, change)
-        except StaleInput:
-            # Another tab chose another network while this address was checked for the old one.
-            fresh = get_state().sessions.get(session.id) or session
-            raise journey.StepRefused(FormResult.error("address", _(
-                "Your network changed. Enter the wallet address for %(network)s.",
-                network=network_name(fresh.value("network"))))) from None
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:
