@@ -134,8 +134,48 @@ def normalise_email(value: str) -> str:
     return str(checked.ascii_email or checked.normalized)
 
 
+# The descriptor types the pages know (spec 2.1); photos (``smile-identity-images``) are asked by
+# the KYC step's own inputs, not as a text field.
+FIELD_TYPES = frozenset({"string", "date", "email", "phone", "enum"})
+PHOTOS_TYPE = "smile-identity-images"
+_unknown_types: set[str] = set()
+
+
+def field_kind(spec: RequiredField) -> str:
+    """How a descriptor is asked: its type when the pages know it, else a plain text field (an
+    enum without options too: a select with nothing to choose would stop the user). An unknown
+    type is logged once per process, so a new upstream type is noticed without flooding logs."""
+    kind = (spec.type or "string").strip().lower()
+    if kind == "enum" and not spec.options:
+        return "string"
+    if kind in FIELD_TYPES or kind == PHOTOS_TYPE:
+        return kind
+    if kind not in _unknown_types:
+        _unknown_types.add(kind)
+        log.warning("unknown field type %r (field %r): asked as plain text", kind[:40],
+                    spec.name[:40])
+    return "string"
+
+
+# What a browser's ``pattern`` attribute can mirror exactly: the whole value (``^...$``) made of
+# letters, digits, \d and simple classes of them, each optionally repeated. The attribute is
+# compiled with JavaScript's ``v`` flag (where a class like ``[ -]`` is a syntax error) and has no
+# case-insensitive flag, so anything else is checked on the server only.
+_SIMPLE_ATOM = r"(?:\[(?:[A-Za-z0-9](?:-[A-Za-z0-9])?| )+\]|[A-Za-z0-9]|\\d)(?:\{\d+(?:,\d*)?\}|[+*?])?"
+_SIMPLE_PATTERN = re.compile(rf"\^(?:{_SIMPLE_ATOM})+\$")
+
+
+def browser_pattern(spec: RequiredField) -> str | None:
+    """The descriptor's ``regexp`` for the ``pattern`` attribute, where it means the same there."""
+    if not spec.regexp or set(spec.regexp_flags or "") - {"g", "u"}:
+        return None
+    if not _SIMPLE_PATTERN.fullmatch(spec.regexp) or compile_pattern(spec.regexp) is None:
+        return None
+    return spec.regexp[1:-1]
+
+
 def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) -> str:
-    kind = (spec.type or "string").lower()
+    kind = field_kind(spec)
     if kind == "enum":
         if raw not in {option.value for option in spec.options}:
             raise ValueError(_("Choose one of the options."))
@@ -168,6 +208,8 @@ def clean_required_fields(specs: Iterable[RequiredField], form: Mapping[str, Any
     result = FormResult()
     for spec in specs:
         name = spec.name
+        if field_kind(spec) == PHOTOS_TYPE:
+            continue                      # photos come as files (checkout.kyc.photos)
         def same(sent: str, claim: Any, spec: RequiredField = spec) -> bool:
             try:
                 return (_clean_descriptor_value(spec, sent, country)
@@ -226,7 +268,7 @@ def phone_example(country: str | None) -> str | None:
 
 def input_type(spec: RequiredField) -> str:
     """The HTML input type that brings up the right keyboard on a phone."""
-    return {"phone": "tel", "email": "email", "date": "date"}.get((spec.type or "").lower(), "text")
+    return {"phone": "tel", "email": "email", "date": "date"}.get(field_kind(spec), "text")
 
 
 _DIGITS_ONLY = re.compile(r"\^?\[0-9\]\{\d+(,\d+)?\}\$?")
@@ -235,15 +277,69 @@ _DIGITS_ONLY = re.compile(r"\^?\[0-9\]\{\d+(,\d+)?\}\$?")
 def input_mode(spec: RequiredField) -> str | None:
     """The phone keyboard a field wants beyond its type: digits for account numbers and codes
     (``bankAccountNumber``, ``shortCode``, or a pattern of digits only), else the default."""
-    kind = (spec.type or "").lower()
+    kind = field_kind(spec)
     if kind == "phone":
         return "tel"
-    if kind not in ("", "string"):
+    if kind != "string":
         return None
     if spec.name.endswith(("Number", "shortCode")) or (
             spec.regexp and _DIGITS_ONLY.fullmatch(spec.regexp)):
         return "numeric"
     return None
+
+
+# Browsers fill these KYC fields from the user's own card (spec 4.7's userFields names).
+_AUTOCOMPLETE = {"first_name": "given-name", "last_name": "family-name", "dob": "bday",
+                 "email": "email"}
+
+
+@dataclass(frozen=True)
+class FieldInput:
+    """How one descriptor is asked on a page (``checkout/macros.html``'s ``descriptor_field``):
+    the offer's required fields and a KYC document's fields alike."""
+
+    spec: RequiredField
+    kind: str                               # field_kind()
+    type: str                               # the input's type
+    inputmode: str | None
+    pattern: str | None                     # browser_pattern()
+    autocomplete: str
+    hint: str | None                        # the format, or a phone number as people write it
+    options: tuple[tuple[str, str], ...]
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def label(self) -> str:
+        return self.spec.label or self.spec.name
+
+    @property
+    def required(self) -> bool:
+        return self.spec.required
+
+
+def field_inputs(specs: Iterable[RequiredField], country: str | None) -> list[FieldInput]:
+    """The inputs of ``specs``, in order (photos are not among them: see checkout.kyc.photos)."""
+    inputs = []
+    for spec in specs:
+        kind = field_kind(spec)
+        if kind == PHOTOS_TYPE:
+            continue
+        kind_type = input_type(spec)
+        hint = _("Format: %(format)s", format=spec.format) if spec.format else None
+        if hint is None and kind == "phone":
+            example = phone_example(country)
+            hint = _("For example %(number)s", number=example) if example else None
+        autocomplete = _AUTOCOMPLETE.get(spec.name) or (
+            "tel" if kind == "phone" else ("email" if kind == "email" else "off"))
+        inputs.append(FieldInput(
+            spec=spec, kind=kind, type=kind_type, inputmode=input_mode(spec),
+            pattern=browser_pattern(spec), autocomplete=autocomplete, hint=hint,
+            options=tuple((o.value, o.label or o.value) for o in spec.options)
+            if kind == "enum" else ()))
+    return inputs
 
 
 # -- amounts -------------------------------------------------------------------------------------

@@ -13,14 +13,7 @@ from typing import Any
 from werkzeug.wrappers import Response
 
 from ..flows import Flow
-from ..forms import (
-    FormResult,
-    clean_required_fields,
-    display_value,
-    input_mode,
-    input_type,
-    phone_example,
-)
+from ..forms import FormResult, clean_required_fields, display_value, field_inputs
 from ..htmx import render
 from ..journey import quotes
 from ..journey.steps import update_before_order
@@ -84,9 +77,7 @@ class FieldsStep(StepPage):
             values.update({spec.name: display_value(spec, values.get(spec.name)) for spec in specs
                            if spec.type == "phone" and values.get(spec.name)})
         return render("checkout/journey/fields.html", "checkout/journey/_fields.html",
-                      specs=specs, values=values, errors=(result.errors if result else {}),
+                      inputs=field_inputs(specs, session.value("countryIsoCode")), values=values,
+                      errors=(result.errors if result else {}),
                       form_error=(result.form_error if result else None), known=known,
-                      input_type=input_type, input_mode=input_mode, step=self.name, heading=self.heading,
-                      intro=self.intro,
-                      phone_example=phone_example(session.value("countryIsoCode")),
-                      options_of=lambda spec: [(o.value, o.label) for o in spec.options])
+                      step=self.name, heading=self.heading, intro=self.intro)
