@@ -9,7 +9,7 @@ Every path of the upstream spec answers under ``/api/...``; the sandbox's own pa
 ``/sandbox/...``. Configuration keys (defaults in :data:`DEFAULTS`): ``SANDBOX_CLIENT_ID``,
 ``SANDBOX_CLIENT_SECRET``, ``SANDBOX_WEBHOOK_SECRET``, ``SANDBOX_WEBHOOK_URL``,
 ``SANDBOX_WEBHOOK_ALLOW_LOOPBACK``, ``SANDBOX_WEBHOOK_EVENTS``, ``SANDBOX_TIME_SCALE``,
-``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_PUBLIC_URL``,
+``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_KYC_OUTCOME``, ``SANDBOX_PUBLIC_URL``,
 ``SANDBOX_WEBHOOK_IN_PROCESS``. When started by ``flask`` (no config given), each key may also come
 from an environment variable of the same name (JSON values, or plain text); a WSGI app cannot, so
 ``SANDBOX_WEBHOOK_IN_PROCESS`` is for code that embeds the sandbox.
@@ -30,6 +30,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from .. import config as checkout_config
 from ..paths import TEMPLATES
 from .clock import Clock, Scheduler
+from .kyc import DECISIONS as KYC_DECISIONS
 from .orders import OUTCOMES
 from .state import SandboxState
 from .validation import ApiError
@@ -49,6 +50,9 @@ DEFAULTS: dict[str, Any] = {
     "SANDBOX_TIME_SCALE": 1.0,
     "SANDBOX_USER_ENDPOINTS": False,
     "SANDBOX_OUTCOME": None,
+    # What the review of a KYC submission decides unless the submission's own magic values say
+    # otherwise: approve, reject (with a reason) or pending (until the console decides).
+    "SANDBOX_KYC_OUTCOME": "approve",
     # Where browsers reach the sandbox's pages (payment page, resume page). None: the address the
     # API request came in on. An embedded sandbox answers at an address no browser can open, so its
     # host site mounts the pages somewhere public and says where here.
@@ -96,6 +100,9 @@ def _check_config(app: Flask) -> None:
     outcome = cfg["SANDBOX_OUTCOME"]
     if outcome is not None and outcome not in OUTCOMES:
         raise ValueError(f"SANDBOX_OUTCOME must be one of {', '.join(OUTCOMES)}")
+    kyc_outcome = cfg["SANDBOX_KYC_OUTCOME"]
+    if kyc_outcome is not None and kyc_outcome not in KYC_DECISIONS:
+        raise ValueError(f"SANDBOX_KYC_OUTCOME must be one of {', '.join(KYC_DECISIONS)}")
 
 
 def _register_error_handlers(app: Flask) -> None:
@@ -125,7 +132,16 @@ def _register_error_handlers(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from . import api_kyc, api_legacy, api_offramp, api_onramp, api_util, console_orders, wallet
+    from . import (
+        api_kyc,
+        api_legacy,
+        api_offramp,
+        api_onramp,
+        api_util,
+        console_kyc,
+        console_orders,
+        wallet,
+    )
     from .console import console_bp
 
     app.register_blueprint(api_onramp.bp)
@@ -135,6 +151,7 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(api_kyc.bp)          # /api/kyc/* and /api/user/*
     app.register_blueprint(console_orders.bp)
     app.register_blueprint(wallet.bp)
+    app.register_blueprint(console_kyc.bp)     # /sandbox/kyc (kycUrl) and the KYC console
     app.register_blueprint(console_bp)
 
 

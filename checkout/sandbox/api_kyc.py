@@ -23,7 +23,17 @@ from joserfc import jwt
 from joserfc.jwk import OctKey
 
 from . import reference
-from .kyc import STATUS_DESCRIPTIONS, KycError, KycStatus, KycUser, check_user_fields, kyc_store
+from .api_onramp import public_url
+from .kyc import (
+    FLOWS,
+    STATUS_DESCRIPTIONS,
+    KycError,
+    KycStatus,
+    KycUser,
+    check_user_fields,
+    kyc_store,
+    reached_limit,
+)
 from .orders import iso
 from .reference import Country
 from .validation import ApiError, Body, InvalidRequest, Query
@@ -47,7 +57,7 @@ def _email(value: str | None, name: str) -> str | None:
         raise InvalidRequest(f"{name} must be an email address") from None
 
 
-def _phone_country(value: str, name: str) -> Country:
+def phone_country(value: str, name: str) -> Country:
     if not _PHONE.fullmatch(value):
         raise InvalidRequest(f"{name} must be an international phone number, digits only "
                              "(e.g. 2348012345678)")
@@ -64,19 +74,25 @@ def _country(value: str | None, name: str = "countryIsoCode") -> Country:
     return country
 
 
-def _volume_usd(user: KycUser) -> Decimal:
-    """The user's order volume when the order store can tell it, else nothing yet."""
+def volumes(*, email: str | None, phone: str | None) -> dict[str, Decimal]:
+    """The user's order volume per flow in USD, when the order store can tell it (else 0)."""
     orders = getattr(current_app.extensions.get("sandbox"), "orders", None)
     volume = getattr(orders, "volume_usd", None)
-    if volume is None:
-        return Decimal(0)
-    return Decimal(str(volume(email=user.email, phone=user.phone)))
+    if volume is None or not (email or phone):
+        return {}
+    return {flow: Decimal(str(volume(email=email, phone=phone, family=flow))) for flow in FLOWS}
 
 
-def _status(user: KycUser | None) -> KycStatus:
+def status_of(user: KycUser | None, country: Country | None = None, *,
+              email: str | None = None, phone: str | None = None) -> KycStatus:
+    """A user's KYC status. One the KYC store does not know (no submission, no user API call)
+    has passed nothing, yet may have orders: by the ``email`` or ``phone`` asked about, they
+    still count towards ``reachedKycLimit`` in ``country``."""
     if user is None:
-        return KycStatus("none", "none", STATUS_DESCRIPTIONS["none"], False)
-    return kyc_store().status(user, _volume_usd(user))
+        reached = country is not None and reached_limit(
+            country, "none", volumes(email=email, phone=phone))
+        return KycStatus("none", "none", STATUS_DESCRIPTIONS["none"], reached)
+    return kyc_store().status(user, volumes(email=user.email, phone=user.phone))
 
 
 def _checked_fields(document: reference.KycDocument, values: Any) -> dict[str, Any]:
@@ -105,11 +121,13 @@ def kyc_state() -> ResponseReturnValue:
     query = Query(request)
     phone = query.text("phoneNumber", required=True)
     email = _email(query.text("email"), "email")
-    country = _phone_country(phone, "phoneNumber")
+    country = phone_country(phone, "phoneNumber")
     user = kyc_store().find(phone=phone, email=email)
-    status = _status(user)
+    status = status_of(user, country, email=email, phone=phone)
     return jsonify({
-        "kycUrl": f"{request.host_url}sandbox/kyc?phoneNumber={phone.lstrip('+')}",
+        # The partner's hosted verification page, at the address browsers use (under the
+        # checkout's prefix when the sandbox is embedded): see kyc_page.
+        "kycUrl": public_url("sandbox_kyc_console.kyc_page", phoneNumber=phone.lstrip("+")),
         "offrampKycRules": _rules(country.kyc_offramp),
         "onrampKycRules": _rules(country.kyc_onramp),
         "passedKyc": status.passed_type != "none",
@@ -129,7 +147,7 @@ def kyc_submit() -> ResponseReturnValue:
     id_type = body.text("idType", required=True)
     if body.data.get("userFields") is None:
         raise InvalidRequest("userFields is required")
-    country = _phone_country(phone, "phone")
+    country = phone_country(phone, "phone")
     document = country.document_by_value(id_type)
     if document is None:
         values = ", ".join(d.value for d in country.documents)
@@ -190,7 +208,7 @@ def user_kyc_status() -> ResponseReturnValue:
     _require_user_endpoints()
     body = Body(request, allowed=("email", "countryIsoCode"))
     user, _ = _user_for(body)
-    status = _status(user)
+    status = status_of(user)
     return jsonify({
         "passedKycType": status.passed_type,
         "kycStatus": status.status,

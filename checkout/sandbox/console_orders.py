@@ -109,12 +109,29 @@ def offramp_corridors() -> list[dict[str, Any]]:
             for c in reference.COUNTRIES for ch in c.offramp]
 
 
+def kyc_thresholds() -> list[dict[str, Any]]:
+    """Per country and flow, the KYC rules (USD) and the corridors' USD limits beside them."""
+    rows = []
+    for c in reference.COUNTRIES:
+        for flow_name, rules, channels in (("on-ramp", c.kyc_onramp, c.onramp),
+                                           ("off-ramp", c.kyc_offramp, c.offramp)):
+            limits = [f"{ch.channel} {ch.limits.min_usd}–{ch.limits.max_usd}"
+                      for ch in channels if ch.limits.available]
+            rows.append({"country": c, "flow": flow_name,
+                         "rules": [r.to_json() for r in rules], "limits": ", ".join(limits)})
+    return rows
+
+
 @bp.get("/sandbox/")
 def index() -> ResponseReturnValue:
     """The sandbox's front page: links, credentials, magic values and the corridors."""
+    from . import kyc
+
     return render_template("checkout/sandbox/index.html", outcomes=OUTCOMES,
                            otp=transfer.SANDBOX_OTP, payees=payees,
                            onramp=onramp_corridors(), offramp=offramp_corridors(),
+                           kyc=kyc, kyc_rules=kyc_thresholds(),
+                           kyc_outcome=current_app.config.get("SANDBOX_KYC_OUTCOME") or "approve",
                            signed=bool(current_app.config.get("SANDBOX_CLIENT_SECRET")))
 
 

@@ -1,30 +1,44 @@
 """KYC of the sandbox's users: who submitted which document, and the review's outcome.
 
 A user is known by email and/or phone number. Each submission goes ``pending`` and, after a review
-of ``REVIEW_SECONDS`` sandbox seconds (times the time scale), ``approved`` or ``rejected``. The
-sandbox approves every well-formed submission except one documented magic value: an ``id_number`` whose
-digits are all zeros (``00000000``, ``G0000000``, ``GHA-000000000-0``) is rejected, so merchants can
-exercise the rejection path.
+of ``REVIEW_SECONDS`` sandbox seconds (times the time scale), ``approved`` or ``rejected``; or it stays
+``pending`` until someone decides it on the console. What the review decides (the forced outcome,
+like an order's) comes from, first to last:
+
+1. a magic ``last_name`` in the submitted fields: ``Approve``, ``Reject`` or ``Pending`` (any case);
+2. an ``id_number`` whose digits are all zeros (``00000000``, ``G0000000``, ``GHA-000000000-0``):
+   rejected, as a number the issuer does not know;
+3. the config key ``SANDBOX_KYC_OUTCOME`` (``approve``, ``reject`` or ``pending``);
+4. approve.
+
+The console (``console_kyc``) can decide any submission still pending at any time: approve it, reject
+it with a reason, or keep it pending (its review timer no longer decides it). A rejection carries a
+reason in plain words, given as ``kycStatusDescription``.
 
 Decisions are applied lazily, whenever a user is read, against an injectable ``now`` (tests pass a
 fake clock and are instant); when the sandbox has a scheduler, it also settles each submission on
 time so that the opt-in ``kyc`` webhook goes out without anyone polling.
 
 Field values are checked against the document's descriptors: patterns with RE2 (linear time, so a
-pattern can never hang the sandbox), flag ``i`` meaning case-insensitive.
+pattern can never hang the sandbox), flag ``i`` meaning case-insensitive. Images (advanced documents)
+must be the selfie, the front and, for a card, the back, each base64 of a JPEG or PNG or an https URL.
+Nothing submitted is kept: the store remembers which document a user submitted and its outcome, never
+the field values or images, and no message repeats them.
 """
 from __future__ import annotations
 
+import binascii
 import hashlib
 import itertools
 import re
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+from urllib.parse import urlsplit
 
 import re2
 from email_validator import EmailNotValidError, validate_email
@@ -36,18 +50,35 @@ from .reference import Country, KycDocument, KycRule, RequiredField
 
 REVIEW_SECONDS = 60.0
 MIN_AGE_YEARS = 18
-# Smile ID image types: 0 selfie, 1 document front, 5 (or 2, per one public page) the back.
-IMAGE_TYPES = frozenset({0, 1, 2, 3, 4, 5, 6, 7})
-REQUIRED_IMAGE_TYPES = frozenset({0, 1})
 MAX_TEXT = 200
+MAX_REASON = 300
+MAX_IMAGE_BYTES = 10 * 1024 * 1024          # decoded; a phone photo shrunk for upload is ~1 MB
+MAX_IMAGE_URL = 2048
+_JPEG = b"\xff\xd8\xff"
+_PNG = b"\x89PNG\r\n\x1a\n"
 
 SubmissionStatus = Literal["pending", "approved", "rejected"]
+Decision = Literal["approve", "reject", "pending"]
+DECISIONS: tuple[Decision, ...] = get_args(Decision)
+DECIDED: Mapping[Decision, SubmissionStatus] = {"approve": "approved", "reject": "rejected",
+                                                 "pending": "pending"}
+# A ``last_name`` (trimmed, any case) that forces the submission's outcome.
+MAGIC_LAST_NAMES: Mapping[str, Decision] = {"approve": "approve", "reject": "reject",
+                                            "pending": "pending"}
+
 STATUS_DESCRIPTIONS = {
     "none": "No KYC documents have been submitted yet",
     "pending": "The documents are being reviewed",
     "approved": "The documents have been verified",
-    "rejected": "The documents could not be verified; submit them again",
+    # "rejected": the submission's reason (describe)
 }
+# Why a submission was rejected, in words a user can act on (kycStatusDescription).
+REASON_DEFAULT = ("The documents could not be verified. Check the details and submit them again, "
+                  "or use another document.")
+REASON_ID_NOT_FOUND = ("The ID number was not found in the issuer's records. Check the number, or "
+                       "use another document.")
+REASON_DETAILS_MISMATCH = ("The name or date of birth does not match the document's records. "
+                           "Check them, or use another document.")
 # Webhook vocabulary (notes 4) for the store's statuses.
 EVENT_STATUS = {"pending": "initiated", "approved": "approved", "rejected": "rejected"}
 
@@ -69,9 +100,13 @@ class Submission:
     id: str
     document: KycDocument
     submitted_at: datetime
-    decide_at: datetime
-    outcome: SubmissionStatus
+    decide_at: datetime | None      # when the review decides; None: pending until the console does
+    outcome: Decision               # what the review will decide (or decided)
+    reason: str | None = None       # why it is rejected (outcome "reject")
+    source: str = "default"         # what chose the outcome: default, config, last_name, id_number,
+    #                                 console, kyc page
     status: SubmissionStatus = "pending"
+    decided_at: datetime | None = None
 
     @property
     def hash(self) -> str:
@@ -111,8 +146,15 @@ class KycStatus:
     reached_limit: bool
 
 
+FLOWS = ("onramp", "offramp")
+
+
 def allowed_volume(rules: tuple[KycRule, ...], passed_type: str) -> Decimal | None:
-    """The order volume in USD a user with ``passed_type`` may reach; None means unbounded."""
+    """The order volume in USD a user with ``passed_type`` may reach; None means unbounded.
+
+    It is the ``max`` of the highest rule the user's level covers: 14.99 USD on Kenya's on-ramp
+    without KYC, 99.99 with basic, 500 with advanced.
+    """
     rank = ref.KYC_LEVELS.index(passed_type)
     covered = [r for r in rules if ref.KYC_LEVELS.index(r.type) <= rank]
     if any(r.max is None for r in covered):
@@ -120,19 +162,49 @@ def allowed_volume(rules: tuple[KycRule, ...], passed_type: str) -> Decimal | No
     return max((r.max for r in covered if r.max is not None), default=Decimal(0))
 
 
+def rules_of(country: Country, flow: str) -> tuple[KycRule, ...]:
+    return country.kyc_onramp if flow == "onramp" else country.kyc_offramp
+
+
+def reached_limit(country: Country, passed_type: str, volumes: Mapping[str, Decimal]) -> bool:
+    """``reachedKycLimit``: in either flow, the user's order volume has reached what their level
+    allows there (``allowed_volume``)."""
+    for flow in FLOWS:
+        rules = rules_of(country, flow)
+        allowed = allowed_volume(rules, passed_type) if rules else None
+        if allowed is not None and volumes.get(flow, Decimal(0)) >= allowed:
+            return True
+    return False
+
+
+def clean_reason(reason: str | None) -> str:
+    """A rejection reason as plain words: one line, no control characters, at most
+    ``MAX_REASON`` characters (longer is refused); blank means :data:`REASON_DEFAULT`."""
+    text = " ".join("".join(c if c.isprintable() else " " for c in (reason or "")).split())
+    if len(text) > MAX_REASON:
+        raise KycError(f"reason is too long (at most {MAX_REASON} characters)")
+    return text or REASON_DEFAULT
+
+
 class KycStore:
     """Thread-safe, in-memory users and submissions of one sandbox app."""
 
     def __init__(self, now: Callable[[], datetime] = _utcnow, *, scale: float = 1.0,
                  emit: Callable[[dict[str, Any]], None] | None = None,
-                 schedule: Callable[..., Any] | None = None) -> None:
+                 schedule: Callable[..., Any] | None = None,
+                 default_outcome: str = "approve") -> None:
+        if default_outcome not in DECISIONS:
+            raise ValueError(f"default_outcome must be one of {', '.join(DECISIONS)}")
         self._now = now
         self.scale = scale
+        self.default_outcome: Decision = default_outcome
         self._emit = emit            # sends an opt-in `kyc` webhook payload
         self._schedule = schedule    # call_later(sandbox_seconds, fn, *args)
         self._lock = threading.RLock()
         self._by_email: dict[str, KycUser] = {}
         self._by_phone: dict[str, KycUser] = {}
+        self._users: list[KycUser] = []
+        self._submissions: dict[str, tuple[KycUser, Submission]] = {}
         self._ids = itertools.count(1)
         self._user_ids: set[str] = set()
 
@@ -148,6 +220,14 @@ class KycStore:
         if user is not None:
             self._settle(user)
         return user
+
+    def users(self) -> list[KycUser]:
+        """Every user, first known first, with their submissions settled."""
+        with self._lock:
+            users = list(self._users)
+        for user in users:
+            self._settle(user)
+        return users
 
     def get_or_create(self, country: Country, *, email: str | None = None,
                       phone: str | None = None) -> tuple[KycUser, bool]:
@@ -172,6 +252,7 @@ class KycStore:
                 user = KycUser(self._new_id(email.lower() if email else f"phone:{phone}"),
                                country)
                 self._user_ids.add(user.id)
+                self._users.append(user)
             if email and user.email is None and email.lower() not in self._by_email:
                 user.email = email
                 self._by_email[email.lower()] = user
@@ -194,56 +275,134 @@ class KycStore:
 
     # -- submissions ------------------------------------------------------------------------------
 
+    def _check_can_submit(self, user: KycUser, document: KycDocument) -> None:
+        latest = user.latest
+        if latest is not None and latest.status == "pending":
+            raise KycError("a KYC submission is already under review")
+        rank = ref.KYC_LEVELS.index
+        if rank(user.passed_type) >= rank(document.kind):
+            raise KycError(f"{user.passed_type} KYC is already approved for this user")
+
+    def planned_outcome(self, fields: Mapping[str, Any]) -> tuple[Decision, str | None, str]:
+        """What the review of a submission with these fields will decide: (outcome, reason,
+        source), per the order in the module's docstring."""
+        magic = MAGIC_LAST_NAMES.get(str(fields.get("last_name", "")).strip().lower())
+        if magic is not None:
+            return magic, REASON_DETAILS_MISMATCH if magic == "reject" else None, "last_name"
+        if _all_zero_id(fields):
+            return "reject", REASON_ID_NOT_FOUND, "id_number"
+        if self.default_outcome != "approve":
+            reason = REASON_DEFAULT if self.default_outcome == "reject" else None
+            return self.default_outcome, reason, "config"
+        return "approve", None, "default"
+
+    def _new_submission(self, user: KycUser, document: KycDocument, outcome: Decision,
+                        reason: str | None, source: str, review: bool) -> Submission:
+        """Append a pending submission (call under the lock)."""
+        now = self.now()
+        decide_at = (now + timedelta(seconds=REVIEW_SECONDS * self.scale)
+                     if review and outcome != "pending" else None)
+        submission = Submission(
+            id=f"kyc_{next(self._ids):06d}_{uuid.uuid4().hex[:8]}", document=document,
+            submitted_at=now, decide_at=decide_at, outcome=outcome, reason=reason, source=source)
+        user.submissions.append(submission)
+        self._submissions[submission.id] = (user, submission)
+        return submission
+
     def submit(self, user: KycUser, document: KycDocument, fields: dict[str, Any]) -> Submission:
         """Record a checked submission; refuse one while another is pending or already passed."""
         with self._lock:
             self._settle(user)
-            latest = user.latest
-            if latest is not None and latest.status == "pending":
-                raise KycError("a KYC submission is already under review")
-            rank = ref.KYC_LEVELS.index
-            if rank(user.passed_type) >= rank(document.kind):
-                raise KycError(f"{user.passed_type} KYC is already approved for this user")
-            now = self.now()
-            outcome: SubmissionStatus = "rejected" if _is_magic_reject(fields) else "approved"
-            submission = Submission(
-                id=f"kyc_{next(self._ids):06d}_{uuid.uuid4().hex[:8]}", document=document,
-                submitted_at=now, decide_at=now + timedelta(seconds=REVIEW_SECONDS * self.scale),
-                outcome=outcome)
-            user.submissions.append(submission)
+            self._check_can_submit(user, document)
+            outcome, reason, source = self.planned_outcome(fields)
+            submission = self._new_submission(user, document, outcome, reason, source,
+                                              review=True)
         self._notify(user, submission)
-        if self._schedule is not None:
+        if self._schedule is not None and submission.decide_at is not None:
             self._schedule(REVIEW_SECONDS, self.settle_submission, user, submission)
         return submission
 
-    def settle_submission(self, user: KycUser, submission: Submission) -> None:
-        """Apply a submission's decision now (the scheduler's timer may fire a hair early)."""
+    def verify_now(self, user: KycUser, document: KycDocument) -> Submission:
+        """The hosted page's sandbox shortcut: a submission of ``document`` approved at once."""
         with self._lock:
-            decided = submission.status == "pending"
-            if decided:
-                submission.status = submission.outcome
-        if decided:
+            self._settle(user)
+            self._check_can_submit(user, document)
+            submission = self._new_submission(user, document, "approve", None, "kyc page",
+                                              review=False)
+        self._notify(user, submission)
+        self._apply(user, submission, "approve")
+        return submission
+
+    def get_submission(self, submission_id: str) -> tuple[KycUser, Submission]:
+        """The user and submission with this id; ``KeyError`` when there is none."""
+        with self._lock:
+            user, submission = self._submissions[submission_id]
+        self._settle(user)
+        return user, submission
+
+    def decide(self, submission_id: str, decision: str, reason: str | None = None) -> Submission:
+        """The console decides a pending submission now: approve, reject (with ``reason``) or
+        keep it pending until decided again. ``KeyError`` for an unknown id, ``KycError`` for a
+        bad decision or a submission already decided."""
+        if decision not in DECISIONS:
+            raise KycError(f"decision must be one of: {', '.join(DECISIONS)}")
+        text = clean_reason(reason) if decision == "reject" else None
+        user, submission = self.get_submission(submission_id)
+        with self._lock:
+            if submission.status != "pending":
+                raise KycError(f"submission {submission_id} is already {submission.status}")
+            submission.source = "console"
+            if decision == "pending":
+                submission.outcome, submission.decide_at, submission.reason = "pending", None, None
+                return submission
+        self._apply(user, submission, decision, text)
+        return submission
+
+    def _apply(self, user: KycUser, submission: Submission, decision: Decision,
+               reason: str | None = None) -> None:
+        with self._lock:
+            if submission.status != "pending":
+                return
+            submission.outcome = decision
+            if decision == "reject":
+                submission.reason = reason or submission.reason or REASON_DEFAULT
+            submission.status = DECIDED[decision]
+            submission.decided_at = self.now()
+        self._notify(user, submission)
+
+    def settle_submission(self, user: KycUser, submission: Submission) -> None:
+        """Apply a submission's review now (the scheduler's timer may fire a hair early). A
+        submission the console kept pending, or already decided, is left as it is."""
+        with self._lock:
+            due = submission.status == "pending" and submission.decide_at is not None
+            if due:
+                submission.status = DECIDED[submission.outcome]
+                submission.decided_at = submission.decide_at
+        if due:
             self._notify(user, submission)
 
     def _settle(self, user: KycUser) -> None:
         now = self.now()
         with self._lock:
-            due = [s for s in user.submissions if s.status == "pending" and s.decide_at <= now]
+            due = [s for s in user.submissions if s.status == "pending"
+                   and s.decide_at is not None and s.decide_at <= now]
             for s in due:
-                s.status = s.outcome
+                s.status = DECIDED[s.outcome]
+                s.decided_at = s.decide_at
         for s in due:
             self._notify(user, s)
 
-    def status(self, user: KycUser, volume_usd: Decimal = Decimal(0)) -> KycStatus:
-        """Where the user stands; ``reached_limit`` compares their volume with the rules."""
+    def status(self, user: KycUser, volumes: Mapping[str, Decimal] | None = None) -> KycStatus:
+        """Where the user stands; ``reached_limit`` compares their volume per flow (USD) with
+        the rules."""
         self._settle(user)
         with self._lock:
             latest = user.latest
             status = latest.status if latest else "none"
             passed = user.passed_type
-        allowed = allowed_volume(user.country.kyc_onramp, passed)
-        return KycStatus(passed, status, STATUS_DESCRIPTIONS[status],
-                         allowed is not None and volume_usd >= allowed)
+            description = describe(latest)
+        return KycStatus(passed, status, description,
+                         reached_limit(user.country, passed, volumes or {}))
 
     def webhook_user_kyc(self, email: str) -> dict[str, Any]:
         """``data.userKyc`` of an order webhook (spec 6.2): every field optional."""
@@ -271,11 +430,20 @@ class KycStore:
             date=iso(self.now())))
 
 
+def describe(submission: Submission | None) -> str:
+    """``kycStatusDescription``: the status in words, and for a rejection, why."""
+    if submission is None:
+        return STATUS_DESCRIPTIONS["none"]
+    if submission.status == "rejected":
+        return submission.reason or REASON_DEFAULT
+    return STATUS_DESCRIPTIONS[submission.status]
+
+
 def _phone_key(phone: str) -> str:
     return phone.lstrip("+")
 
 
-def _is_magic_reject(fields: dict[str, Any]) -> bool:
+def _all_zero_id(fields: Mapping[str, Any]) -> bool:
     digits = re.sub(r"[^0-9]", "", str(fields.get("id_number", "")))
     return bool(digits) and set(digits) == {"0"}
 
@@ -306,7 +474,7 @@ def check_user_fields(document: KycDocument, values: Any, today: date,
 def _check_field(key: str, descriptor: RequiredField, value: Any, document: KycDocument,
                  today: date) -> Any:
     if descriptor.type == "smile-identity-images":
-        return _check_images(key, value)
+        return _check_images(key, value, document)
     if not isinstance(value, str):
         raise KycError(f"{key} must be a string")
     if len(value) > MAX_TEXT:
@@ -355,24 +523,79 @@ def _age(born: date, today: date) -> int:
     return today.year - born.year - ((today.month, today.day) < (born.month, born.day))
 
 
-def _check_images(key: str, value: Any) -> list[dict[str, Any]]:
+def _image_names(types: tuple[int, ...] | list[int]) -> str:
+    return ", ".join(f"{t} ({ref.IMAGE_TYPE_NAMES[t]})" for t in types)
+
+
+def _check_images(key: str, value: Any, document: KycDocument) -> list[dict[str, Any]]:
+    """``images`` of an advanced document: each of ``document.image_types`` exactly once (the
+    selfie 0, the front 1, and the back 5 unless the document is a passport)."""
+    wanted = document.image_types
     if not isinstance(value, list) or not value:
         raise KycError(f"{key} must be a list of {{image_type_id, image}}")
-    seen = set()
+    seen: list[int] = []
     for i, item in enumerate(value):
+        where = f"{key}[{i}]"
         if not isinstance(item, dict) or set(item) != {"image_type_id", "image"}:
-            raise KycError(f"{key}[{i}] must be an object with image_type_id and image")
-        type_id, image = item["image_type_id"], item["image"]
-        if isinstance(type_id, bool) or type_id not in IMAGE_TYPES:
-            raise KycError(f"{key}[{i}].image_type_id must be one of 0 (selfie), "
-                           "1 (document front), 5 (document back)")
-        if not isinstance(image, str) or not image.strip():
-            raise KycError(f"{key}[{i}].image must be base64 data or a URL")
-        seen.add(type_id)
-    missing = sorted(REQUIRED_IMAGE_TYPES - seen)
+            raise KycError(f"{where} must be an object with image_type_id and image")
+        type_id = item["image_type_id"]
+        if type(type_id) is not int or type_id not in wanted:
+            if type(type_id) is int and type_id == ref.IMAGE_BACK and not document.has_back:
+                raise KycError(f"{where}.image_type_id 5 (document back): a {document.title} has "
+                               f"no back; send {_image_names(wanted)}")
+            raise KycError(f"{where}.image_type_id must be one of {_image_names(wanted)}")
+        if type_id in seen:
+            raise KycError(f"{where}.image_type_id {_image_names([type_id])} is given twice")
+        _check_image(f"{where}.image", item["image"])
+        seen.append(type_id)
+    missing = [t for t in wanted if t not in seen]
     if missing:
-        raise KycError(f"{key} needs a selfie (0) and the document front (1)")
+        raise KycError(f"{key} is missing the {_image_names(missing)}: a {document.title} needs "
+                       f"{_image_names(wanted)}")
     return value
+
+
+_BASE64_LIMIT = 4 * -(-MAX_IMAGE_BYTES // 3)
+
+
+def _check_image(where: str, image: Any) -> None:
+    """Base64 (standard alphabet, padded, no line breaks) of a JPEG or PNG, or an https URL.
+
+    Messages name the item and never repeat its content: images are personal data.
+    """
+    expected = "base64 data of a JPEG or PNG image, or an https URL"
+    if not isinstance(image, str) or not image:
+        raise KycError(f"{where} must be {expected}")
+    lowered = image[:8].lower()
+    if lowered.startswith("https://"):
+        _check_image_url(where, image)
+        return
+    if lowered.startswith("http://"):
+        raise KycError(f"{where} must be an https URL (http is refused)")
+    if lowered.startswith("data:"):
+        raise KycError(f"{where} must be plain base64, without a data: URL prefix")
+    if len(image) > _BASE64_LIMIT:
+        raise KycError(f"{where} is too large (at most {MAX_IMAGE_BYTES // (1024 * 1024)} MB)")
+    try:
+        raw = binascii.a2b_base64(image, strict_mode=True)
+    except (binascii.Error, ValueError):
+        raise KycError(f"{where} must be {expected}") from None
+    if not raw.startswith((_JPEG, _PNG)):
+        raise KycError(f"{where} is not a JPEG or PNG image")
+
+
+def _check_image_url(where: str, url: str) -> None:
+    bad = (len(url) > MAX_IMAGE_URL
+           or any(c.isspace() or not c.isprintable() or c == "\\" for c in url))
+    try:
+        parts = urlsplit(url)
+        bad = bad or not parts.hostname or parts.username is not None or parts.password is not None
+        parts.port  # noqa: B018 (raises ValueError on a malformed port)
+    except ValueError:
+        bad = True
+    if bad:
+        raise KycError(f"{where} must be an https URL with a host (no user name or password, at "
+                       f"most {MAX_IMAGE_URL} characters)")
 
 
 # -- per-app store --------------------------------------------------------------------------------
@@ -394,6 +617,7 @@ def kyc_store(app: Flask | None = None) -> KycStore:
         scheduler = getattr(sandbox, "scheduler", None)
         store = KycStore(
             now=clock.now if clock is not None else _utcnow,
+            default_outcome=app.config.get("SANDBOX_KYC_OUTCOME") or "approve",
             # With a sandbox scheduler, call_later scales the wait itself: keep them in step.
             scale=getattr(clock, "scale", None) or float(app.config.get("SANDBOX_TIME_SCALE",
                                                                         1.0)),

@@ -267,19 +267,25 @@ class OrderStore:
                         return True
         return False
 
-    def volume_usd(self, *, email: str | None = None, phone: str | None = None) -> float:
-        """USD value of a user's orders that are live or went through (KYC limits count these)."""
+    def volume_usd(self, *, email: str | None = None, phone: str | None = None,
+                   family: str | None = None) -> float:
+        """USD value of a user's orders that are live or went through (KYC limits count these),
+        of one ``family`` (``onramp``, ``offramp``) or both. An order is the user's when its
+        email or phone number (the payer's or payee's ``phoneNumber``) is theirs."""
         dead = {"swap_expired", "swap_buyer_rejected", "swap_seller_rejected", "expired",
                 "cancelled", "transaction_invalid", "transaction_failed", "refunded"}
         email = email.lower() if email else None
+        phone = phone.lstrip("+") if phone else None
         total = 0.0
         with self.lock:
             for order in self._orders.values():
+                if family is not None and order.family != family:
+                    continue
                 data = order.data
                 owner_email = (data.get("email") or data.get("userEmail") or "").lower()
-                owner_phone = data.get("phoneNumber") or data.get("userPhoneNumber")
+                owner_phone = (data.get("phoneNumber") or data.get("userPhoneNumber") or "")
                 mine = (email is not None and owner_email == email) or \
-                       (phone is not None and owner_phone == phone)
+                       (phone is not None and owner_phone.lstrip("+") == phone)
                 if mine and order.status not in dead:
                     total += float(data.get("amount") or data.get("cashout", {}).get("usdAmount") or 0)
         return round(total, 6)

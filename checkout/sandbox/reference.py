@@ -303,6 +303,17 @@ KycType = Literal["none", "basic", "advanced"]
 KYC_LEVELS: tuple[KycType, ...] = ("none", "basic", "advanced")
 
 
+# Smile ID ``image_type_id`` values of the images an advanced document asks for (notes 7).
+IMAGE_SELFIE = 0
+IMAGE_FRONT = 1
+IMAGE_BACK = 5      # one public page says 2; the notes and the sandbox use 5
+IMAGE_TYPE_NAMES: Mapping[int, str] = MappingProxyType({
+    IMAGE_SELFIE: "selfie", IMAGE_FRONT: "document front", IMAGE_BACK: "document back"})
+# Document types that are a booklet: the photo page is all there is, so no back is asked. Every
+# other advanced document (ID cards, licences, residence cards) is a card with two sides.
+NO_BACK_TYPES = frozenset({"PASSPORT"})
+
+
 @dataclass(frozen=True)
 class KycDocument:
     id: str
@@ -311,6 +322,19 @@ class KycDocument:
     title: str
     value: str      # what /api/kyc/submit takes as idType
     required_fields: tuple[RequiredField, ...]
+
+    @property
+    def has_back(self) -> bool:
+        """Whether a photo of the document's back is part of it (a card, not a passport)."""
+        return self.type not in NO_BACK_TYPES
+
+    @property
+    def image_types(self) -> tuple[int, ...]:
+        """The ``image_type_id`` values a submission must carry, each once (none for basic)."""
+        if self.kind != "advanced":
+            return ()
+        back = (IMAGE_BACK,) if self.has_back else ()
+        return (IMAGE_SELFIE, IMAGE_FRONT) + back
 
     def to_json(self, *, with_id: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"_id": self.id} if with_id else {}
@@ -325,21 +349,32 @@ _PERSON_FIELDS = (
     RequiredField("dob", "date", "Date of birth"),
     RequiredField("email", "email", "Email"),
 )
-IMAGES = RequiredField("images", "smile-identity-images", "Selfie and photos of the document")
+# The images field's label says which photos the document needs: the only place the upstream's
+# document shape (spec 2.8) can say it.
+IMAGES = RequiredField("images", "smile-identity-images",
+                       "Selfie and photos of the front and back of the document")
+IMAGES_NO_BACK = RequiredField("images", "smile-identity-images",
+                               "Selfie and a photo of the document's photo page")
 
 
 def document(iso: str, kind: DocumentKind, value: str, title: str, regexp: str, fmt: str,
              flags: str | None = None) -> KycDocument:
     id_number = RequiredField("id_number", "string", "ID number", format=fmt,
                               regexp=regexp, regexp_flags=flags)
-    fields = _PERSON_FIELDS + (id_number,) + ((IMAGES,) if kind == "advanced" else ())
+    images = IMAGES_NO_BACK if value in NO_BACK_TYPES else IMAGES
+    fields = _PERSON_FIELDS + (id_number,) + ((images,) if kind == "advanced" else ())
     return KycDocument(stable_id("kyc-document", iso, kind, value), kind, value, title, value,
                        fields)
 
 
 @dataclass(frozen=True)
 class KycRule:
-    """KYC ``type`` required for orders from ``min`` to ``max`` USD; ``max`` None is unbounded."""
+    """KYC ``type`` required for orders from ``min`` to ``max`` USD; ``max`` None is unbounded.
+
+    Like the upstream's (Kenya's on-ramp: none below 15 USD, basic from 15 to 99.99, advanced from
+    100), a rule ends a cent below the next one's ``min``: an amount between the two (14.995) is
+    still below the next threshold and needs the lower level.
+    """
 
     min: Decimal
     max: Decimal | None
@@ -355,10 +390,23 @@ def _plain(d: Decimal) -> int | float:
     return int(d) if d == d.to_integral_value() else float(d)
 
 
-# Rules for countries with and without advanced documents.
-RULES_WITH_ADVANCED = (KycRule(D(0), D(100), "none"), KycRule(D(100), D(1000), "basic"),
-                       KycRule(D(1000), None, "advanced"))
-RULES_BASIC_ONLY = (KycRule(D(0), D(50), "none"), KycRule(D(50), None, "basic"))
+CENT = D("0.01")
+
+
+def kyc_rules(*thresholds: tuple[int | str, KycType], top: int | None = None
+              ) -> tuple[KycRule, ...]:
+    """Rules from ``(min USD, type)`` steps: each ends a cent below the next step's ``min``; the
+    last ends at ``top`` USD, or never (``'Infinity'``) when ``top`` is None."""
+    mins = [D(str(m)) for m, _ in thresholds]
+    ends: list[Decimal | None] = [m - CENT for m in mins[1:]]
+    ends.append(None if top is None else D(top))
+    return tuple(KycRule(m, end, kind) for m, end, (_, kind) in zip(mins, ends, thresholds,
+                                                                    strict=True))
+
+
+def basic_only(basic_from: int, top: int | None = None) -> tuple[KycRule, ...]:
+    """Rules of a country without advanced documents: none, then basic from ``basic_from``."""
+    return kyc_rules((0, "none"), (basic_from, "basic"), top=top)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -374,8 +422,8 @@ class Country:
     offramp: tuple[OfframpChannel, ...]
     basic_documents: tuple[KycDocument, ...]
     advanced_documents: tuple[KycDocument, ...] = ()
-    kyc_onramp: tuple[KycRule, ...] = RULES_BASIC_ONLY
-    kyc_offramp: tuple[KycRule, ...] = RULES_BASIC_ONLY
+    kyc_onramp: tuple[KycRule, ...] = ()
+    kyc_offramp: tuple[KycRule, ...] = ()
 
     @property
     def usd_rate(self) -> Decimal:
@@ -448,8 +496,15 @@ def _ng() -> Country:
         advanced_documents=(
             document("NG", "advanced", "DRIVERS_LICENSE", "Driver's licence",
                      "^[a-zA-Z]{3}([ -]{1})?[A-Z0-9]{6,12}$", "ABC000000000", "i"),
+            # A booklet: its photo page is all there is, so no back is asked (NO_BACK_TYPES).
+            document("NG", "advanced", "PASSPORT", "International passport", "^[A-Z][0-9]{8}$",
+                     "A00000000", "i"),
         ),
-        kyc_onramp=RULES_WITH_ADVANCED, kyc_offramp=RULES_WITH_ADVANCED,
+        # Every level within the corridors: none up to 24.99 USD (any channel), basic from 25
+        # (bank, mobile money; airtime tops out at 50), advanced from 100 (bank, mobile money).
+        kyc_onramp=kyc_rules((0, "none"), (25, "basic"), (100, "advanced")),
+        # Off-ramp: advanced from 200 USD, reached by bank payouts (to 500) and mobile money (200).
+        kyc_offramp=kyc_rules((0, "none"), (50, "basic"), (200, "advanced")),
     )
 
 
@@ -489,7 +544,12 @@ def _ke() -> Country:
         advanced_documents=(
             document("KE", "advanced", "ALIEN_CARD", "Alien card", "^[0-9]{6,9}$", "000000"),
         ),
-        kyc_onramp=RULES_WITH_ADVANCED, kyc_offramp=RULES_WITH_ADVANCED,
+        # As the service documents it: no KYC below 15 USD, basic from 15 to 99.99, advanced from
+        # 100 up to the 500 USD limit of M-PESA and bank (the rule itself is open-ended).
+        kyc_onramp=kyc_rules((0, "none"), (15, "basic"), (100, "advanced")),
+        # Off-ramp advanced ends at 500 USD: a user verified to the top level reaches their limit
+        # (reachedKycLimit) once their payouts add up to 500 USD (kyc.allowed_volume).
+        kyc_offramp=kyc_rules((0, "none"), (25, "basic"), (150, "advanced"), top=500),
     )
 
 
@@ -518,14 +578,22 @@ def _gh() -> Country:
             document("GH", "basic", "GHANA_CARD", "Ghana Card", "^GHA-[0-9]{9}-[0-9]$",
                      "GHA-000000000-0", "i"),
         ),
+        # No advanced documents, so basic is the top level: on the on-ramp it ends at the 300 USD
+        # limit, and a verified user's volume can reach it (reachedKycLimit).
+        kyc_onramp=basic_only(30, top=300),
+        kyc_offramp=basic_only(50),
     )
 
 
 def _mobile_money_country(iso: str, currency: str, name: str, calling_code: str,
                           transfer_type: TransferType, carriers: tuple[tuple[str, str], ...],
                           id_title: str, id_regexp: str, id_format: str,
-                          limits: Limits = Limits(D(1), D(200))) -> Country:
-    """A market served by mobile money alone (most of East, Southern and francophone Africa)."""
+                          kyc: tuple[int, int], limits: Limits = Limits(D(1), D(200))) -> Country:
+    """A market served by mobile money alone (most of East, Southern and francophone Africa).
+
+    ``kyc``: the USD amounts from which on-ramp and off-ramp orders need basic KYC (the country has
+    no advanced documents).
+    """
     wallets = tuple(carrier(iso, code, label) for code, label in carriers)
     return Country(
         iso, currency, name, calling_code,
@@ -534,6 +602,7 @@ def _mobile_money_country(iso: str, currency: str, name: str, calling_code: str,
         offramp=(OfframpChannel("mobile_money", "Mobile money", STANDARD_FEES, limits, (PHONE,),
                                 wallets),),
         basic_documents=(document(iso, "basic", "NATIONAL_ID", id_title, id_regexp, id_format),),
+        kyc_onramp=basic_only(kyc[0]), kyc_offramp=basic_only(kyc[1]),
     )
 
 
@@ -553,6 +622,7 @@ def _za() -> Country:
                                 (banks, ACCOUNT_NUMBER)),),
         basic_documents=(document("ZA", "basic", "NATIONAL_ID", "South African ID",
                                   "^[0-9]{13}$", "0000000000000"),),
+        kyc_onramp=basic_only(100), kyc_offramp=basic_only(150),
     )
 
 
@@ -560,7 +630,7 @@ def _zm() -> Country:
     base = _mobile_money_country(
         "ZM", "ZMW", "Zambia", "260", "ussd",
         (("MTN", "MTN Mobile Money"), ("AIRTEL", "Airtel Money")),
-        "National Registration Card", "^[0-9]{6}/[0-9]{2}/[0-9]$", "000000/00/0")
+        "National Registration Card", "^[0-9]{6}/[0-9]{2}/[0-9]$", "000000/00/0", (20, 30))
     # Zambian bank payouts exist but the partner has no liquidity: the upstream answers this
     # corridor with all limits 0 (notes 2) and refuses to price it.
     closed_bank = OfframpChannel("bank", "Bank account", STANDARD_FEES, UNAVAILABLE,
@@ -569,32 +639,33 @@ def _zm() -> Country:
     closed_onramp = OnrampChannel("bank", "Bank transfer", "manual", STANDARD_FEES, UNAVAILABLE)
     return Country(base.iso, base.currency, base.name, base.calling_code,
                    base.onramp + (closed_onramp,), base.offramp + (closed_bank,),
-                   base.basic_documents)
+                   base.basic_documents, kyc_onramp=base.kyc_onramp,
+                   kyc_offramp=base.kyc_offramp)
 
 
 COUNTRIES: tuple[Country, ...] = (
     _ng(), _ke(), _gh(),
     _mobile_money_country("UG", "UGX", "Uganda", "256", "otp_stk_push",
                           (("MTN", "MTN Mobile Money"), ("AIRTEL", "Airtel Money")),
-                          "National ID (NIN)", "^C[MF][A-Z0-9]{12}$", "CM00000000000A"),
+                          "National ID (NIN)", "^C[MF][A-Z0-9]{12}$", "CM00000000000A", (20, 40)),
     _mobile_money_country("TZ", "TZS", "Tanzania", "255", "ussd",
                           (("VODACOM", "Vodacom M-Pesa"), ("AIRTEL", "Airtel Money"),
                            ("TIGO", "Tigo Pesa")),
-                          "NIDA National ID", "^[0-9]{20}$", "00000000000000000000"),
+                          "NIDA National ID", "^[0-9]{20}$", "00000000000000000000", (25, 50)),
     _za(), _zm(),
     _mobile_money_country("SN", "XOF", "Senegal", "221", "redirect",
                           (("ORANGE", "Orange Money"), ("WAVE", "Wave"), ("FREE", "Free Money")),
-                          "Carte d'identité CEDEAO", "^[0-9]{13,17}$", "0000000000000"),
+                          "Carte d'identité CEDEAO", "^[0-9]{13,17}$", "0000000000000", (30, 50)),
     _mobile_money_country("CI", "XOF", "Côte d'Ivoire", "225", "otp_stk_push",
                           (("ORANGE", "Orange Money"), ("MTN", "MTN MoMo"),
                            ("MOOV", "Moov Money"), ("WAVE", "Wave")),
-                          "Carte nationale d'identité", "^[A-Z0-9]{9,11}$", "CI000000000"),
+                          "Carte nationale d'identité", "^[A-Z0-9]{9,11}$", "CI000000000", (25, 50)),
     _mobile_money_country("BJ", "XOF", "Benin", "229", "ussd",
                           (("MTN", "MTN MoMo"), ("MOOV", "Moov Money")),
-                          "Carte d'identité", "^[0-9]{10,12}$", "0000000000"),
+                          "Carte d'identité", "^[0-9]{10,12}$", "0000000000", (20, 40)),
     _mobile_money_country("CM", "XAF", "Cameroon", "237", "redirect",
                           (("MTN", "MTN MoMo"), ("ORANGE", "Orange Money")),
-                          "Carte nationale d'identité", "^[0-9]{9,17}$", "000000000"),
+                          "Carte nationale d'identité", "^[0-9]{9,17}$", "000000000", (30, 50)),
 )
 
 _BY_ISO: Mapping[str, Country] = MappingProxyType({c.iso: c for c in COUNTRIES})

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
 from flask import Flask, jsonify
 from joserfc import jwt
 
-from checkout.sandbox import api_kyc, api_util, kyc
+from checkout.sandbox import api_kyc, api_util, console_kyc, kyc
 from checkout.sandbox import reference as ref
 from checkout.sandbox.kyc import REVIEW_SECONDS, KycStore
 from checkout.sandbox.validation import ApiError
@@ -35,6 +36,7 @@ def make_app(**config) -> Flask:
     app.config.update(TESTING=True, **config)
     app.register_blueprint(api_util.bp)
     app.register_blueprint(api_kyc.bp)
+    app.register_blueprint(console_kyc.bp)      # kycUrl names its page
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError):
@@ -58,7 +60,7 @@ def app(clock, events) -> Flask:
     app = make_app(SANDBOX_USER_ENDPOINTS=True)
     app.extensions["sandbox"] = SimpleNamespace(
         orders=SimpleNamespace(address_used=lambda address: address == "0xUSED",
-                               volume_usd=lambda email, phone: 0),
+                               volume_usd=lambda email, phone, family=None: 0),
         emit_kyc_event=events.append)
     app.extensions["sandbox_kyc"] = KycStore(now=clock, emit=events.append)
     return app
@@ -121,7 +123,10 @@ def test_util_lists(client):
     ke = next(c for c in countries if c["countryIsoCode"] == "KE")
     assert list(ke) == ["countryIsoCode", "currencyIsoCode", "name", "basicDocuments",
                         "advancedDocuments", "kycRules"]
-    assert ke["kycRules"]["offramp"][-1]["max"] == "Infinity"
+    assert ke["kycRules"]["onramp"] == [{"min": 0, "max": 14.99, "type": "none"},
+                                        {"min": 15, "max": 99.99, "type": "basic"},
+                                        {"min": 100, "max": "Infinity", "type": "advanced"}]
+    assert ke["kycRules"]["offramp"][-1] == {"min": 150, "max": 500, "type": "advanced"}
     carriers = client.get("/api/util/carriers").json
     assert {"name": "Safaricom", "code": "SAFARICOM"} in next(
         c for c in carriers if c["countryIsoCode"] == "KE")["carriers"]
@@ -139,9 +144,13 @@ def test_kyc_state_of_a_new_user(client):
     assert body["passedKyc"] is False and body["kycStatus"] == "none"
     assert body["reachedKycLimit"] is False
     assert body["kycUrl"].endswith(f"/sandbox/kyc?phoneNumber={KE_PHONE}")
+    # As the service documents Kenya's on-ramp: none below 15 USD, basic from 15, advanced from 100.
     assert body["onrampKycRules"] == [{"type": "none", "minAmount": 0},
-                                      {"type": "basic", "minAmount": 100},
-                                      {"type": "advanced", "minAmount": 1000}]
+                                      {"type": "basic", "minAmount": 15},
+                                      {"type": "advanced", "minAmount": 100}]
+    assert body["offrampKycRules"] == [{"type": "none", "minAmount": 0},
+                                       {"type": "basic", "minAmount": 25},
+                                       {"type": "advanced", "minAmount": 150}]
     values = [d["value"] for d in body["documentTypes"]]
     assert values == ["NATIONAL_ID", "PASSPORT", "ALIEN_CARD"]
     assert set(body["documentTypes"][0]) == {"title", "value", "requiredFields"}
@@ -205,8 +214,9 @@ def test_no_second_submission_while_pending_or_once_passed(client, clock):
     same_level = submit(client, id_type="PASSPORT", id_number="AK1234567")
     assert same_level.status_code == 400 and "basic KYC is already approved" in \
         same_level.json["message"]
-    images = [{"image_type_id": 0, "image": "aGVsbG8="},
-              {"image_type_id": 1, "image": "https://example.com/front.jpg"}]
+    images = [{"image_type_id": 0, "image": JPEG_B64},
+              {"image_type_id": 1, "image": "https://example.com/front.jpg"},
+              {"image_type_id": 5, "image": PNG_B64}]
     advanced = submit(client, id_type="ALIEN_CARD", id_number="123456", images=images)
     assert advanced.status_code == 200
 
@@ -237,14 +247,18 @@ def test_the_sandbox_scheduler_settles_submissions_on_time(clock, events):
 
 
 def test_reached_kyc_limit_follows_the_order_volume(app, client, clock):
-    app.extensions["sandbox"].orders.volume_usd = lambda email, phone: 150
+    app.extensions["sandbox"].orders.volume_usd = \
+        lambda email, phone, family=None: 50 if family == "onramp" else 0
     submit(client, phone=NG_PHONE, id_type="BVN", id_number="22222222222")
-    assert state(client, NG_PHONE).json["reachedKycLimit"] is True    # over 100 USD, no KYC
+    assert state(client, NG_PHONE).json["reachedKycLimit"] is True    # over 24.99 USD, no KYC
     clock.advance(REVIEW_SECONDS)
-    assert state(client, NG_PHONE).json["reachedKycLimit"] is False   # basic allows 1000 USD
+    assert state(client, NG_PHONE).json["reachedKycLimit"] is False   # basic allows 99.99 USD
 
 
-IMAGES = [{"image_type_id": 0, "image": "aGVsbG8="}, {"image_type_id": 1, "image": "aGk="}]
+JPEG_B64 = "/9j/4AAQSkZJRgABAQ=="                  # FF D8 FF E0 ...: a JPEG's first bytes
+PNG_B64 = "iVBORw0KGgoAAAANSUhEUg=="               # 89 50 4E 47 0D 0A 1A 0A ...: a PNG's
+IMAGES = [{"image_type_id": 0, "image": JPEG_B64}, {"image_type_id": 1, "image": PNG_B64},
+          {"image_type_id": 5, "image": JPEG_B64}]
 
 
 @pytest.mark.parametrize("body,message", [
@@ -283,7 +297,8 @@ IMAGES = [{"image_type_id": 0, "image": "aGVsbG8="}, {"image_type_id": 1, "image
      "userFields.images is required"),
     ({"phone": NG_PHONE, "idType": "DRIVERS_LICENSE",
       "userFields": person(id_number="ABC123456", images=IMAGES[:1])},
-     "needs a selfie (0) and the document front (1)"),
+     "userFields.images is missing the 1 (document front), 5 (document back): a Driver's "
+     "licence needs 0 (selfie), 1 (document front), 5 (document back)"),
     ({"phone": NG_PHONE, "idType": "DRIVERS_LICENSE",
       "userFields": person(id_number="ABC123456", images=[{"image_type_id": 9, "image": "x"}])},
      "userFields.images[0].image_type_id must be one of"),
@@ -363,9 +378,11 @@ def test_user_kyc_status_and_submit_by_document_id(client, clock):
     assert (status["passedKycType"], status["kycStatus"], status["reachedKycLimit"]) == (
         "none", "none", False)
     assert [d["value"] for d in status["basicDocuments"]] == ["BVN", "NIN", "VOTER_ID"]
-    [licence] = status["advancedDocuments"]
+    licence, passport = status["advancedDocuments"]
     assert licence["_id"] == ref.country("NG").document_by_value("DRIVERS_LICENSE").id
     assert licence["requiredFields"]["images"]["type"] == "smile-identity-images"
+    assert passport["value"] == "PASSPORT" and passport["requiredFields"]["images"]["label"] == (
+        "Selfie and a photo of the document's photo page")
     bvn = status["basicDocuments"][0]
     ok = client.post("/api/user/kyc/submit", json={
         "email": "ada@example.com", "documentId": bvn["_id"],
@@ -424,11 +441,14 @@ def test_concurrent_submissions_for_one_phone_make_one_user_and_one_review(clock
 
 
 def test_allowed_volume_by_passed_kyc_type():
-    rules = ref.RULES_WITH_ADVANCED
-    assert kyc.allowed_volume(rules, "none") == 100
-    assert kyc.allowed_volume(rules, "basic") == 1000
+    kenya = ref.country("KE")
+    rules = kenya.kyc_onramp
+    assert kyc.allowed_volume(rules, "none") == Decimal("14.99")
+    assert kyc.allowed_volume(rules, "basic") == Decimal("99.99")
     assert kyc.allowed_volume(rules, "advanced") is None
-    assert kyc.allowed_volume(ref.RULES_BASIC_ONLY, "basic") is None
+    assert kyc.allowed_volume(kenya.kyc_offramp, "advanced") == 500    # the top level has a limit
+    assert kyc.allowed_volume(ref.country("UG").kyc_onramp, "basic") is None
+    assert kyc.allowed_volume(ref.country("GH").kyc_onramp, "basic") == 300
 
 
 def test_a_user_known_by_email_who_submits_by_phone_stays_one_user(app, client, clock, events):

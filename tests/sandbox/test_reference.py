@@ -194,14 +194,60 @@ def test_kyc_documents_have_stable_unique_ids_and_expected_fields():
     assert ref.stable_id("a", "b") == ref.stable_id("a", "b") != ref.stable_id("a", "c")
 
 
-def test_kyc_rules_cover_zero_to_infinity():
-    for c in ref.COUNTRIES:
-        for rules in (c.kyc_onramp, c.kyc_offramp):
-            assert rules[0].min == 0 and rules[-1].max is None
-            for a, b in zip(rules, rules[1:], strict=False):
-                assert a.max == b.min
-    rules = ref.util_countries_json()[0]["kycRules"]["onramp"]
-    assert rules[-1] == {"min": 1000, "max": "Infinity", "type": "advanced"}
+def _corridors(country: ref.Country, flow: str) -> list[tuple[str, ref.Limits]]:
+    channels = country.onramp if flow == "onramp" else country.offramp
+    return [(ch.channel, ch.limits) for ch in channels if ch.limits.available]
+
+
+@pytest.mark.parametrize("country", ref.COUNTRIES, ids=lambda c: c.iso)
+@pytest.mark.parametrize("flow", ["onramp", "offramp"])
+def test_kyc_rules_make_every_level_reachable_inside_the_corridors(country, flow):
+    """From 0, a cent between one rule's max and the next's min, levels rising one at a time, the
+    advanced level exactly where the country has advanced documents; and every level's range
+    overlaps some corridor's USD limits, so an order can need it."""
+    rules = country.kyc_onramp if flow == "onramp" else country.kyc_offramp
+    assert [r.type for r in rules] == (["none", "basic", "advanced"] if country.advanced_documents
+                                       else ["none", "basic"])
+    assert rules[0].min == 0
+    for a, b in zip(rules, rules[1:], strict=False):
+        assert a.max is not None and b.min - a.max == Decimal("0.01")
+    corridors = _corridors(country, flow)
+    assert corridors
+    top = max(limits.max_usd for _, limits in corridors)
+    # The last rule reaches the highest corridor limit: every order has a rule.
+    assert rules[-1].max is None or rules[-1].max >= top
+    for rule in rules:
+        upper = rule.max if rule.max is not None else Decimal("Infinity")
+        overlapping = [name for name, limits in corridors
+                       if limits.min_usd <= upper and rule.min <= limits.max_usd]
+        assert overlapping, (country.iso, flow, rule)
+
+
+def test_kyc_rules_json_and_the_documented_kenyan_figures():
+    kenya = next(e for e in ref.util_countries_json() if e["countryIsoCode"] == "KE")
+    assert kenya["kycRules"]["onramp"] == [
+        {"min": 0, "max": 14.99, "type": "none"}, {"min": 15, "max": 99.99, "type": "basic"},
+        {"min": 100, "max": "Infinity", "type": "advanced"}]
+    # Both kinds of top: open-ended ('Infinity') and a finite USD limit.
+    tops = {(c.iso, flow): (c.kyc_onramp if flow == "onramp" else c.kyc_offramp)[-1].max
+            for c in ref.COUNTRIES for flow in ("onramp", "offramp")}
+    assert tops[("KE", "offramp")] == 500 and tops[("GH", "onramp")] == 300
+    assert tops[("NG", "onramp")] is None
+    assert ref.kyc_rules((0, "none"), (15, "basic"), top=40) == (
+        ref.KycRule(Decimal(0), Decimal("14.99"), "none"),
+        ref.KycRule(Decimal(15), Decimal(40), "basic"))
+
+
+def test_which_advanced_documents_have_a_back():
+    ng = ref.country("NG")
+    licence, passport = ng.advanced_documents
+    assert licence.has_back and licence.image_types == (0, 1, 5)
+    assert not passport.has_back and passport.image_types == (0, 1)
+    assert ref.country("KE").document_by_value("ALIEN_CARD").image_types == (0, 1, 5)
+    assert ng.document_by_value("BVN").image_types == ()
+    labels = {d.value: d.to_json()["requiredFields"]["images"]["label"]
+              for d in ng.advanced_documents}
+    assert "front and back" in labels["DRIVERS_LICENSE"] and "back" not in labels["PASSPORT"]
 
 
 def test_list_shapes_of_spec_2_8():
@@ -253,3 +299,24 @@ def test_offramp_carrier_field_where_a_network_must_be_named():
     assert not ref.offramp_channel("NG", "bank").needs_carrier
     # On-ramp channels keep their own carrier rule (carrierCode on best-offer).
     assert "carrierId" not in ref.fields_json(ref.onramp_channel("NG", "airtime").required_fields)
+
+
+def test_the_documented_kyc_thresholds_are_the_reference_data():
+    """docs/sandbox.md's table of thresholds says what reference.py holds."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "sandbox.md").read_text()
+    table = doc.split("\n| country | on-ramp none / basic / advanced |", 1)[1].split("\n\n", 1)[0]
+    rows = [[cell.strip().replace("*", "") for cell in line.strip("|").split("|")]
+            for line in table.strip().splitlines()[2:]]
+
+    def shown(rules: tuple[ref.KycRule, ...]) -> str:
+        by_type = {r.type: f"{r.to_json()['min']}–{r.to_json()['max']}" for r in rules}
+        return " / ".join(by_type.get(level, "—") for level in ("none", "basic", "advanced"))
+
+    documented = {}
+    for isos, onramp, offramp in rows:
+        for iso in isos.split(", "):
+            documented[iso] = (onramp, offramp)
+    assert documented == {c.iso: (shown(c.kyc_onramp), shown(c.kyc_offramp))
+                          for c in ref.COUNTRIES}

@@ -59,11 +59,17 @@ def test_payment_page_is_made_for_a_phone(api):
 
 @pytest.mark.parametrize("path", ["/sandbox/", "/sandbox/orders", "/sandbox/webhooks",
                                   "/sandbox/pay/{onramp}", "/sandbox/orders/{offramp}",
-                                  "/sandbox/offramp/{offramp}/send"])
+                                  "/sandbox/offramp/{offramp}/send",
+                                  "/sandbox/kyc?phoneNumber=254110611756",
+                                  "/sandbox/kyc?phoneNumber=2348012345678",
+                                  "/sandbox/kyc/users"])
 def test_no_inline_script_or_style_anywhere(api, path):
     """The checkout serves these pages under a CSP of style-src 'self' and script-src 'self'."""
     onramp = redirect_order(api)
     offramp = api.offramp_typed_order()
+    api.post("/api/kyc/submit", {"phone": "2348012345678", "idType": "BVN", "userFields": {
+        "first_name": "Ada", "last_name": "Pending", "dob": "1990-01-01",
+        "email": "ada@example.com", "id_number": "22222222222"}})
     html = api.client.get(path.format(onramp=onramp["orderId"], offramp=offramp["_id"])).get_data(
         as_text=True)
     assert 'href="/sandbox/sandbox.css"' in html
@@ -118,3 +124,14 @@ def test_console_offers_the_test_wallet_for_unpaid_offramp_orders(api):
     api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
     detail = api.client.get(f"/sandbox/orders/{order['_id']}").get_data(as_text=True)
     assert "/send" not in detail
+
+
+def test_kyc_page_is_made_for_a_phone(api):
+    """The hosted verification page (kycUrl): one column, full-width shortcut buttons."""
+    html = api.client.get("/sandbox/kyc?phoneNumber=254110611756").get_data(as_text=True)
+    assert 'name="viewport" content="width=device-width, initial-scale=1"' in html
+    assert '<main class="narrow">' in html
+    assert re.search(r'<div class="actions">\s*<form method="post"', html)
+    assert re.search(r'<button type="submit" class="primary" id="pass-basic">Pass basic '
+                     r'verification<span class="sub">sandbox shortcut: National ID</span>', html)
+    assert "stands in for the verification partner" in html
