@@ -69,6 +69,13 @@ DEFAULTS: dict[str, Any] = {
     # `flask checkout sessions purge` (e.g. from cron, also needed when CHECKOUT_WEBHOOK_BACKGROUND
     # is False).
     "CHECKOUT_SESSION_PURGE_INTERVAL": 3600,
+    # KYC: True when the merchant's user endpoints are enabled upstream (spec 4.6, off by
+    # default): the user's standing is then read by email with its exact level. Otherwise by
+    # phone from /api/kyc/state, whose pass counts as basic.
+    "CHECKOUT_KYC_USER_API": False,
+    # Seconds between two reads of a KYC submission under review (sooner when a `kyc` webhook
+    # arrives); the page itself asks every few seconds and is answered from the session.
+    "CHECKOUT_KYC_POLL_SECONDS": 15,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32

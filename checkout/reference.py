@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .errors import UpstreamError
-from .upstream.types import AssetPair, Limits, OfframpTypeCountry, OnrampCountry
+from .upstream.types import AssetPair, Limits, OfframpTypeCountry, OnrampCountry, UtilCountry
 
 if TYPE_CHECKING:
     from .upstream.client import UpstreamClient
@@ -230,6 +230,21 @@ def _offramp_country(country: OfframpTypeCountry) -> CountryChoice:
             carriers=carriers))
     return CountryChoice(country.country_iso_code, country.currency_iso_code,
                          country.name or country.country_iso_code, tuple(channels))
+
+
+class UtilCatalog:
+    """The utility reference data both flows' KYC reads: ``/api/util/countries`` (each country's
+    identity documents and the KYC its orders need by USD amount), one call per TTL."""
+
+    def __init__(self, client: UpstreamClient, cache: TTLCache) -> None:
+        self.client = client
+        self.cache = cache
+
+    def country(self, code: str | None) -> UtilCountry | None:
+        if not code:
+            return None
+        countries = self.cache.get(("util-countries",), self.client.util_countries)
+        return next((c for c in countries if c.country_iso_code == code), None)
 
 
 def onramp_catalog() -> OnrampCatalog:

@@ -19,7 +19,8 @@ from .launch import normalize_origin
 __all__ = ["frame_ancestors", "content_security_policy", "event_target_origin", "init"]
 
 PERMISSIONS_POLICY = ", ".join([
-    "clipboard-write=(self)", "payment=(self)", "camera=()", "microphone=()", "geolocation=()",
+    # camera: the KYC step's photos (the frame must allow it too: embed.js does).
+    "clipboard-write=(self)", "payment=(self)", "camera=(self)", "microphone=()", "geolocation=()",
     "usb=()",
 ])
 
@@ -44,7 +45,8 @@ def content_security_policy(session: object | None = None) -> str:
         "default-src 'none'",
         "script-src 'self'",
         "style-src 'self'",
-        "img-src 'self' data:",
+        # blob: the preview of a KYC photo chosen on the page (kyc.js), never sent anywhere.
+        "img-src 'self' data: blob:",
         "connect-src 'self'",
         "form-action 'self'",
         "base-uri 'none'",

@@ -340,6 +340,19 @@ class CheckoutSession:
     def deposit(self, facts: dict[str, Any]) -> None:
         self.data["deposit"] = dict(facts)
 
+    # -- KYC --------------------------------------------------------------------------------------
+
+    @property
+    def kyc(self) -> dict[str, Any]:
+        """Where the user's verification stood when it was last read, and what for
+        (:mod:`checkout.kyc.standing`). Never any field value or photo: those go to the
+        upstream and are not kept."""
+        return dict(self.data.get("kyc") or {})
+
+    @kyc.setter
+    def kyc(self, record: dict[str, Any]) -> None:
+        self.data["kyc"] = dict(record)
+
 
 def new_session_id() -> str:
     return secrets.token_urlsafe(32)

@@ -18,7 +18,7 @@ from .sessions import SessionStore
 from .store import connect
 
 if TYPE_CHECKING:
-    from .reference import OfframpCatalog, OnrampCatalog
+    from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
     from .session_purge import PurgeSchedule
     from .upstream.client import UpstreamClient
     from .webhooks.dispatcher import Dispatcher
@@ -32,6 +32,7 @@ class CheckoutState:
     sandbox: Flask | None           # the embedded sandbox upstream, when no base URL is set
     onramp_catalog: OnrampCatalog
     offramp_catalog: OfframpCatalog
+    util_catalog: UtilCatalog
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
@@ -39,7 +40,7 @@ class CheckoutState:
     @classmethod
     def create(cls, app: Flask) -> CheckoutState:
         from . import embedded_sandbox
-        from .reference import OfframpCatalog, OnrampCatalog, TTLCache
+        from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
         from .session_purge import PurgeSchedule
         from .upstream import UpstreamClient
         from .upstream.inprocess import mount_wsgi_app
@@ -62,6 +63,7 @@ class CheckoutState:
         return cls(engine=engine, sessions=SessionStore(engine), upstream=upstream,
                    sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
+                   util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
                    dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule())
 
 

@@ -79,6 +79,10 @@ class Flow(ABC):
     def breakdown(self, record: Mapping[str, Any]) -> Breakdown:
         """The price of a quote record, as the pages show it."""
 
+    @abstractmethod
+    def usd_amount(self, record: Mapping[str, Any]) -> Decimal | None:
+        """The quote's amount in US dollars, the unit of the country's KYC rules (spec 4.5)."""
+
     def shown_breakdown(self, session: CheckoutSession, record: Mapping[str, Any]) -> Breakdown:
         """The price as this session's user sees it (some rows may not concern them)."""
         return self.breakdown(record)

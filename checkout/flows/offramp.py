@@ -24,6 +24,7 @@ from flask_babel import lazy_gettext as _l
 from ..addresses import AddressError, validate_address
 from ..journey import quotes
 from ..journey.steps import Journey, Step
+from ..kyc.standing import needs_kyc
 from ..names import network_name
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
@@ -67,6 +68,7 @@ class OfframpFlow(Flow):
         Step("payout", _l("Payout details"), needed=has_fields),
         Step("payee", _l("Account check"), needed=has_fields),
         Step("wallet", _l("Your wallet"), needed=user_pays),
+        Step("kyc", _l("Identity"), needed=needs_kyc),
         Step("review", _l("Review")),
         Step("deposit", _l("Send"), needed=user_pays, before_order=False),
         Step("status", _l("Status"), before_order=False),
@@ -158,6 +160,9 @@ class OfframpFlow(Flow):
         breakdown = self.breakdown(record)
         # A merchant-funded payout: the user sends nothing, only what arrives concerns them.
         return breakdown if user_pays(session) else breakdown.without("send-amount")
+
+    def usd_amount(self, record: Mapping[str, Any]) -> Decimal | None:
+        return number(record.get("cashout") or {}, "usdAmount")
 
     # -- creating the order
 

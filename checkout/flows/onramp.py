@@ -18,6 +18,7 @@ from ..addresses import AddressError, network_has_memo, validate_address, valida
 from ..errors import OrderNotAvailable
 from ..journey import quotes
 from ..journey.steps import Journey, Step
+from ..kyc.standing import needs_kyc
 from ..names import network_name
 from ..reference import OnrampCatalog
 from ..sessions import CheckoutSession
@@ -33,6 +34,7 @@ class OnrampFlow(Flow):
         Step("choose", _l("Amount")),
         Step("wallet", _l("Wallet")),
         Step("details", _l("Details"), needed=has_fields),
+        Step("kyc", _l("Identity"), needed=needs_kyc),
         Step("review", _l("Review")),
         Step("pay", _l("Pay"), before_order=False),
         Step("status", _l("Status"), before_order=False),
@@ -100,6 +102,10 @@ class OnrampFlow(Flow):
         if get is not None:
             rows.append(PriceRow(_l("You get"), get, "crypto", asset, True, "receive-amount"))
         return Breakdown(tuple(rows), (pay, get), currency, asset)
+
+    def usd_amount(self, record: Mapping[str, Any]) -> Decimal | None:
+        # What the user pays, in dollars, before fees: the order's size as the rules measure it.
+        return number(record.get("cashout") or {}, "totalAmountUsd")
 
     # -- creating the order
 

@@ -19,6 +19,7 @@ def create_blueprint() -> Blueprint:
         context,
         health,
         journey,
+        kyc,
         launch,
         offramp,
         onramp,
@@ -41,6 +42,6 @@ def create_blueprint() -> Blueprint:
     for module in flows:
         module.init(bp)
     journey.init_steps(bp, tuple(name for module in flows for name in module.PAGES.steps))
-    for module in (status, webhooks, sandbox_pages):
+    for module in (kyc, status, webhooks, sandbox_pages):
         module.init(bp)
     return bp

@@ -48,6 +48,8 @@ class StepPage:
     """One step before the order. Subclasses give its form, its checks and what it saves."""
 
     name: str
+    # The largest request body the step's form may send (its photos, say); None: the app's.
+    max_upload: int | None = None
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         """The step's form as the launch token and earlier steps already fill it, or None when
@@ -229,6 +231,8 @@ def step_page(session: CheckoutSession, step: str) -> Response:
         session = quotes.requote(session, flow_of(session))
     if request.method == "GET":
         return page.get(session)
+    if page.max_upload is not None:
+        request.max_content_length = page.max_upload
     form = request.form.to_dict()
     saved, result = page.submit(session, form)
     if not result.ok:

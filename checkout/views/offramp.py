@@ -44,6 +44,7 @@ from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route
 from .fields import FieldsStep
+from .kyc import KycStep
 from .wallet import WalletPage
 
 FLOW = flow_named("offramp")
@@ -507,6 +508,7 @@ PAGES = journey.FlowPages(
                                       "a payout to a wrong account cannot be recovered.")),
         "payee": PayeeStep(),
         "wallet": SendingWalletStep(),
+        "kyc": KycStep(),
     },
     review_context=review_context,
     order_page=show_order,

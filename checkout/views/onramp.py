@@ -35,6 +35,7 @@ from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route
 from .fields import FieldsStep
+from .kyc import KycStep
 from .wallet import WalletPage
 
 FLOW = flow_named("onramp")
@@ -241,6 +242,7 @@ PAGES = journey.FlowPages(
         "choose": AmountStep(FLOW, AMOUNT_TEXTS, wallet_step="wallet", fields_step="details"),
         "wallet": WalletStep(),
         "details": FieldsStep(FLOW, "details", heading=_l("Your payment details")),
+        "kyc": KycStep(),
     },
     review_context=review_context,
     order_page=show_pay,

@@ -31,10 +31,11 @@
 (function (global) {
   "use strict";
 
-  // What the checkout's pages need from the frame: copy buttons (clipboard-write) and the Payment
-  // Request API for wallets that use it (payment). No sandbox attribute: redirect payments leave the
+  // What the checkout's pages need from the frame: copy buttons (clipboard-write), the Payment
+  // Request API for wallets that use it (payment), and the camera for KYC photos (camera). No
+  // sandbox attribute: redirect payments leave the
   // frame by a user's click on a target="_top" link, which a sandbox would forbid.
-  var ALLOW = "clipboard-write; payment";
+  var ALLOW = "clipboard-write; payment; camera";
   var EVENT_TYPES = {
     "ready": 1, "resize": 1, "order-created": 1, "status-changed": 1,
     "completed": 1, "failed": 1, "closed": 1, "deposit-requested": 1

@@ -19,7 +19,7 @@ def test_embedded_checkout_loads_reports_and_works_without_cookies(page, context
 
     # The iframe was mounted by embed.js, cross-site, with the permissions the flow needs.
     iframe = page.locator("iframe.checkout-frame")
-    assert iframe.get_attribute("allow") == "clipboard-write; payment"
+    assert iframe.get_attribute("allow") == "clipboard-write; payment; camera"
     assert iframe.get_attribute("title") == "Buy stablecoins"
     assert frame.url.startswith(shop.checkout_origin + "/checkout/s/")
     assert "token=" not in frame.url       # the token stays out of the frame's address

@@ -52,6 +52,9 @@ class FakeFlow(Flow):
     def breakdown(self, record):
         raise NotImplementedError
 
+    def usd_amount(self, record):
+        return None
+
     def create_payload(self, session):
         return {"quoteId": (session.quote or {}).get("id"),
                 "address": session.value("address"), "amount": session.value("amount")}

@@ -1,0 +1,111 @@
+"""The selfie and document photos of an advanced KYC document.
+
+A photo is checked by its content, not by its name or the type the browser claims: only JPEG and
+PNG are opened (Pillow reads nothing else here), at most ``MAX_UPLOAD_BYTES`` and
+``MAX_PIXELS``. It is then turned the right way up and re-encoded as a JPEG of at most
+``LONGEST_SIDE`` pixels: re-encoding keeps the pixels only, so the EXIF block (GPS location,
+phone model, time) and any other metadata never leave the server. The result is sent base64 in
+the document's ``smile-identity-images`` field, each with the ``image_type_id`` the identity
+vendor uses (notes 7), and is not kept.
+"""
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from ..forms import PHOTOS_TYPE
+from ..upstream.types import KycDocument, RequiredField
+
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024      # before shrinking (the page shrinks to ~1 MB first)
+MAX_PIXELS = 50_000_000                  # a 50 MP camera; above that is a decompression bomb
+LONGEST_SIDE = 2000                      # plenty for a face match and an ID's text
+JPEG_QUALITY = 85
+
+
+@dataclass(frozen=True)
+class PhotoKind:
+    name: str                  # the file input's name is photo_<name>
+    image_type_id: int         # the identity vendor's number for it (notes 7)
+    label: object              # lazy gettext
+    help: object
+
+
+# Smile ID's image types: 0 a selfie, 1 the document's front, 5 its back (one public page says
+# 2 for the back; 5 is what the vendor's API takes). The one table of them.
+SELFIE = PhotoKind("selfie", 0, _l("A photo of your face"),
+                   _l("Look at the camera in good light, without glasses or a hat."))
+FRONT = PhotoKind("front", 1, _l("The front of your document"),
+                  _l("All four corners in the picture, the text sharp, no glare."))
+BACK = PhotoKind("back", 5, _l("The back of your document"),
+                 _l("All four corners in the picture, the text sharp, no glare."))
+KINDS = (SELFIE, FRONT, BACK)
+_BY_TYPE_ID = {kind.image_type_id: kind for kind in KINDS} | {2: BACK}
+
+
+class PhotoError(ValueError):
+    """A photo that cannot be used; the message says what to do, for the user."""
+
+
+def photos_field(document: KycDocument) -> RequiredField | None:
+    """The document's ``smile-identity-images`` descriptor, when it asks photos."""
+    return next((spec for spec in document.required_fields
+                 if (spec.type or "").strip().lower() == PHOTOS_TYPE), None)
+
+
+def kinds_asked(document: KycDocument) -> tuple[PhotoKind, ...]:
+    """The photos a document asks: those its descriptor lists as options (``image_type_id``
+    values), else a selfie and the front, and the back unless it is a passport (one page)."""
+    spec = photos_field(document)
+    if spec is None:
+        return ()
+    listed = []
+    for option in spec.options:
+        kind = _BY_TYPE_ID.get(int(option.value)) if option.value.isdigit() else None
+        if kind is not None and kind not in listed:
+            listed.append(kind)
+    if listed:
+        return tuple(kind for kind in KINDS if kind in listed)
+    passport = "PASSPORT" in f"{document.value or ''} {document.title or ''}".upper()
+    return (SELFIE, FRONT) if passport else KINDS
+
+
+def prepare(stream: IO[bytes]) -> bytes:
+    """The photo in ``stream`` as a clean JPEG (see the module docstring), or ``PhotoError``."""
+    data = stream.read(MAX_UPLOAD_BYTES + 1)
+    if not data:
+        raise PhotoError(_("Add this photo."))
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise PhotoError(_("This photo is too large. Take it again, or choose one under 10 MB."))
+    try:
+        with Image.open(io.BytesIO(data), formats=("JPEG", "PNG")) as image:
+            width, height = image.size
+            if width * height > MAX_PIXELS or min(width, height) < 200:
+                raise PhotoError(_("This photo cannot be used. Take it again with your "
+                                   "phone's camera."))
+            image.load()
+            upright = ImageOps.exif_transpose(image)      # before the EXIF that says how goes
+            picture = upright.convert("RGB")
+    except PhotoError:
+        raise
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError,
+            ValueError):
+        raise PhotoError(_("This file is not a photo we can read. Use a JPEG or PNG picture, "
+                           "for example one taken with your phone's camera.")) from None
+    picture.thumbnail((LONGEST_SIDE, LONGEST_SIDE))
+    out = io.BytesIO()
+    # No exif=, icc_profile= or comment: the new file holds the pixels and nothing else.
+    picture.save(out, "JPEG", quality=JPEG_QUALITY, optimize=True)
+    return out.getvalue()
+
+
+def images_value(photos: Sequence[tuple[PhotoKind, bytes]]) -> list[dict[str, object]]:
+    """The ``smile-identity-images`` value: ``[{image_type_id, image}]`` with base64 JPEGs."""
+    return [{"image_type_id": kind.image_type_id, "image": base64.b64encode(jpeg).decode()}
+            for kind, jpeg in photos]

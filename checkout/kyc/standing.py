@@ -1,0 +1,316 @@
+"""What an order needs, and where the user's verification stands: read once per decision.
+
+The level an order needs comes from its country's ``kycRules`` for the flow (``/api/util/countries``,
+cached like all reference data) and the quote's amount in US dollars. Where the user stands comes
+from one upstream call, made when the KYC step is reached:
+
+- ``/api/kyc/state`` by phone number (and email when known): the default. It says only whether the
+  user *passed* KYC, not at which level: a pass counts as basic, so an order that needs advanced
+  asks for an advanced document (enable the user API for exact levels).
+- ``/api/user/kyc/status`` by email and country, when ``CHECKOUT_KYC_USER_API`` is True (the
+  merchant's user endpoints are enabled upstream, spec 4.6): it gives the passed level itself.
+
+The answer is kept in the session (``CheckoutSession.kyc``) with the *decision* it was read for
+(flow, country, level needed, source, phone, email): a page view reuses it; an amount that asks a
+higher level, or another phone or email, is a new decision and reads again. While a submission is
+under review the state is read again at most every ``CHECKOUT_KYC_POLL_SECONDS``, or at once when a
+``kyc`` webhook arrived since the last read.
+
+Nothing here keeps a field value or a photo: those are sent (:mod:`.submission`) and forgotten.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import phonenumbers
+from flask import current_app
+from sqlalchemy import select
+
+from ..errors import UpstreamError
+from ..sessions import CheckoutSession
+from ..state import get_state
+from ..upstream.types import KycDocument, KycRule, UtilCountry
+from .levels import covers, next_level, rank, required_level
+
+log = logging.getLogger("checkout.kyc")
+
+STATE, USER_API = "state", "user"
+
+# The upstream's kycStatus words (spec 2.1 shows approved and pending; notes 4 add the webhook's
+# initiated and rejected) in the few states the page knows. An unknown word is shown as the
+# upstream's description, and the user may submit.
+_STATUSES = {
+    "approved": "approved", "verified": "approved", "passed": "approved",
+    "pending": "pending", "initiated": "pending", "submitted": "pending",
+    "in_review": "pending", "processing": "pending", "under_review": "pending",
+    "rejected": "rejected", "failed": "rejected", "declined": "rejected",
+}
+
+
+def status_word(status: str | None) -> str:
+    """``none``, ``pending``, ``approved`` or ``rejected`` for the upstream's ``kycStatus``."""
+    return _STATUSES.get((status or "").strip().lower(), "none")
+
+
+def user_api() -> bool:
+    return bool(current_app.config.get("CHECKOUT_KYC_USER_API"))
+
+
+def source() -> str:
+    return USER_API if user_api() else STATE
+
+
+# -- what the order needs --------------------------------------------------------------------------
+
+def util_country(session: CheckoutSession) -> UtilCountry | None:
+    """The country's documents and rules (raises ``UpstreamError`` when unreadable)."""
+    return get_state().util_catalog.country(session.value("countryIsoCode"))
+
+
+def rules(session: CheckoutSession) -> list[KycRule]:
+    country = util_country(session)
+    if country is None:
+        return []
+    return list(getattr(country.kyc_rules, session.flow, []) or [])
+
+
+def needed_level(session: CheckoutSession) -> str | None:
+    """The level the session's quote needs; None when the rules cannot be read right now (the
+    step is then shown, and says so, rather than let an order through unchecked)."""
+    record = session.quote
+    if record is None:
+        return "none"           # no amount yet: nothing is asked before one is chosen
+    from ..flows import flow_of
+
+    try:
+        return required_level(rules(session), flow_of(session).usd_amount(record))
+    except UpstreamError as exc:
+        log.warning("KYC rules unavailable: %s", exc)
+        return None
+
+
+# -- who the user is ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Contact:
+    """How the upstream knows the user: their phone (E.164 digits) and email."""
+
+    phone: str | None
+    email: str | None
+
+
+def _phone(value: Any, country: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        number = phonenumbers.parse(str(value), country or None)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(number):
+        return None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164).lstrip("+")
+
+
+def contact(session: CheckoutSession) -> Contact:
+    """The phone and email the user gave (at this step, in the offer's fields, in the launch
+    token), as the upstream takes them."""
+    given = session.kyc.get("contact") or {}
+    country = session.value("countryIsoCode")
+    phone = given.get("phone") or _phone(session.fields.get("phoneNumber"), country) \
+        or _phone(session.value("phoneNumber"), country)
+    email = given.get("email") or session.value("email") or session.fields.get("email")
+    return Contact(phone or None, str(email).lower() if email else None)
+
+
+def missing_contact(session: CheckoutSession) -> str | None:
+    """``phone`` or ``email`` when the source cannot be asked without it."""
+    who = contact(session)
+    if source() == STATE and not who.phone:
+        return "phone"
+    if source() == USER_API and not who.email:
+        return "email"
+    return None
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def user_key(session: CheckoutSession) -> str:
+    """Who the standing is about, as the upstream is asked (a digest: no contact in clear)."""
+    who = contact(session)
+    return _digest(source(), str(session.value("countryIsoCode") or ""), who.phone or "",
+                   who.email or "")
+
+
+def decision_key(session: CheckoutSession, level: str) -> str:
+    return _digest(session.flow, level, user_key(session))
+
+
+# -- where the user stands ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Standing:
+    passed: str                        # none, basic or advanced
+    status: str                        # none, pending, approved or rejected (status_word)
+    description: str | None            # the upstream's words for the status
+    reached_limit: bool
+    kyc_url: str | None
+
+    def record(self) -> dict[str, Any]:
+        return {"passed": self.passed, "status": self.status, "description": self.description,
+                "reached_limit": self.reached_limit, "kyc_url": self.kyc_url}
+
+
+def read(session: CheckoutSession) -> Standing:
+    """One upstream call: the user's standing now. Raises ``UpstreamError``."""
+    upstream = get_state().upstream
+    who = contact(session)
+    if source() == USER_API:
+        assert who.email, "missing_contact() first"
+        answer = upstream.user_kyc_status(who.email, str(session.value("countryIsoCode")))
+        passed = answer.passed_kyc_type if rank(answer.passed_kyc_type) else "none"
+        return Standing(passed or "none", status_word(answer.kyc_status),
+                        answer.kyc_status_description, answer.reached_kyc_limit, None)
+    assert who.phone, "missing_contact() first"
+    state = upstream.kyc_state(phone_number=who.phone, email=who.email)
+    # The state says whether KYC was passed, not which level: a pass is counted as basic.
+    return Standing("basic" if state.passed_kyc else "none", status_word(state.kyc_status),
+                    state.kyc_status_description, state.reached_kyc_limit, state.kyc_url)
+
+
+def target_level(session: CheckoutSession, record: dict[str, Any] | None = None) -> str | None:
+    """The level the user is asked to verify to now: the one the order needs, or above what they
+    passed when their passed level's limit is reached (None when there is none above)."""
+    needed = needed_level(session)
+    record = session.kyc if record is None else record
+    passed = str(record.get("passed") or "none")
+    if needed is None:
+        return None
+    if not covers(passed, needed):
+        return needed
+    if record.get("reached_limit"):
+        return next_level(passed)
+    return None
+
+
+def current(session: CheckoutSession) -> dict[str, Any] | None:
+    """The kept standing, when it was read for this session's decision as it is now."""
+    level = needed_level(session)
+    record = session.kyc
+    if level is None or record.get("key") != decision_key(session, level):
+        return None
+    return record
+
+
+def covered(session: CheckoutSession) -> bool:
+    """Whether the user's verification, as last read for this decision, covers the order: the
+    KYC step is needed exactly while it does not.
+
+    An amount that needs no KYC is covered unless the user's orders so far reached what no KYC
+    allows (``reachedKycLimit``): that is checked, once, when the checkout already knows who
+    the user is (never asked only for this: the rules ask nothing of the amount).
+    """
+    level = needed_level(session)
+    if level is None:
+        return False
+    record = current(session)
+    if level == "none" and record is None:
+        return missing_contact(session) is not None
+    if record is None:
+        return False
+    return covers(record.get("passed"), level) and not record.get("reached_limit")
+
+
+def needs_kyc(session: CheckoutSession) -> bool:
+    """The KYC step's ``needed``: the order's amount asks more than the user has passed."""
+    return not covered(session)
+
+
+def refresh(session: CheckoutSession, *, force: bool = False) -> CheckoutSession:
+    """Read the standing when this decision has none yet (or ``force``), or when a submission
+    under review is due a look; save it in the session. Raises ``UpstreamError``."""
+    level = needed_level(session)
+    if level is None or missing_contact(session):
+        return session
+    record = current(session)
+    if record is not None and not force and not _due(record):
+        return session
+    standing = read(session)
+    key, who = decision_key(session, level), user_key(session)
+
+    def change(fresh: CheckoutSession) -> None:
+        kept = fresh.kyc
+        kept.update(standing.record(), key=key, level=level, source=source(),
+                    checked_at=time.time())
+        submitted = kept.get("submitted") or {}
+        if standing.status == "approved" and submitted.get("who") == who:
+            # The state says "passed", not which level: the document this session saw approved
+            # says it (else an approved advanced document would be asked again and again).
+            kept["proven"] = {"who": who, "level": submitted.get("level")}
+            kept.pop("submitted", None)     # a rejection keeps it: the page names the document
+        proven = kept.get("proven") or {}
+        if proven.get("who") == who and rank(proven.get("level")) > rank(kept["passed"]):
+            kept["passed"] = proven["level"]
+        fresh.kyc = kept
+
+    return get_state().sessions.update(session.id, change)
+
+
+def poll_seconds() -> float:
+    return float(current_app.config.get("CHECKOUT_KYC_POLL_SECONDS", 15))
+
+
+def _due(record: dict[str, Any]) -> bool:
+    """A submission under review is looked at again every few seconds, or when a ``kyc`` webhook
+    arrived since the last look (the merchant opted in to them): never on every page view."""
+    if record.get("status") != "pending":
+        return False
+    checked_at = float(record.get("checked_at") or 0)
+    if time.time() - checked_at >= poll_seconds():
+        return True
+    return kyc_event_since(checked_at)
+
+
+def kyc_event_since(checked_at: float) -> bool:
+    """Whether the receiver stored a ``kyc`` webhook after ``checked_at`` (any user's: the event
+    names the user by email only, and one extra read costs less than parsing every body)."""
+    from ..webhooks.store import events_table
+
+    since = datetime.fromtimestamp(checked_at, tz=UTC)
+    query = select(events_table.c.id).where(events_table.c.event_type == "kyc",
+                                            events_table.c.received_at > since).limit(1)
+    with get_state().engine.connect() as conn:
+        return conn.execute(query).first() is not None
+
+
+# -- documents ------------------------------------------------------------------------------------
+
+def documents(session: CheckoutSession, level: str) -> list[KycDocument]:
+    """The documents the user may submit to reach ``level``, in the upstream's order.
+
+    From the country's ``basicDocuments``/``advancedDocuments`` (with the user API, its own lists,
+    whose ``_id`` the submission names). Raises ``UpstreamError``.
+    """
+    if source() == USER_API:
+        who = contact(session)
+        assert who.email, "missing_contact() first"
+        country = str(session.value("countryIsoCode"))
+        answer = get_state().util_catalog.cache.get(
+            ("user-kyc-documents", country),
+            lambda: get_state().upstream.user_kyc_status(who.email or "", country))
+        lists = {"basic": answer.basic_documents, "advanced": answer.advanced_documents}
+    else:
+        util = util_country(session)
+        lists = {"basic": util.basic_documents if util else [],
+                 "advanced": util.advanced_documents if util else []}
+    return [doc for doc in lists.get(level, []) if doc.value or doc.id]
+
+
+def document(session: CheckoutSession, level: str, value: str | None) -> KycDocument | None:
+    return next((d for d in documents(session, level) if value and d.value == value), None)

@@ -1,0 +1,59 @@
+"""Sending a KYC document to the upstream, with the documented field names, and forgetting it.
+
+``userFields`` keys follow the document's ``requiredFields`` (spec 4.6, 4.7). Dates are sent as
+ISO 8601 date-times at midnight UTC, the one format the spec documents (``dob``). The photos go in
+the document's ``smile-identity-images`` field (:mod:`.photos`).
+
+By phone (``/api/kyc/submit``, ``idType`` = the document's ``value``) or, with the user API, by
+email (``/api/user/kyc/submit``, ``documentId`` = its ``_id``). The values are held only for the
+call: nothing of them is stored, logged or put in an event.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..forms import field_kind
+from ..sessions import CheckoutSession
+from ..state import get_state
+from ..upstream.types import KycDocument
+from . import standing
+from .photos import PhotoKind, images_value, photos_field
+
+
+def user_fields(document: KycDocument, values: Mapping[str, Any],
+                photos: Sequence[tuple[PhotoKind, bytes]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    images = photos_field(document)
+    for spec in document.required_fields:
+        if images is not None and spec.name == images.name:
+            out[spec.name] = images_value(photos)
+            continue
+        value = values.get(spec.name)
+        if value in (None, ""):
+            continue
+        out[spec.name] = f"{value}T00:00:00.000Z" if field_kind(spec) == "date" else value
+    return out
+
+
+def send(session: CheckoutSession, document: KycDocument, fields: Mapping[str, Any]) -> None:
+    """One call; raises ``UpstreamError`` (a refusal names the field: see :func:`field_named`)."""
+    upstream = get_state().upstream
+    who = standing.contact(session)
+    if standing.source() == standing.USER_API:
+        upstream.user_kyc_submit(who.email or "", document.id or "", fields)
+    else:
+        upstream.kyc_submit(who.phone or "", document.value or "", fields)
+
+
+_NAMED = re.compile(r"userFields\.([A-Za-z0-9_]+)")
+
+
+def field_named(message: str | None, document: KycDocument) -> str | None:
+    """The document's field an upstream refusal names (``userFields.id_number does not ...``)."""
+    found = _NAMED.search(message or "")
+    if found is None:
+        return None
+    name = found.group(1)
+    return name if any(spec.name == name for spec in document.required_fields) else None

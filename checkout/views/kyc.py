@@ -1,0 +1,281 @@
+"""The KYC step, the same for every flow: verify the user's identity before review when the
+order's amount needs it (:mod:`checkout.kyc.standing`).
+
+What the page shows follows where the user stands, read once per decision:
+
+- ``contact``: the upstream knows users by phone (or by email with the user API); when no step
+  gave it, it is asked here first.
+- ``form``: the documents of the level needed, then one field per descriptor (the same
+  :class:`~checkout.forms.FieldInput` as the offer's fields) and, for an advanced document, its
+  photos as camera inputs. A rejection says why and offers the form again (another document).
+  A computer without a camera gets the session's link as a QR code; the page follows along
+  (``kyc_check``) when the phone finishes.
+- ``pending``: the submission is being reviewed; the page follows along, and continues the
+  checkout where it stopped once approved.
+- ``limit``: the user's verification reached its limit (``reachedKycLimit``); what they can do.
+- ``unavailable``: the rules or the standing could not be read; try again.
+
+The step is never "done" in the journey's bookkeeping: it is needed exactly while the standing
+does not cover the order, so a new amount that asks more brings it back.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Blueprint, request, url_for
+from flask_babel import gettext as _
+from werkzeug.datastructures import FileStorage
+from werkzeug.wrappers import Response
+
+from ..errors import UpstreamBadRequest, UpstreamError, UpstreamRejected
+from ..forms import FormResult, clean_required_fields, field_inputs
+from ..htmx import htmx_redirect, render
+from ..journey.steps import update_before_order
+from ..kyc import photos as kyc_photos
+from ..kyc import standing, submission
+from ..kyc.levels import next_level
+from ..qr import qr_svg
+from ..sessions import CheckoutSession
+from ..state import get_state
+from ..upstream.types import KycDocument, RequiredField
+from ..urls import safe_external_url
+from . import journey
+from .context import session_route
+
+log = logging.getLogger("checkout.kyc")
+
+STEP = "kyc"
+# Three photos of at most 10 MB each, and the form's text: the upload limit of this step's POST.
+MAX_UPLOAD = 3 * kyc_photos.MAX_UPLOAD_BYTES + 256 * 1024
+
+
+def _contact_field(kind: str) -> RequiredField:
+    if kind == "email":
+        return RequiredField(name="contact_email", type="email", label=_("Your email"))
+    return RequiredField(name="contact_phone", type="phone", label=_("Your phone number"))
+
+
+class KycStep(journey.StepPage):
+    name = STEP
+    max_upload = MAX_UPLOAD
+
+    # -- passing over ---------------------------------------------------------------------------
+
+    def given(self, session: CheckoutSession) -> dict[str, Any] | None:
+        """Read the standing (once per decision); {} when it covers the order (the step is then
+        passed over), else None: the user has something to do here."""
+        try:
+            session = standing.refresh(session)
+        except UpstreamError as exc:
+            log.warning("KYC standing unavailable: %s", exc)
+            return None
+        return {} if standing.covered(session) else None
+
+    def get(self, session: CheckoutSession) -> Response:
+        try:
+            session = standing.refresh(session, force=request.args.get("check") == "1")
+        except UpstreamError as exc:
+            log.warning("KYC standing unavailable: %s", exc)
+            return self.render(session, view="unavailable")
+        if standing.covered(session):
+            return journey.forward(session)
+        return self.render(session)
+
+    # -- the form -------------------------------------------------------------------------------
+
+    def clean(self, session: CheckoutSession, form: Mapping[str, Any]) -> FormResult:
+        if not form:
+            return FormResult()                     # passed over: nothing to save
+        if form.get("action") == "contact":
+            kind = standing.missing_contact(session) or "phone"
+            return clean_required_fields([_contact_field(kind)], form,
+                                         country=session.value("countryIsoCode"))
+        level = standing.target_level(session)
+        document = standing.document(session, level, form.get("document")) if level else None
+        if document is None:
+            return FormResult(form_error=_("Choose the document you will use."))
+        result = clean_required_fields(document.required_fields, form,
+                                       country=session.value("countryIsoCode"))
+        photos = []
+        for photo in kyc_photos.kinds_asked(document):
+            name = f"photo_{photo.name}"
+            upload: FileStorage | None = request.files.get(name)
+            if upload is None or not upload.filename:
+                result.errors[name] = _("Add this photo.")
+                continue
+            try:
+                photos.append((photo, kyc_photos.prepare(upload.stream)))
+            except kyc_photos.PhotoError as exc:
+                result.errors[name] = str(exc)
+        if not result.ok and photos:
+            # A file input cannot be filled in again by the page: say so, not leave it to guess.
+            result.form_error = _("Please check the fields below, then add your photos again.")
+        result.facts.update(document=document, photos=photos)
+        return result
+
+    def save(self, session: CheckoutSession, result: FormResult, *,
+             by_user: bool) -> CheckoutSession:
+        if "contact_phone" in result.values or "contact_email" in result.values:
+            def remember(fresh: CheckoutSession) -> None:
+                record = fresh.kyc
+                contact = dict(record.get("contact") or {})
+                if "contact_phone" in result.values:
+                    contact["phone"] = result.values["contact_phone"]
+                if "contact_email" in result.values:
+                    contact["email"] = str(result.values["contact_email"]).lower()
+                record["contact"] = contact
+                fresh.kyc = record
+
+            return update_before_order(session.id, remember)
+        document = result.facts.get("document")
+        if document is None:
+            # Passed over: given() saved the standing that covers the order; go on from it.
+            return get_state().sessions.get(session.id) or session
+        level = standing.target_level(session)
+        self._send(session, document, result)
+        who = standing.user_key(session)
+
+        def submitted(fresh: CheckoutSession) -> None:
+            record = fresh.kyc
+            record["submitted"] = {"document": document.value, "title": document.title,
+                                   "level": level, "who": who,
+                                   "at": datetime.now(UTC).isoformat()}
+            fresh.kyc = record
+
+        session = update_before_order(session.id, submitted)
+        try:
+            return standing.refresh(session, force=True)
+        except UpstreamError:
+            return session          # sent: the pending page reads the standing again
+
+    def _send(self, session: CheckoutSession, document: KycDocument, result: FormResult) -> None:
+        fields = submission.user_fields(document, result.values, result.facts["photos"])
+        try:
+            submission.send(session, document, fields)
+        except UpstreamBadRequest as exc:
+            named = submission.field_named(exc.message, document)
+            refused = FormResult()
+            if named:
+                refused.errors[named] = _("Our verification partner did not accept this: "
+                                          "%(reason)s", reason=exc.message)
+            else:
+                refused.form_error = _("Our verification partner did not accept this document: "
+                                       "%(reason)s", reason=exc.message)
+            if kyc_photos.kinds_asked(document):
+                refused.form_error = " ".join(filter(None, (
+                    refused.form_error, _("Add your photos again."))))
+            raise journey.StepRefused(refused) from None
+        except UpstreamRejected:
+            raise journey.StepRefused(FormResult(form_error=_(
+                "Our verification partner could not take this document now. Try again in a "
+                "few minutes, or use their page below."))) from None
+        except UpstreamError:
+            raise journey.StepRefused(FormResult(form_error=_(
+                "We could not reach our verification partner. Nothing was sent: try again in "
+                "a moment."))) from None
+
+    # -- the page -------------------------------------------------------------------------------
+
+    def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
+               result: FormResult | None = None, *, view: str | None = None) -> Response:
+        context = page_context(session, form, result, view=view)
+        return render("checkout/kyc/step.html", "checkout/kyc/_step.html", **context)
+
+
+def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
+                 result: FormResult | None, *, view: str | None = None) -> dict[str, Any]:
+    form = dict(form or {})
+    country = session.value("countryIsoCode")
+    record = standing.current(session) or {}
+    needed = standing.needed_level(session)
+    context: dict[str, Any] = {
+        "step": STEP, "errors": dict(result.errors) if result else {},
+        "form_error": result.form_error if result else None, "values": form,
+        "needed": needed, "record": record, "flow": session.flow,
+        "kyc_url": safe_external_url(record.get("kyc_url"), "kyc"),
+        "follow_url": None,
+    }
+    missing = standing.missing_contact(session) if needed not in (None, "none") else None
+    if view is None:
+        if needed is None:
+            view = "unavailable"
+        elif missing:
+            view = "contact"
+        elif record.get("status") == "pending":
+            view = "pending"
+        elif standing.target_level(session, record) is None:
+            view = "limit"
+        else:
+            view = "form"
+    context["view"] = view
+    if view == "contact":
+        context["contact_input"] = field_inputs([_contact_field(missing or "phone")], country)[0]
+        return context
+    if view in ("pending", "form", "limit"):
+        context["follow_url"] = url_for("checkout.kyc_check", session_id=session.id,
+                                        shown=record.get("status") or "none")
+    if view == "pending":
+        link = url_for("checkout.flow", session_id=session.id, _external=True)
+        context["resume"] = {"url": link, "qr_svg": qr_svg(link), "provider_url": None}
+    if view != "form":
+        return context
+    level = standing.target_level(session, record)
+    assert level is not None
+    try:
+        documents = standing.documents(session, level)
+    except UpstreamError as exc:
+        log.warning("KYC documents unavailable: %s", exc)
+        context["view"] = "unavailable"
+        return context
+    chosen = form.get("document") or request.args.get("document")
+    if len(documents) == 1:
+        chosen = documents[0].value
+    document = next((d for d in documents if d.value == chosen), None)
+    rejected = record.get("status") == "rejected"
+    context.update(
+        level=level, documents=documents, document=document, rejected=rejected,
+        raising=bool(record.get("reached_limit")) and level == next_level(
+            str(record.get("passed") or "none")),
+        rejected_title=(record.get("submitted") or {}).get("title"),
+        inputs=field_inputs(document.required_fields, country) if document else [],
+        photo_kinds=kyc_photos.kinds_asked(document) if document else (),
+    )
+    if document is not None and not form:
+        # Start from what the user already gave the checkout (their email, say).
+        who = standing.contact(session)
+        context["values"] = {spec.name: who.email for spec in document.required_fields
+                             if spec.name == "email" and who.email}
+    if context["photo_kinds"]:
+        link = url_for("checkout.flow", session_id=session.id, _external=True)
+        context["handoff"] = {"url": link, "qr_svg": qr_svg(link)}
+    return context
+
+
+@session_route
+def kyc_check(session: CheckoutSession) -> Response:
+    """Polled by the KYC page (every few seconds): 204 while nothing changed for it, else the
+    page again (``HX-Redirect``), which then continues the checkout or shows the new state.
+
+    The upstream is asked only when a submission under review is due a look
+    (:func:`checkout.kyc.standing.refresh`); a page showing the form only notices a submission
+    made on another device (the phone of the handoff).
+    """
+    if session.order_id:
+        return htmx_redirect(journey.session_url(session))
+    try:
+        session = standing.refresh(session)
+    except UpstreamError as exc:
+        log.warning("KYC standing unavailable: %s", exc)
+        return Response(status=204)
+    record = standing.current(session) or {}
+    if standing.covered(session) or (record.get("status") or "none") != request.args.get("shown"):
+        return htmx_redirect(journey.step_url(session, STEP))
+    return Response(status=204)
+
+
+def init(bp: Blueprint) -> None:
+    bp.add_url_rule("/s/<session_id>/kyc/check", "kyc_check", kyc_check, methods=["GET"])
+

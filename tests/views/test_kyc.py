@@ -1,0 +1,296 @@
+"""The KYC step, with the test client against the embedded sandbox: thresholds by country and
+amount, documents and their fields, photos, rejection, the limit, both sources of the standing, and
+the on-ramp and off-ramp alike.
+
+Kenya's rules (the sandbox's, as the service documents them): on-ramp none below 15 USD, basic
+from 15 to 99.99, advanced from 100; at about 130 KES a dollar, 1,000 KES needs none, 5,000 KES
+basic and 15,000 KES advanced.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import re
+from typing import Any
+
+import pytest
+from flask import Flask
+from PIL import ExifTags, Image
+
+from checkout.sandbox.kyc import kyc_store
+from checkout.state import get_state
+
+from .conftest import EVM_ADDRESS, PHONES, Flow
+
+KE_PHONE = "254712345678"
+PERSON = {"first_name": "Wanjiru", "last_name": "Kamau", "dob": "1990-05-17",
+          "email": "wanjiru@example.com"}
+NATIONAL_ID = {"document": "NATIONAL_ID", **PERSON, "id_number": "40718293"}
+
+
+@pytest.fixture
+def kyc_user_api() -> bool:
+    return False
+
+
+@pytest.fixture
+def config(config: dict, kyc_user_api: bool) -> dict:
+    # The page asks the sandbox again at each look while a submission is under review.
+    config["CHECKOUT_KYC_POLL_SECONDS"] = 0
+    config["CHECKOUT_KYC_USER_API"] = kyc_user_api
+    return config
+
+
+def text(response: Any) -> str:
+    html = response.get_data(as_text=True)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def review_kyc(app: Flask) -> None:
+    """The sandbox's reviewers decide every submission under review now (its review time over)."""
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        store = kyc_store()
+        for user in store.users():
+            for submission in list(user.submissions):
+                if submission.status == "pending":
+                    store.settle_submission(user, submission)
+
+
+def photo(width: int = 800, height: int = 600, kind: str = "JPEG") -> bytes:
+    """A camera photo with the metadata phones write: maker, orientation and GPS location."""
+    image = Image.new("RGB", (width, height), (180, 120, 90))
+    exif = Image.Exif()
+    exif[ExifTags.Base.Make] = "PhoneMaker"
+    gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
+    gps[ExifTags.GPS.GPSLatitudeRef] = "S"
+    gps[ExifTags.GPS.GPSLatitude] = (1.0, 17.0, 30.0)
+    out = io.BytesIO()
+    image.save(out, kind, **({"exif": exif.tobytes()} if kind == "JPEG" else {}))
+    return out.getvalue()
+
+
+def to_kyc(flow: Flow, amount: str) -> Any:
+    """A Kenyan M-PESA purchase of ``amount`` KES up to the page after the details."""
+    flow.start()
+    flow.follow(flow.choose("stk_push", amount=amount))
+    flow.follow(flow.wallet())
+    return flow.follow(flow.details(phoneNumber=PHONES["KE"]))
+
+
+def test_below_the_threshold_the_kyc_step_is_never_seen(flow: Flow) -> None:
+    page = to_kyc(flow, "1000")
+    assert page.request.path.endswith("/review")
+    assert "Identity" not in text(page)
+    assert all("/kyc" not in r.request.path for r in flow.responses)
+
+
+def test_basic_kyc_then_the_order_is_created(app: Flask, flow: Flow) -> None:
+    page = to_kyc(flow, "5000")
+    assert page.request.path.endswith("/kyc")
+    body = text(page)
+    assert "Step 4 of 7: Identity" in body and "National ID" in body and "Passport" in body
+    # Advanced documents are not offered for a basic amount.
+    assert "Alien card" not in body
+    form = flow.get("/kyc?document=NATIONAL_ID")
+    html = form.get_data(as_text=True)
+    # One field per descriptor, in order, with the descriptor's format and a mirrored pattern.
+    names = re.findall(r'<input id="field-([a-z_]+)"', html)
+    assert names == ["first_name", "last_name", "dob", "email", "id_number"]
+    assert 'pattern="[0-9]{1,9}"' in html and "Format: 00000000" in text(form)
+    assert 'value="ada@example.com"' in html          # the email given at the wallet step
+    assert 'type="file"' not in html                   # no photos for a basic document
+    pending = flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
+    assert "We are checking your document" in text(pending)
+    # While under review, the page follows along: nothing new yet.
+    assert flow.get("/kyc/check?shown=pending").status_code == 204
+    review_kyc(app)
+    moved = flow.get("/kyc/check?shown=pending", headers={"HX-Request": "true"})
+    assert moved.headers["HX-Redirect"].endswith("/kyc")
+    review = flow.follow(flow.get("/kyc"))
+    assert review.request.path.endswith("/review")
+    created = flow.follow(flow.create(review))
+    assert created.request.path.endswith("/pay")
+    # Nothing of the document is kept in the session.
+    kept = repr(flow.session.data)
+    assert "40718293" not in kept and "Wanjiru" not in kept and "1990-05-17" not in kept
+
+
+def test_a_field_refused_on_the_server_shows_at_its_field(flow: Flow) -> None:
+    to_kyc(flow, "5000")
+    page = flow.post("/kyc", {**NATIONAL_ID, "id_number": "12AB"})
+    assert page.status_code == 200
+    assert re.search(r'field-id_number-error">[^<]*Expected format: 00000000', page.get_data(
+        as_text=True))
+    # The other values are shown again as typed.
+    assert 'value="Wanjiru"' in page.get_data(as_text=True)
+
+
+def test_an_under_age_date_of_birth_refused_by_the_partner_shows_at_its_field(flow: Flow) -> None:
+    to_kyc(flow, "5000")
+    page = flow.post("/kyc", {**NATIONAL_ID, "dob": "2020-01-01"})
+    assert page.status_code == 200
+    assert 'id="field-dob-error"' in page.get_data(as_text=True)
+    assert "did not accept" in text(page)
+
+
+def test_rejected_says_why_and_offers_another_document(app: Flask, flow: Flow) -> None:
+    to_kyc(flow, "5000")
+    # The sandbox rejects an ID number of zeros, as a number the issuer does not know.
+    flow.landed(flow.post("/kyc", {**NATIONAL_ID, "id_number": "00000000"}), "kyc")
+    review_kyc(app)
+    page = flow.get("/kyc")
+    body = text(page)
+    assert "Your National ID was not accepted" in body
+    assert "Our verification partner says:" in body
+    assert "Which document will you use?" in body
+    flow.landed(flow.post("/kyc", {"document": "PASSPORT", **PERSON, "id_number": "A1234567"}),
+                "kyc")
+    review_kyc(app)
+    assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+
+
+def test_an_amount_that_needs_more_brings_the_step_back(app: Flask, flow: Flow) -> None:
+    to_kyc(flow, "5000")
+    flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
+    review_kyc(app)
+    assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+    # Back to the amount: 15,000 KES needs advanced KYC, which a basic pass does not cover.
+    flow.follow(flow.choose("stk_push", amount="15000"))
+    page = flow.get("/")
+    assert page.request.path.endswith("/")
+    body = text(page)
+    assert "your identity document and a photo of your face" in body
+    assert "Alien card" in body
+    review = flow.get("/review")
+    assert review.status_code == 303 and review.headers["Location"].endswith("/kyc")
+
+
+def test_advanced_kyc_sends_clean_photos(app: Flask, flow: Flow, monkeypatch) -> None:
+    to_kyc(flow, "15000")
+    form = flow.get("/kyc?document=ALIEN_CARD")
+    html = form.get_data(as_text=True)
+    assert 'enctype="multipart/form-data"' in html
+    for name, capture in (("selfie", "user"), ("front", "environment"), ("back", "environment")):
+        assert re.search(rf'name="photo_{name}" type="file" accept="image/\*" '
+                         rf'capture="{capture}" required', html)
+    assert "No camera on this device?" in text(form)
+    sent: dict[str, Any] = {}
+    with app.app_context():
+        upstream = get_state().upstream
+    real = upstream.kyc_submit
+
+    def spy(phone, id_type, user_fields):
+        sent.update(phone=phone, id_type=id_type, fields=user_fields)
+        return real(phone, id_type, user_fields)
+
+    monkeypatch.setattr(upstream, "kyc_submit", spy)
+    data = {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+            "photo_selfie": (io.BytesIO(photo()), "selfie.jpg"),
+            "photo_front": (io.BytesIO(photo(1200, 800)), "front.jpg"),
+            "photo_back": (io.BytesIO(photo(1200, 800, "PNG")), "back.png")}
+    flow.landed(flow.post("/kyc", data), "kyc")
+    assert sent["id_type"] == "ALIEN_CARD" and sent["phone"] == KE_PHONE
+    assert sent["fields"]["dob"] == "1990-05-17T00:00:00.000Z"
+    images = sent["fields"]["images"]
+    assert [i["image_type_id"] for i in images] == [0, 1, 5]
+    for item in images:
+        jpeg = base64.b64decode(item["image"])
+        assert jpeg.startswith(b"\xff\xd8") and b"PhoneMaker" not in jpeg
+        assert not Image.open(io.BytesIO(jpeg)).getexif()
+    review_kyc(app)
+    assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+
+
+def test_a_file_that_is_not_a_photo_is_refused_at_its_input(flow: Flow) -> None:
+    to_kyc(flow, "15000")
+    data = {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+            "photo_selfie": (io.BytesIO(b"%PDF-1.7 not a photo"), "selfie.jpg"),
+            "photo_front": (io.BytesIO(photo()), "front.jpg")}
+    page = flow.post("/kyc", data)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert re.search(r'field-photo_selfie-error">This file is not a photo', html)
+    assert re.search(r'field-photo_back-error">Add this photo', html)
+    assert "add your photos again" in html
+
+
+def test_the_phone_is_asked_when_no_step_gave_it(app: Flask) -> None:
+    """Nigeria's bank transfer asks no phone: the KYC step asks it first (kyc state by phone)."""
+    client = app.test_client()
+    buyer = Flow(app, client)
+    buyer.start()
+    # About 60 USD: basic KYC on Nigeria's on-ramp.
+    buyer.follow(buyer.choose("manual", amount="90000"))
+    page = buyer.follow(buyer.wallet())
+    if page.request.path.endswith("/details"):
+        page = buyer.follow(buyer.details())
+    assert page.request.path.endswith("/kyc")
+    assert "Your phone number" in text(page)
+    refused = buyer.post("/kyc", {"action": "contact", "contact_phone": "+254712345678"})
+    assert "Enter a phone number of the country you pay from." in text(refused)
+    page = buyer.follow(buyer.post("/kyc", {"action": "contact", "contact_phone": "08012345678"}))
+    assert "Which document will you use?" in text(page)
+
+
+def test_the_off_ramp_has_the_same_step(app: Flask) -> None:
+    from .test_offramp import Sale
+
+    sale = Sale(app, app.test_client())
+    sale.start()
+    # Kenya's off-ramp: basic from 25 USD (about 3,300 KES).
+    sale.landed(sale.choose(countryIsoCode="KE", paymentChannel="mobile_money",
+                            network="POLYGON", asset="USDC", amount="5000"), "payout")
+    page = sale.follow(sale.post("/payout", {"phoneNumber": "0712345678"}))
+    while not page.request.path.endswith(("/kyc", "/review")):
+        path = page.request.path.rsplit("/", 1)[-1]
+        if path == "payee":
+            page = sale.follow(sale.payee(confirm="yes"))
+        elif path == "wallet":
+            page = sale.follow(sale.post("/wallet", {"address": EVM_ADDRESS}))
+        else:
+            raise AssertionError(path)
+    assert page.request.path.endswith("/kyc")
+    assert "Identity" in text(page)
+
+
+@pytest.mark.parametrize("sandbox_config, kyc_user_api", [({"SANDBOX_USER_ENDPOINTS": True}, True)])
+def test_with_the_user_api_the_standing_is_read_by_email(config: dict, app: Flask,
+                                                         monkeypatch) -> None:
+    client = app.test_client()
+    buyer = Flow(app, client)
+    with app.app_context():
+        upstream = get_state().upstream
+    asked: list[str] = []
+    monkeypatch.setattr(upstream, "kyc_state", lambda **kw: asked.append("state"))
+    page = to_kyc(buyer, "5000")
+    assert page.request.path.endswith("/kyc")
+    buyer.get("/kyc?document=NATIONAL_ID")
+    buyer.landed(buyer.post("/kyc", NATIONAL_ID), "kyc")
+    review_kyc(app)
+    assert buyer.follow(buyer.get("/kyc")).request.path.endswith("/review")
+    assert asked == []
+    # The user API gives the level itself: advanced is asked once the amount needs it.
+    buyer.follow(buyer.choose("stk_push", amount="15000"))
+    assert "Alien card" in text(buyer.get("/kyc"))
+
+
+def test_small_orders_that_add_up_to_the_limit_ask_for_verification(app: Flask) -> None:
+    """Kenya's on-ramp allows 14.99 USD without KYC: two orders of 1,000 KES (about 7.70 USD
+    each) reach it, and the third, small as it is, asks the user to verify (reachedKycLimit)."""
+    for _ in range(2):
+        buyer = Flow(app, app.test_client())
+        review = to_kyc(buyer, "1000")
+        assert review.request.path.endswith("/review")
+        assert buyer.follow(buyer.create(review)).request.path.endswith("/pay")
+    buyer = Flow(app, app.test_client())
+    page = to_kyc(buyer, "1000")
+    assert page.request.path.endswith("/kyc")
+    body = text(page)
+    assert "You have reached what you can pay without verifying your identity" in body
+    assert "Which document will you use?" in body
+    buyer.get("/kyc?document=NATIONAL_ID")
+    buyer.landed(buyer.post("/kyc", NATIONAL_ID), "kyc")
+    review_kyc(app)
+    assert buyer.follow(buyer.get("/kyc")).request.path.endswith("/review")
