@@ -294,3 +294,51 @@ def test_small_orders_that_add_up_to_the_limit_ask_for_verification(app: Flask) 
     buyer.landed(buyer.post("/kyc", NATIONAL_ID), "kyc")
     review_kyc(app)
     assert buyer.follow(buyer.get("/kyc")).request.path.endswith("/review")
+
+
+def test_nothing_of_a_kyc_submission_is_kept_logged_or_shown(app: Flask, flow: Flow, caplog,
+                                                             monkeypatch) -> None:
+    """After a whole advanced KYC (fields and photos) and the order: no field value nor photo in
+    any log line (every logger, the sandbox's too), any response (bodies and headers) or any
+    table of the checkout."""
+    import logging
+
+    from sqlalchemy import inspect, text as sql
+
+    caplog.set_level(logging.DEBUG)
+    with app.app_context():
+        upstream = get_state().upstream
+    real = upstream.kyc_submit
+    sent: dict[str, Any] = {}
+
+    def spy(phone, id_type, user_fields):
+        sent.update(user_fields)
+        return real(phone, id_type, user_fields)
+
+    monkeypatch.setattr(upstream, "kyc_submit", spy)
+    secret = {"first_name": "Zawadi", "last_name": "Otieno", "dob": "1987-11-03",
+              "email": "zawadi.otieno@example.org", "id_number": "8273645"}
+    to_kyc(flow, "15000")
+    flow.landed(flow.post("/kyc", {
+        **secret, "document": "ALIEN_CARD",
+        "photo_selfie": (io.BytesIO(photo()), "selfie.jpg"),
+        "photo_front": (io.BytesIO(photo(1200, 800)), "front.jpg"),
+        "photo_back": (io.BytesIO(photo(1200, 800)), "back.jpg")}), "kyc")
+    review_kyc(app)
+    review = flow.follow(flow.get("/kyc"))
+    assert flow.follow(flow.create(review)).request.path.endswith("/pay")
+    flow.get("/status")
+
+    images = [item["image"] for item in sent["images"]]
+    needles = [*secret.values(), "1987", *(image[100:160] for image in images)]
+    logged = "\n".join(f"{r.getMessage()} {r.args!r} {r.exc_text or ''}" for r in caplog.records)
+    answered = "\n".join(f"{r.headers!r}\n{r.get_data(as_text=True)}" for r in flow.responses)
+    with app.app_context():
+        engine = get_state().engine
+        with engine.connect() as conn:
+            stored = "\n".join(repr(conn.execute(sql(f'SELECT * FROM "{name}"')).all())
+                               for name in inspect(engine).get_table_names())
+    for needle in needles:
+        assert needle not in logged, needle
+        assert needle not in answered, needle
+        assert needle not in stored, needle

@@ -1,0 +1,152 @@
+"""KYC in the merchant's cross-site iframe, on a 360 px phone, in Chromium with its default cookie
+blocking: basic KYC then the order; advanced KYC with its photos (files set on the camera inputs)
+then the order; and the handoff from a computer without a camera to a phone, the computer's page
+following along by itself.
+
+Kenya's M-PESA on-ramp (the sandbox's rules: basic from 15 USD, advanced from 100; about 130 KES a
+dollar). Each test uses a phone number of its own: the harness's sandbox lives for the whole
+session, and KYC, like order volume, belongs to the user.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from .conftest import screenshot
+from .test_onramp_e2e import confirm_order
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 360, "height": 740}
+ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+@pytest.fixture
+def quick_kyc(checkout_app):
+    """The harness's sandbox reviews a document in 0.6 s (100x fast): read its verdict at each
+    look of the page (every 5 s) rather than every 15 s; quotes renewed as in the other tests."""
+    keys = ("CHECKOUT_KYC_POLL_SECONDS", "CHECKOUT_QUOTE_MAX_AGE", "CHECKOUT_STATUS_MAX_AGE")
+    saved = {key: checkout_app.config.get(key) for key in keys}
+    checkout_app.config.update(CHECKOUT_KYC_POLL_SECONDS=0, CHECKOUT_QUOTE_MAX_AGE=3,
+                               CHECKOUT_STATUS_MAX_AGE=2)
+    yield
+    for key, value in saved.items():
+        if value is None:
+            checkout_app.config.pop(key, None)
+        else:
+            checkout_app.config[key] = value
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> dict[str, Path]:
+    """Camera-sized pictures: a 12 MP JPEG (over the 1 MB the page shrinks to) and two more."""
+    files = {}
+    for name, size in (("selfie", (3000, 4000)), ("front", (1600, 1000)),
+                       ("back", (1600, 1000))):
+        image = Image.effect_noise(size, 60).convert("RGB")
+        out = io.BytesIO()
+        image.save(out, "JPEG", quality=95)
+        files[name] = tmp_path / f"{name}.jpg"
+        files[name].write_bytes(out.getvalue())
+    return files
+
+
+def to_kyc(shop, page, phone: str, amount: int):
+    """Open the shop with the amount given, fill the wallet and the M-PESA number: the KYC step."""
+    frame = shop.open(page, countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                      asset="USDT", currency="local", amount=amount)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill(f"{phone}@example.com")
+    shop.click_and_load(page, "button", "Continue")
+    frame.wait_for_selector("input[name=phoneNumber]")
+    frame.locator("input[name=phoneNumber]").fill(phone)
+    shop.click_and_load(page, "button", "Continue")
+    frame.wait_for_selector("h1:text('Verify your identity')")
+    return frame
+
+
+def fill_person(frame, id_number: str) -> None:
+    frame.get_by_label("First name").fill("Wanjiru")
+    frame.get_by_label("Last name").fill("Kamau")
+    frame.get_by_label("Date of birth").fill("1990-05-17")
+    frame.get_by_label("ID number").fill(id_number)
+
+
+def test_basic_kyc_then_the_order(page, shop, quick_kyc):
+    page.set_viewport_size(PHONE)
+    frame = to_kyc(shop, page, "0712000101", 5000)
+    assert frame.locator("[data-step=kyc]").inner_text().endswith("Identity")
+    frame.get_by_label("National ID").check()
+    shop.click_and_load(page, "button", "Continue")
+    fill_person(frame, "40718293")
+    screenshot(page, "kyc-basic-1-form")
+    assert frame.evaluate(OVERFLOW) == 0
+    shop.click_and_load(page, "button", "Send for verification")
+    frame.wait_for_selector("[data-testid=kyc-pending]")
+    screenshot(page, "kyc-basic-2-pending")
+    # Approved: the checkout goes on by itself, where it stopped.
+    frame.wait_for_selector("text=Review your order", timeout=20_000)
+    confirm_order(shop, page, frame)
+    created = shop.wait_for_event(page, "order-created")
+    assert created["order"]["id"]
+    assert page.context.cookies() == []
+
+
+def test_advanced_kyc_with_photos_then_the_order(page, shop, quick_kyc, photos):
+    page.set_viewport_size(PHONE)
+    frame = to_kyc(shop, page, "0712000102", 15000)
+    # One advanced document in Kenya: no choice to make, straight to its form.
+    frame.wait_for_selector("input[name=photo_selfie]")
+    fill_person(frame, "1234567")
+    for name in ("selfie", "front", "back"):
+        frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))
+    # Each photo is previewed, and the 12 MP one is shrunk to about 1 MB before it is sent.
+    frame.wait_for_function(
+        "() => [...document.querySelectorAll('[data-photo-preview]')].every(i => !i.hidden"
+        " && i.complete && i.naturalWidth > 0)")
+    frame.wait_for_function(
+        "() => document.querySelector('input[name=photo_selfie]').dataset.shrunk")
+    shrunk = frame.evaluate("() => document.querySelector('input[name=photo_selfie]').files[0]"
+                            ".size")
+    assert shrunk <= 1024 * 1024 < photos["selfie"].stat().st_size
+    assert frame.evaluate(OVERFLOW) == 0
+    screenshot(page, "kyc-advanced-1-photos")
+    shop.click_and_load(page, "button", "Send for verification")
+    frame.wait_for_selector("[data-testid=kyc-pending]")
+    frame.wait_for_selector("text=Review your order", timeout=20_000)
+    confirm_order(shop, page, frame)
+    assert shop.wait_for_event(page, "order-created")["order"]["id"]
+
+
+def test_a_computer_without_a_camera_hands_over_to_a_phone(page, shop, quick_kyc, photos,
+                                                           browser):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    frame = to_kyc(shop, page, "0712000103", 15000)
+    frame.locator("summary", has_text="No camera on this device?").click()
+    link = frame.locator("[data-testid=kyc-handoff-url]").inner_text().strip()
+    assert frame.locator("[data-testid=kyc-handoff] svg").count() == 1     # the QR code
+
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        mobile = phone.new_page()
+        mobile.goto(link)
+        mobile.wait_for_selector("input[name=photo_selfie]")
+        fill_person(mobile, "7654321")
+        for name in ("selfie", "front", "back"):
+            mobile.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))
+        mobile.wait_for_function(
+            "() => document.querySelector('input[name=photo_selfie]').dataset.shrunk")
+        with mobile.expect_navigation():
+            mobile.get_by_role("button", name="Send for verification").click()
+        mobile.locator("[data-testid=kyc-pending]").or_(
+            mobile.get_by_text("Review your order")).first.wait_for()
+        # The computer's page, left on the form, follows along to the review by itself.
+        frame.wait_for_selector("text=Review your order", timeout=30_000)
+        screenshot(page, "kyc-handoff-computer-review")
+    finally:
+        phone.close()
