@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import base64
 import io
+import logging
 import re
 from typing import Any
 
 import pytest
 from flask import Flask
 from PIL import ExifTags, Image
+from sqlalchemy import inspect
+from sqlalchemy import text as sql
 
 from checkout.sandbox.kyc import kyc_store
 from checkout.state import get_state
@@ -301,10 +304,6 @@ def test_nothing_of_a_kyc_submission_is_kept_logged_or_shown(app: Flask, flow: F
     """After a whole advanced KYC (fields and photos) and the order: no field value nor photo in
     any log line (every logger, the sandbox's too), any response (bodies and headers) or any
     table of the checkout."""
-    import logging
-
-    from sqlalchemy import inspect, text as sql
-
     caplog.set_level(logging.DEBUG)
     with app.app_context():
         upstream = get_state().upstream
