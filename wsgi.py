@@ -56,6 +56,13 @@ PRESETS: dict[str, dict[str, Any]] = {
            "claims": {"network": "CELO", "asset": "USDT", "amount": "1500",
                       "currency": "local", "countryIsoCode": "KE", "locale": "sw",
                       "lock": ["network", "asset"]}},
+    # About 60 USD: above Kenya's 15 USD threshold, so the checkout asks for basic KYC first (the
+    # sandbox approves a document in 12 s at this time scale; last name "Reject" to see a refusal).
+    "ke-kyc": {"flow": "onramp",
+               "label": "8,000 KES of USDT on Celo (Kenya: verify your identity first)",
+               "claims": {"network": "CELO", "asset": "USDT", "amount": "8000",
+                          "currency": "local", "countryIsoCode": "KE",
+                          "lock": ["network", "asset"]}},
     "open": {"flow": "onramp", "label": "Let the customer choose everything", "claims": {}},
     "sell-ng": {"flow": "offramp",
                 "label": "Sell USDC on Polygon for NGN to a bank account (Nigeria)",
