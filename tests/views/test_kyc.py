@@ -12,6 +12,7 @@ import base64
 import io
 import logging
 import re
+import time
 from typing import Any
 
 import pytest
@@ -341,3 +342,23 @@ def test_nothing_of_a_kyc_submission_is_kept_logged_or_shown(app: Flask, flow: F
         assert needle not in logged, needle
         assert needle not in answered, needle
         assert needle not in stored, needle
+
+
+@pytest.mark.parametrize("sandbox_config", [{"SANDBOX_WEBHOOK_EVENTS": ["order", "kyc"]}])
+def test_a_kyc_webhook_brings_the_verdict_before_the_next_poll(app: Flask, flow: Flow,
+                                                                sandbox_config) -> None:
+    """A merchant who opted in to `kyc` events: the page learns the verdict as soon as the event
+    is stored, not only every CHECKOUT_KYC_POLL_SECONDS (here an hour)."""
+    app.config["CHECKOUT_KYC_POLL_SECONDS"] = 3600
+    to_kyc(flow, "5000")
+    flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
+    assert flow.get("/kyc/check?shown=pending").status_code == 204
+    review_kyc(app)
+    deadline = time.monotonic() + 15
+    while True:
+        answer = flow.get("/kyc/check?shown=pending", headers={"HX-Request": "true"})
+        if answer.status_code == 200 and "HX-Redirect" in answer.headers:
+            break
+        assert time.monotonic() < deadline, "the kyc event never reached the page"
+        time.sleep(0.05)
+    assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
