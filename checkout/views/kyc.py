@@ -230,6 +230,12 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
         log.warning("KYC documents unavailable: %s", exc)
         context["view"] = "unavailable"
         return context
+    if not documents:
+        # No document of that level in this country: past the top level there is nothing more
+        # to verify; a level the order needs but no document offers cannot be done here.
+        context.update(view="limit" if record.get("reached_limit") else "no_documents",
+                       follow_url=None)
+        return context
     chosen = form.get("document") or request.args.get("document")
     if len(documents) == 1:
         chosen = documents[0].value

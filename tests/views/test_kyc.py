@@ -362,3 +362,31 @@ def test_a_kyc_webhook_brings_the_verdict_before_the_next_poll(app: Flask, flow:
         assert time.monotonic() < deadline, "the kyc event never reached the page"
         time.sleep(0.05)
     assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+
+
+def test_a_verified_user_at_the_top_of_their_limit_is_told_what_they_can_do(app: Flask) -> None:
+    """Ghana's on-ramp has basic KYC only, up to 300 USD of orders: past it there is no higher
+    level to offer, only a smaller amount (or the shop)."""
+    # The email the page fills in: the one of the orders, so they count as this user's.
+    ghana_passport = {"document": "PASSPORT", **PERSON, "email": "ada@example.com",
+                      "id_number": "G1234567"}
+    for visit in range(3):
+        buyer = Flow(app, app.test_client())
+        buyer.start()
+        buyer.follow(buyer.choose("redirect", amount="2500"))      # about 170 USD
+        page = buyer.follow(buyer.wallet())
+        assert page.request.path.endswith("/kyc"), (visit, text(page))
+        page = buyer.follow(buyer.post("/kyc", {"action": "contact",
+                                                "contact_phone": PHONES["GH"]}))
+        if visit == 0:
+            buyer.landed(buyer.post("/kyc", ghana_passport), "kyc")
+            review_kyc(app)
+            page = buyer.follow(buyer.get("/kyc"))
+        if visit < 2:
+            assert page.request.path.endswith("/review"), text(page)
+            assert buyer.follow(buyer.create(page)).request.path.endswith("/pay")
+    body = text(page)
+    assert page.request.path.endswith("/kyc")
+    assert "You have reached the limit of your verification" in body
+    assert "Choose a smaller amount" in body
+    assert "Which document will you use?" not in body
