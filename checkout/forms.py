@@ -86,15 +86,20 @@ def take_locked(form: Mapping[str, Any], session: SessionLike, name: str, result
 def compile_pattern(pattern: str | None, flags: str | None = None) -> Any | None:
     """The descriptor's ``regexp`` compiled with re2 (linear time: the pattern comes from outside).
 
-    Flag ``i`` means case-insensitive; other JavaScript flags (``g``, ``u``, ``m``...) change nothing
-    for one ``test()``. A pattern re2 cannot compile (back-references, look-arounds) is logged and
-    ignored: the upstream checks the value again, and a user must not be stuck on our side.
+    JavaScript's flags: ``i`` case-insensitive, ``s`` a dot matches a newline too, ``m`` ^ and $
+    at each line; the others (``g``, ``u``, ``y``, ``d``, ``v``) change nothing for one ``test()``.
+    A pattern re2 cannot compile (back-references, look-arounds) is logged and ignored: the
+    upstream checks the value again, and a user must not be stuck on our side.
     """
     if not pattern:
         return None
+    flags = flags or ""
     options = re2.Options()
     options.log_errors = False
-    options.case_sensitive = "i" not in (flags or "")
+    options.case_sensitive = "i" not in flags
+    options.dot_nl = "s" in flags
+    if "m" in flags:
+        pattern = f"(?m){pattern}"
     try:
         return re2.compile(pattern, options)
     except re2.error:

@@ -353,6 +353,15 @@ class CheckoutSession:
     def kyc(self, record: dict[str, Any]) -> None:
         self.data["kyc"] = dict(record)
 
+    def forget_kyc_contact(self) -> None:
+        """Once the order exists its KYC is decided: the phone or email typed for it, and the
+        partner's link (which names the phone), are no longer needed."""
+        record = self.kyc
+        if record:
+            for name in ("contact", "kyc_url"):
+                record.pop(name, None)
+            self.kyc = record
+
 
 def new_session_id() -> str:
     return secrets.token_urlsafe(32)

@@ -211,6 +211,7 @@ def _attach(session: CheckoutSession, flow: Flow, order: Any) -> CreateResult:
     def change(fresh: CheckoutSession) -> None:
         fresh.order = facts
         fresh.pending = None
+        fresh.forget_kyc_contact()
 
     attached = get_state().sessions.attach_order(session.id, order.id, change)
     if attached is None:

@@ -24,7 +24,10 @@ from ..forms import PHOTOS_TYPE
 from ..upstream.types import KycDocument, RequiredField
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024      # before shrinking (the page shrinks to ~1 MB first)
-MAX_PIXELS = 50_000_000                  # a 50 MP camera; above that is a decompression bomb
+MAX_PIXELS = 24_000_000                  # a 24 MP camera; more is not a phone's photo
+# A PNG that packs more pixels per byte than this is a blank, or a decompression bomb (a 7000 px
+# square in 155 KB would take ~500 MB to decode); a camera's PNG is near 1 byte a pixel.
+MAX_PNG_PIXELS_PER_BYTE = 200
 LONGEST_SIDE = 2000                      # plenty for a face match and an ID's text
 JPEG_QUALITY = 85
 
@@ -67,7 +70,8 @@ def kinds_asked(document: KycDocument) -> tuple[PhotoKind, ...]:
         return ()
     listed = []
     for option in spec.options:
-        kind = _BY_TYPE_ID.get(int(option.value)) if option.value.isdigit() else None
+        value = option.value.strip()
+        kind = _BY_TYPE_ID.get(int(value)) if value.isascii() and value.isdecimal() else None
         if kind is not None and kind not in listed:
             listed.append(kind)
     if listed:
@@ -86,10 +90,16 @@ def prepare(stream: IO[bytes]) -> bytes:
     try:
         with Image.open(io.BytesIO(data), formats=("JPEG", "PNG")) as image:
             width, height = image.size
-            if width * height > MAX_PIXELS or min(width, height) < 200:
+            pixels = width * height
+            if pixels > MAX_PIXELS or min(width, height) < 200 or (
+                    image.format == "PNG" and pixels > MAX_PNG_PIXELS_PER_BYTE * len(data)):
                 raise PhotoError(_("This photo cannot be used. Take it again with your "
                                    "phone's camera."))
+            # A JPEG is decoded at the smallest scale still larger than what is kept (the
+            # decoder skips the detail): a fraction of the memory of the full picture.
+            image.draft("RGB", (LONGEST_SIDE, LONGEST_SIDE))
             image.load()
+            image.thumbnail((LONGEST_SIDE, LONGEST_SIDE))
             upright = ImageOps.exif_transpose(image)      # before the EXIF that says how goes
             picture = upright.convert("RGB")
     except PhotoError:
@@ -98,7 +108,6 @@ def prepare(stream: IO[bytes]) -> bytes:
             ValueError):
         raise PhotoError(_("This file is not a photo we can read. Use a JPEG or PNG picture, "
                            "for example one taken with your phone's camera.")) from None
-    picture.thumbnail((LONGEST_SIDE, LONGEST_SIDE))
     out = io.BytesIO()
     # No exif=, icc_profile= or comment: the new file holds the pixels and nothing else.
     picture.save(out, "JPEG", quality=JPEG_QUALITY, optimize=True)

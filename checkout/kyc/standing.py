@@ -21,6 +21,7 @@ Nothing here keeps a field value or a photo: those are sent (:mod:`.submission`)
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import time
 from dataclasses import dataclass
@@ -72,26 +73,36 @@ def util_country(session: CheckoutSession) -> UtilCountry | None:
     return get_state().util_catalog.country(session.value("countryIsoCode"))
 
 
-def rules(session: CheckoutSession) -> list[KycRule]:
+def rules(session: CheckoutSession) -> list[KycRule] | None:
+    """The country's rules for the session's flow; None when the upstream lists no such country."""
     country = util_country(session)
     if country is None:
-        return []
+        return None
     return list(getattr(country.kyc_rules, session.flow, []) or [])
 
 
 def needed_level(session: CheckoutSession) -> str | None:
-    """The level the session's quote needs; None when the rules cannot be read right now (the
-    step is then shown, and says so, rather than let an order through unchecked)."""
+    """The level the session's quote needs; None when it cannot be known right now (the rules
+    cannot be read, the country has none, the quote has no US dollar amount): the step is then
+    shown, and says so, rather than let an order through unchecked."""
     record = session.quote
     if record is None:
         return "none"           # no amount yet: nothing is asked before one is chosen
     from ..flows import flow_of
 
     try:
-        return required_level(rules(session), flow_of(session).usd_amount(record))
+        country_rules = rules(session)
     except UpstreamError as exc:
-        log.warning("KYC rules unavailable: %s", exc)
+        log.warning("KYC rules unavailable (%s, status %s)", type(exc).__name__, exc.status)
         return None
+    usd = flow_of(session).usd_amount(record)
+    if country_rules is None or usd is None:
+        log.error("KYC level unknown for %s in %s: %s", session.flow,
+                  session.value("countryIsoCode"),
+                  "no such country in /api/util/countries" if country_rules is None
+                  else "the quote has no US dollar amount")
+        return None
+    return required_level(country_rules, usd)
 
 
 # -- who the user is ------------------------------------------------------------------------------
@@ -138,7 +149,9 @@ def missing_contact(session: CheckoutSession) -> str | None:
 
 
 def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+    # Keyed: a plain hash of a phone number is reversed by trying every number.
+    key = str(current_app.config.get("CHECKOUT_LAUNCH_SECRET") or "").encode()
+    return hmac.new(key, "\x1f".join(parts).encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def user_key(session: CheckoutSession) -> str:
@@ -241,35 +254,59 @@ def refresh(session: CheckoutSession, *, force: bool = False) -> CheckoutSession
     record = current(session)
     if record is not None and not force and not _due(record):
         return session
+    started = time.time()
     standing = read(session)
     key, who = decision_key(session, level), user_key(session)
 
     def change(fresh: CheckoutSession) -> None:
         kept = fresh.kyc
+        submitted = kept.get("submitted") or {}
+        if float(submitted.get("at_ts") or 0) > started:
+            return          # asked before a submission was sent: it cannot speak of it
         kept.update(standing.record(), key=key, level=level, source=source(),
                     checked_at=time.time())
-        submitted = kept.get("submitted") or {}
-        if standing.status == "approved" and submitted.get("who") == who:
-            # The state says "passed", not which level: the document this session saw approved
-            # says it (else an approved advanced document would be asked again and again).
-            kept["proven"] = {"who": who, "level": submitted.get("level")}
-            kept.pop("submitted", None)     # a rejection keeps it: the page names the document
+        if source() == STATE and submitted.get("who") == who:
+            _prove_level(kept, submitted, standing.status, who)
         proven = kept.get("proven") or {}
         if proven.get("who") == who and rank(proven.get("level")) > rank(kept["passed"]):
             kept["passed"] = proven["level"]
+        if standing.status in ("approved", "rejected") and submitted.get("seen_pending"):
+            kept["submitted"] = {**submitted, "decided": standing.status}
         fresh.kyc = kept
 
     return get_state().sessions.update(session.id, change)
+
+
+def _prove_level(kept: dict[str, Any], submitted: dict[str, Any], status: str,
+                 who: str) -> None:
+    """``/api/kyc/state`` says "passed", not at which level. The level of a document this
+    session sent counts as passed once the state, read after the sending, said it was under
+    review and then says approved: an "approved" read before it was seen under review may be
+    an earlier, lower approval (a lagging read, a second tab) and proves nothing."""
+    if status == "pending":
+        kept["submitted"] = {**submitted, "seen_pending": True}
+    elif status == "approved" and submitted.get("seen_pending") and not submitted.get("decided"):
+        kept["proven"] = {"who": who, "level": submitted.get("level")}
 
 
 def poll_seconds() -> float:
     return float(current_app.config.get("CHECKOUT_KYC_POLL_SECONDS", 15))
 
 
+def awaiting(record: dict[str, Any]) -> bool:
+    """Whether a document is under review: the state says so, or (by phone, where "approved"
+    may still be an earlier approval) the document this session sent has no verdict yet."""
+    if record.get("status") == "pending":
+        return True
+    submitted = record.get("submitted") or {}
+    return (record.get("source") == STATE and bool(submitted) and not submitted.get("decided")
+            and record.get("status") == "approved")
+
+
 def _due(record: dict[str, Any]) -> bool:
     """A submission under review is looked at again every few seconds, or when a ``kyc`` webhook
     arrived since the last look (the merchant opted in to them): never on every page view."""
-    if record.get("status") != "pending":
+    if not awaiting(record):
         return False
     checked_at = float(record.get("checked_at") or 0)
     if time.time() - checked_at >= poll_seconds():

@@ -35,6 +35,8 @@ from ..sessions import CheckoutSession
 from ..state import get_state
 from .context import session_route
 
+SMALL_FORM = 256 * 1024        # a form of a few fields, with room to spare
+
 
 class StepRefused(Exception):
     """A step's values were checked but could not be saved (the form says why)."""
@@ -48,8 +50,8 @@ class StepPage:
     """One step before the order. Subclasses give its form, its checks and what it saves."""
 
     name: str
-    # The largest request body the step's form may send (its photos, say); None: the app's.
-    max_upload: int | None = None
+    # The largest request body the step's form may send (its photos, say): see limit_upload.
+    max_upload: int = SMALL_FORM
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         """The step's form as the launch token and earlier steps already fill it, or None when
@@ -231,8 +233,6 @@ def step_page(session: CheckoutSession, step: str) -> Response:
         session = quotes.requote(session, flow_of(session))
     if request.method == "GET":
         return page.get(session)
-    if page.max_upload is not None:
-        request.max_content_length = page.max_upload
     form = request.form.to_dict()
     saved, result = page.submit(session, form)
     if not result.ok:
@@ -407,7 +407,22 @@ def order_required(flow_name: str) -> Callable[[Callable[[CheckoutSession], Resp
     return decorate
 
 
+def limit_upload() -> None:
+    """Before anything reads a POST's body (the anti-forgery check does, in ``session_route``):
+    a step's form may send what it needs (the KYC step's photos) and no more; the session's
+    other forms a few fields. The webhook receiver sets its own limit."""
+    if request.method != "POST" or request.endpoint == "checkout.webhooks":
+        return
+    limit = SMALL_FORM
+    if request.endpoint == "checkout.step":
+        step = (request.view_args or {}).get("step")
+        limit = max((pages.steps[step].max_upload for pages in _PAGES.values()
+                     if step in pages.steps), default=SMALL_FORM)
+    request.max_content_length = limit
+
+
 def init(bp: Blueprint) -> None:
+    bp.before_request(limit_upload)
     bp.register_error_handler(OrderUnderway, order_underway)
     rule = "/s/<session_id>"
     bp.add_url_rule(f"{rule}/", "flow", session_page, methods=["GET"])

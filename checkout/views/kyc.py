@@ -21,6 +21,7 @@ does not cover the order, so a new amount that asks more brings it back.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -30,7 +31,13 @@ from flask_babel import gettext as _
 from werkzeug.datastructures import FileStorage
 from werkzeug.wrappers import Response
 
-from ..errors import UpstreamBadRequest, UpstreamError, UpstreamRejected
+from ..errors import (
+    UpstreamBadRequest,
+    UpstreamBadResponse,
+    UpstreamError,
+    UpstreamRejected,
+    UpstreamUnavailable,
+)
 from ..forms import FormResult, clean_required_fields, field_inputs
 from ..htmx import htmx_redirect, render
 from ..journey.steps import update_before_order
@@ -70,15 +77,15 @@ class KycStep(journey.StepPage):
         try:
             session = standing.refresh(session)
         except UpstreamError as exc:
-            log.warning("KYC standing unavailable: %s", exc)
+            _unavailable(exc)
             return None
         return {} if standing.covered(session) else None
 
     def get(self, session: CheckoutSession) -> Response:
         try:
-            session = standing.refresh(session, force=request.args.get("check") == "1")
+            session = standing.refresh(session, force=_check_asked(session))
         except UpstreamError as exc:
-            log.warning("KYC standing unavailable: %s", exc)
+            _unavailable(exc)
             return self.render(session, view="unavailable")
         if standing.covered(session):
             return journey.forward(session)
@@ -93,6 +100,10 @@ class KycStep(journey.StepPage):
             kind = standing.missing_contact(session) or "phone"
             return clean_required_fields([_contact_field(kind)], form,
                                          country=session.value("countryIsoCode"))
+        if standing.awaiting(standing.current(session) or {}):
+            # One document at a time: the one sent (in another tab, on the phone) is being read.
+            return FormResult(form_error=_("Your document is being checked. Wait for the "
+                                           "answer before you send another one."))
         level = standing.target_level(session)
         document = standing.document(session, level, form.get("document")) if level else None
         if document is None:
@@ -134,17 +145,31 @@ class KycStep(journey.StepPage):
         if document is None:
             # Passed over: given() saved the standing that covers the order; go on from it.
             return get_state().sessions.get(session.id) or session
-        level = standing.target_level(session)
-        self._send(session, document, result)
-        who = standing.user_key(session)
+        level, who, sent_at = standing.target_level(session), standing.user_key(session), time.time()
 
         def submitted(fresh: CheckoutSession) -> None:
             record = fresh.kyc
             record["submitted"] = {"document": document.value, "title": document.title,
-                                   "level": level, "who": who,
+                                   "level": level, "who": who, "at_ts": sent_at,
                                    "at": datetime.now(UTC).isoformat()}
             fresh.kyc = record
 
+        try:
+            self._send(session, document, result)
+        except (UpstreamUnavailable, UpstreamBadResponse) as exc:
+            # No answer is not "not sent": the document may have arrived. What the partner
+            # says now decides; sending it again blindly could make a second submission.
+            _unavailable(exc)
+            session = update_before_order(session.id, submitted)
+            try:
+                session = standing.refresh(session, force=True)
+            except UpstreamError:
+                pass
+            if session.kyc.get("status") != "pending" and not standing.covered(session):
+                raise journey.StepRefused(FormResult(form_error=_(
+                    "We could not reach our verification partner, and your document may not "
+                    "have been sent. Try again in a moment."))) from None
+            return session
         session = update_before_order(session.id, submitted)
         try:
             return standing.refresh(session, force=True)
@@ -152,6 +177,8 @@ class KycStep(journey.StepPage):
             return session          # sent: the pending page reads the standing again
 
     def _send(self, session: CheckoutSession, document: KycDocument, result: FormResult) -> None:
+        """Send the document; a refusal becomes ``StepRefused`` with the partner's words. No
+        answer at all (``UpstreamUnavailable``, ``UpstreamBadResponse``) is left to the caller."""
         fields = submission.user_fields(document, result.values, result.facts["photos"])
         try:
             submission.send(session, document, fields)
@@ -172,15 +199,13 @@ class KycStep(journey.StepPage):
             raise journey.StepRefused(FormResult(form_error=_(
                 "Our verification partner could not take this document now. Try again in a "
                 "few minutes, or use their page below."))) from None
-        except UpstreamError:
-            raise journey.StepRefused(FormResult(form_error=_(
-                "We could not reach our verification partner. Nothing was sent: try again in "
-                "a moment."))) from None
 
     # -- the page -------------------------------------------------------------------------------
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None, *, view: str | None = None) -> Response:
+        # The journey may hand over the copy it had before given() saved a standing.
+        session = get_state().sessions.get(session.id) or session
         context = page_context(session, form, result, view=view)
         return render("checkout/kyc/step.html", "checkout/kyc/_step.html", **context)
 
@@ -204,7 +229,9 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
             view = "unavailable"
         elif missing:
             view = "contact"
-        elif record.get("status") == "pending":
+        elif not record:
+            view = "unavailable"            # the standing could not be read for this decision
+        elif standing.awaiting(record):
             view = "pending"
         elif standing.target_level(session, record) is None:
             view = "limit"
@@ -216,7 +243,7 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
         return context
     if view in ("pending", "form", "limit"):
         context["follow_url"] = url_for("checkout.kyc_check", session_id=session.id,
-                                        shown=record.get("status") or "none")
+                                        shown=_phase(record))
     if view == "pending":
         link = url_for("checkout.flow", session_id=session.id, _external=True)
         context["resume"] = {"url": link, "qr_svg": qr_svg(link), "provider_url": None}
@@ -227,7 +254,7 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
     try:
         documents = standing.documents(session, level)
     except UpstreamError as exc:
-        log.warning("KYC documents unavailable: %s", exc)
+        _unavailable(exc)
         context["view"] = "unavailable"
         return context
     if not documents:
@@ -260,6 +287,29 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
     return context
 
 
+def _phase(record: Mapping[str, Any]) -> str:
+    """What the page shows of the standing, for the follow-along poll to compare."""
+    return "pending" if standing.awaiting(dict(record)) else str(record.get("status") or "none")
+
+
+def _unavailable(exc: UpstreamError) -> None:
+    # The kind of failure only: an upstream's message may repeat the phone number asked about.
+    log.warning("KYC: the upstream did not answer (%s, status %s)", type(exc).__name__,
+                exc.status)
+
+
+CHECK_AGAIN_SECONDS = 3
+
+
+def _check_asked(session: CheckoutSession) -> bool:
+    """"Check again" (``?check=1``) reads the partner anew, at most every few seconds however
+    often it is clicked (each read is a call made with the merchant's key)."""
+    if request.args.get("check") != "1":
+        return False
+    checked_at = float(session.kyc.get("checked_at") or 0)
+    return time.time() - checked_at >= CHECK_AGAIN_SECONDS
+
+
 @session_route
 def kyc_check(session: CheckoutSession) -> Response:
     """Polled by the KYC page (every few seconds): 204 while nothing changed for it, else the
@@ -274,10 +324,10 @@ def kyc_check(session: CheckoutSession) -> Response:
     try:
         session = standing.refresh(session)
     except UpstreamError as exc:
-        log.warning("KYC standing unavailable: %s", exc)
+        _unavailable(exc)
         return Response(status=204)
     record = standing.current(session) or {}
-    if standing.covered(session) or (record.get("status") or "none") != request.args.get("shown"):
+    if standing.covered(session) or _phase(record) != request.args.get("shown"):
         return htmx_redirect(journey.step_url(session, STEP))
     return Response(status=204)
 

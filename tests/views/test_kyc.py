@@ -64,7 +64,7 @@ def review_kyc(app: Flask) -> None:
 
 def photo(width: int = 800, height: int = 600, kind: str = "JPEG") -> bytes:
     """A camera photo with the metadata phones write: maker, orientation and GPS location."""
-    image = Image.new("RGB", (width, height), (180, 120, 90))
+    image = Image.effect_noise((width, height), 40).convert("RGB")      # a camera's grain
     exif = Image.Exif()
     exif[ExifTags.Base.Make] = "PhoneMaker"
     gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
@@ -390,3 +390,110 @@ def test_a_verified_user_at_the_top_of_their_limit_is_told_what_they_can_do(app:
     assert "You have reached the limit of your verification" in body
     assert "Choose a smaller amount" in body
     assert "Which document will you use?" not in body
+
+
+def test_a_png_bomb_is_refused_before_it_is_decoded(flow: Flow) -> None:
+    """A 7000 px square PNG of one colour is ~150 KB on the wire and ~150 MB once decoded."""
+    bomb = io.BytesIO()
+    Image.new("RGB", (7000, 7000), (255, 255, 255)).save(bomb, "PNG")
+    to_kyc(flow, "15000")
+    page = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                              "photo_selfie": (io.BytesIO(bomb.getvalue()), "selfie.png")})
+    assert re.search(r'field-photo_selfie-error">This photo cannot be used',
+                     page.get_data(as_text=True))
+
+
+def test_a_body_too_large_is_refused_before_it_is_read_even_without_javascript(
+        flow: Flow) -> None:
+    to_kyc(flow, "15000")
+    huge = io.BytesIO(b"\xff\xd8" + b"\0" * (40 * 1024 * 1024))
+    # A plain form post (no htmx header): the limit holds before the anti-forgery check reads it.
+    page = flow.post("/kyc", {"document": "ALIEN_CARD", "photo_selfie": (huge, "big.jpg")})
+    assert page.status_code == 413
+    assert "<html" in page.get_data(as_text=True)            # a page, not a bare error
+    small = flow.post("/wallet", {"address": "x" * (300 * 1024)})
+    assert small.status_code == 413
+
+
+def test_a_second_document_while_one_is_checked_is_not_sent(flow: Flow) -> None:
+    to_kyc(flow, "5000")
+    flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
+    again = flow.post("/kyc", {**NATIONAL_ID, "document": "PASSPORT", "id_number": "A1234567"})
+    assert "Your document is being checked" in text(again)
+
+
+def test_a_lagging_approval_does_not_count_for_the_document_just_sent(app: Flask, flow: Flow,
+                                                                      monkeypatch) -> None:
+    """Basic passed; an advanced document sent; the kyc state still says "approved" (the basic
+    one) on the first read after: that read proves nothing, the order waits for the review."""
+    to_kyc(flow, "5000")
+    flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
+    review_kyc(app)
+    assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+    flow.follow(flow.choose("stk_push", amount="15000"))
+    with app.app_context():
+        upstream = get_state().upstream
+    real_state = upstream.kyc_state
+    lagging = {"reads": 0}
+
+    def lag(**kwargs):
+        state = real_state(**kwargs)
+        lagging["reads"] += 1
+        if state.kyc_status == "pending" and lagging["reads"] <= 3:
+            from dataclasses import replace
+            return replace(state, kyc_status="approved")
+        return state
+
+    flow.get("/kyc")
+    monkeypatch.setattr(upstream, "kyc_state", lag)
+    lagging["reads"] = 0
+    data = {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+            "photo_selfie": (io.BytesIO(photo()), "selfie.jpg"),
+            "photo_front": (io.BytesIO(photo()), "front.jpg"),
+            "photo_back": (io.BytesIO(photo()), "back.jpg")}
+    flow.landed(flow.post("/kyc", data), "kyc")
+    for _ in range(3):
+        assert flow.get("/review").headers.get("Location", "").endswith("/kyc")
+        flow.get("/kyc?check=1")
+    monkeypatch.setattr(upstream, "kyc_state", real_state)
+    review_kyc(app)
+    assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+
+
+def test_the_resume_link_says_unavailable_when_the_partner_does_not_answer(
+        app: Flask, flow: Flow, monkeypatch) -> None:
+    from checkout.errors import UpstreamUnavailable
+
+    with app.app_context():
+        upstream = get_state().upstream
+
+    def down(**kwargs):
+        raise UpstreamUnavailable("down")
+
+    flow.start()
+    flow.follow(flow.choose("stk_push", amount="5000"))
+    flow.follow(flow.wallet())
+    monkeypatch.setattr(upstream, "kyc_state", down)
+    page = flow.follow(flow.details(phoneNumber=PHONES["KE"]))
+    assert "We cannot check your verification right now" in text(page)
+    assert "We cannot check your verification right now" in text(flow.get("/"))
+
+
+def test_a_submission_without_an_answer_is_looked_up_not_sent_again(app: Flask, flow: Flow,
+                                                                   monkeypatch) -> None:
+    """The partner took the document but its answer was lost: the page shows it under review
+    (read from the state), not an invitation to send it again."""
+    from checkout.errors import UpstreamTimeout
+
+    with app.app_context():
+        upstream = get_state().upstream
+    real = upstream.kyc_submit
+
+    def lost_answer(*args, **kwargs):
+        real(*args, **kwargs)
+        raise UpstreamTimeout("no answer")
+
+    monkeypatch.setattr(upstream, "kyc_submit", lost_answer)
+    to_kyc(flow, "5000")
+    page = flow.follow(flow.post("/kyc", NATIONAL_ID))
+    assert "We are checking your document" in text(page)
