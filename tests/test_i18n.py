@@ -10,12 +10,19 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 from flask import Flask, render_template_string
 from flask_babel import Babel, get_locale, gettext
 
 from checkout import Checkout
-from checkout.i18n import TRANSLATIONS, format_crypto, format_datetime, format_money
+from checkout.i18n import (
+    SUPPORTED_LANGUAGES,
+    TRANSLATIONS,
+    format_crypto,
+    format_datetime,
+    format_money,
+)
 from checkout.paths import TEMPLATES
 
 from .launch_support import claims, install_flow_stub, session_id_from, sign
@@ -184,3 +191,56 @@ def test_the_committed_catalogue_covers_every_template_string(tmp_path):
 def test_english_catalogue_is_compiled():
     assert (TRANSLATIONS / "en" / "LC_MESSAGES" / "messages.mo").is_file()
     assert (TRANSLATIONS / "en" / "LC_MESSAGES" / "messages.po").is_file()
+
+
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|\{(\w+)\}")
+
+
+def _placeholders(text: str) -> list[str]:
+    return sorted(m.group(0) for m in PLACEHOLDER.finditer(text))
+
+
+@pytest.mark.parametrize("language", [lang for lang in SUPPORTED_LANGUAGES if lang != "en"])
+def test_every_language_translates_every_message_with_the_same_placeholders(language):
+    """Complete, not fuzzy, not obsolete, and %(name)s placeholders exactly as in English."""
+    with (TRANSLATIONS / language / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalogue = read_po(f)
+    with (TRANSLATIONS / "messages.pot").open("rb") as f:
+        template = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
+    problems = []
+    if catalogue.obsolete:
+        problems.append(f"obsolete entries: {list(catalogue.obsolete)[:3]}")
+    seen = set()
+    for message in catalogue:
+        if not message.id:
+            continue
+        ids = (message.id,) if isinstance(message.id, str) else tuple(message.id)
+        seen.add(ids[0])
+        strings = (message.string,) if isinstance(message.string, str) else message.string
+        if message.fuzzy:
+            problems.append(f"fuzzy: {ids[0]!r}")
+        for string in strings:
+            if not string:
+                problems.append(f"untranslated: {ids[0]!r}")
+            elif _placeholders(string) != _placeholders(ids[-1]) \
+                    and _placeholders(string) != _placeholders(ids[0]):
+                problems.append(f"placeholders differ: {ids[0]!r} -> {string!r}")
+    if template - seen:
+        problems.append(f"missing (run scripts/i18n update): {sorted(template - seen)[:3]}")
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("language", [lang for lang in SUPPORTED_LANGUAGES if lang != "en"])
+def test_every_language_is_compiled_from_its_catalogue(language):
+    """The shipped .mo says what the .po says (else: scripts/i18n compile)."""
+    folder = TRANSLATIONS / language / "LC_MESSAGES"
+    def table(catalogue):
+        return {m.id if isinstance(m.id, str) else tuple(m.id):
+                m.string if isinstance(m.string, str) else tuple(m.string)
+                for m in catalogue if m.id}
+
+    with (folder / "messages.po").open("rb") as f:
+        source = table(read_po(f))
+    with (folder / "messages.mo").open("rb") as f:
+        compiled = table(read_mo(f))
+    assert compiled == source
