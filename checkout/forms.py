@@ -20,11 +20,11 @@ from typing import Any, Protocol
 
 import phonenumbers
 import re2
-from babel.numbers import NumberFormatError, get_decimal_symbol, get_group_symbol, parse_decimal
 from email_validator import EmailNotValidError, validate_email
 from flask_babel import gettext as _
 
 from .addresses import AddressError, address_notice, network_has_memo, validate_address, validate_memo
+from .typed_amounts import parse_amount
 from .upstream.types import RequiredField
 
 log = logging.getLogger("checkout.forms")
@@ -349,23 +349,6 @@ def field_inputs(specs: Iterable[RequiredField], country: str | None) -> list[Fi
 
 # -- amounts -------------------------------------------------------------------------------------
 
-def parse_amount(value: str, locale: str) -> Decimal:
-    """A positive amount typed in the user's locale ("1,500.50", "1 500,50"). ``ValueError``."""
-    text = (value or "").strip().replace("\u00a0", " ").replace("\u202f", " ")
-    if not text:
-        raise ValueError(_("Enter an amount."))
-    allowed = set("0123456789 ") | {get_decimal_symbol(locale), get_group_symbol(locale), ".", ","}
-    if len(text) > 32 or not set(text) <= allowed:
-        raise ValueError(_("Enter the amount in digits, for example 5000."))
-    try:
-        number = parse_decimal(text.replace(" ", ""), locale=locale)
-    except (NumberFormatError, InvalidOperation):
-        raise ValueError(_("Enter the amount in digits, for example 5000.")) from None
-    if not number.is_finite() or number <= 0:
-        raise ValueError(_("Enter an amount greater than zero."))
-    return number
-
-
 class LimitsLike(Protocol):
     min_usd: Decimal
     max_usd: Decimal
@@ -457,12 +440,15 @@ def clean_corridor(form: Mapping[str, Any], session: SessionLike,
     return result
 
 
-def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
+def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: Any,
                  currencies: tuple[str, ...], limits: LimitsLike | None,
                  currency_error: str | None = None, check_limits: bool = True,
-                 show: AmountFormatter | None = None) -> FormResult:
+                 show: AmountFormatter | None = None,
+                 places: Mapping[str, int] | None = None) -> FormResult:
     """The amount and what it is in (local money or crypto), within the corridor's limits.
 
+    ``locale`` is how the user writes numbers (:mod:`checkout.typed_amounts`); ``places`` the
+    decimals each currency kind allows ("local": 0 for XOF), unchecked for a kind not in it.
     ``check_limits=False`` checks the typing only (while the corridor itself is not valid yet).
     """
     result = FormResult()
@@ -497,12 +483,14 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: str,
 
     if take_locked(form, session, "amount", result, same=same_amount):
         raw = str(result.values.get("amount") or "")
-        parse_locale = "en"        # a token's amount is a JSON number, not typed text
+        # A token's amount is a JSON number, not typed text; its precision is the merchant's
+        # to get right and the upstream's to refuse, not a question for the user.
+        parse_locale, allowed_places = "en", None
     else:
         raw = str(form.get("amount") or "")
-        parse_locale = locale
+        parse_locale, allowed_places = locale, (places or {}).get(currency)
     try:
-        amount = parse_amount(raw, parse_locale)
+        amount = parse_amount(raw, parse_locale, allowed_places)
     except ValueError as exc:
         result.errors.setdefault("amount", str(exc))
         return result

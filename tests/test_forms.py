@@ -167,7 +167,7 @@ def test_amount_limits(form, field_name, message):
 
 def test_amount_within_limits_and_closed_corridor():
     good = clean_amount({"currency": "local", "amount": "5,000"}, FakeSession(), locale="en",
-                        currencies=ONRAMP, limits=LIMITS)
+                        currencies=ONRAMP, limits=LIMITS, places={"local": 2})
     assert good.ok and good.values == {"currency": "local", "amount": "5000"}
     closed = clean_amount({"currency": "local", "amount": "5000"}, FakeSession(), locale="en",
                           currencies=ONRAMP, limits=CLOSED)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from babel import Locale, UnknownLocaleError
@@ -28,6 +28,7 @@ from ..journey import quotes
 from ..journey.steps import update_before_order
 from ..names import asset_name, network_name
 from ..sessions import CheckoutSession
+from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
 from .context import session_route
 from .journey import StepPage, StepRefused, pages_of
 
@@ -50,8 +51,19 @@ class AmountTexts:
     currency_error: Any                    # "Choose local money or crypto."
 
 
-def locale_code() -> str:
-    return str(get_locale() or "en")
+def typing_locale(country: str | None) -> Locale | str:
+    """How the user writes numbers: the money locale of the country being chosen (``pt_MZ``
+    groups with spaces where plain ``pt`` groups with dots), else the page's language."""
+    return money_locale(country) or str(get_locale() or "en")
+
+
+def amount_places(flow: Flow, values: Mapping[str, Any]) -> dict[str, int]:
+    """Decimals an amount may carry, by what it is in (local money, US dollars, the asset)."""
+    places = {"usd": USD_PLACES, "crypto": CRYPTO_PLACES}
+    country = flow.catalog().country(values.get("countryIsoCode"))
+    if country is not None:
+        places["local"] = currency_places(country.currency)
+    return places
 
 
 def money_locale(country: str | None) -> Locale | None:
@@ -90,7 +102,22 @@ class AmountStep(StepPage):
             else:
                 values[name] = session.value(name)
         values["currency"] = values.get("currency") or "local"
+        if "amount" not in form or session.is_locked("amount"):
+            # Saved as a plain number ("1500.5"): shown the way this user types it back
+            # ("1500,5" in French), so sending the page again is not a question.
+            values["amount"] = self.amount_text(values)
         return values
+
+    @staticmethod
+    def amount_text(values: Mapping[str, Any]) -> str | None:
+        saved = values.get("amount")
+        if saved is None or saved == "":
+            return None
+        try:
+            return amount_for_input(Decimal(str(saved)),
+                                    typing_locale(values.get("countryIsoCode")))
+        except (InvalidOperation, ValueError):
+            return str(saved)
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         values = self.draft(session, {})
@@ -136,7 +163,9 @@ class AmountStep(StepPage):
         if result.errors.get("paymentChannel"):
             result.errors["paymentChannel"] = str(self.texts.channel_error)
         limits = self.limits(result.values) if result.ok else None
-        amount = clean_amount(form, session, locale=locale_code(),
+        country = result.values.get("countryIsoCode")
+        amount = clean_amount(form, session, locale=typing_locale(country),
+                              places=amount_places(self.flow, result.values),
                               currencies=self.flow.currencies, limits=limits,
                               currency_error=str(self.texts.currency_error),
                               check_limits=result.ok, show=self.show_amount(result.values))
@@ -234,7 +263,9 @@ def live_quote(session: CheckoutSession) -> Response:
     corridor = clean_corridor(form, session, flow.catalog())
     if not corridor.ok or not (form.get("amount") or session.is_locked("amount")):
         return render(template, template, message=None, breakdown=None)
-    amount = clean_amount(form, session, locale=locale_code(), currencies=flow.currencies,
+    amount = clean_amount(form, session, locale=typing_locale(corridor.values.get(
+                              "countryIsoCode")),
+                          places=amount_places(flow, corridor.values), currencies=flow.currencies,
                           currency_error=str(step.texts.currency_error),
                           limits=step.limits(corridor.values),
                           show=step.show_amount(corridor.values))

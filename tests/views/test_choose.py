@@ -93,7 +93,9 @@ def test_a_valid_choice_is_saved_and_leads_to_the_wallet(flow):
     ({"network": "TON", "asset": "USDC"}, "asset", "not available on this network"),
     ({"amount": ""}, "amount", "Enter an amount"),
     ({"amount": "abc"}, "amount", "in digits"),
-    ({"amount": "-5"}, "amount", "digits"),
+    ({"amount": "-5"}, "amount", "cannot be negative"),
+    ({"amount": "5000.555"}, "amount", "at most 2 decimals"),
+    ({"amount": "5000,5"}, "amount", "Did you mean 5,000.5?"),
     ({"amount": "1"}, "amount", "The minimum is"),
     ({"amount": "999999999"}, "amount", "The maximum is"),
     ({"currency": "crypto", "amount": "100000"}, "amount", "The maximum is"),
@@ -177,3 +179,22 @@ def test_reference_data_is_cached_between_pages(flow, monkeypatch):
     flow.get("/choose", query_string=query, headers={"HX-Request": "true"})
     assert calls.count("onramp_payment_channels") == 0     # cached by the first page
     assert calls.count("onramp_limits") == 1
+
+
+def test_an_amount_typed_the_portuguese_way_is_read_so_and_shown_back_so(flow):
+    """pt + Nigeria (no pt_NG): "5.000,5" is five thousand and a half; what was saved comes
+    back in the field as the user types it, and sending the page again keeps it."""
+    flow.start(locale="pt")
+    flow.choose(amount="5.000,5")
+    assert flow.session.answers["amount"] == "5000.5"
+    page = flow.get("/choose").get_data(as_text=True)
+    assert re.search(r'<input id="field-amount"[^>]*value="5000,5"', page)
+    flow.choose(amount="5000,5")
+    assert flow.session.answers["amount"] == "5000.5"
+
+
+def test_an_amount_written_another_way_is_a_question_not_a_guess(flow):
+    flow.start(locale="pt")
+    html = flow.choose(amount="5000.5").get_data(as_text=True)
+    assert "field-amount-error" in html and "5.000,5?" in html
+    assert "amount" not in flow.session.answers
