@@ -20,7 +20,9 @@ from typing import Any, Protocol
 
 import phonenumbers
 import re2
+from babel.lists import format_list
 from email_validator import EmailNotValidError, validate_email
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from .addresses import AddressError, address_notice, network_has_memo, validate_address, validate_memo
@@ -179,6 +181,23 @@ def browser_pattern(spec: RequiredField) -> str | None:
     return spec.regexp[1:-1]
 
 
+def describe_format(fmt: str | None) -> str | None:
+    """The upstream's ``format`` with what its placeholders stand for: "00000000" alone reads
+    like a number to type (and a real check refuses all zeros), so it is "00000000 (0: any
+    digit)". Only the length and the kinds of characters are the upstream's to say; the
+    pattern it enforces may allow more, so no count is put into words."""
+    if not fmt:
+        return None
+    legend = []
+    if "0" in fmt:
+        legend.append(_("0: any digit"))
+    if "A" in fmt:
+        legend.append(_("A: any letter"))
+    if not legend:
+        return fmt
+    return f"{fmt} ({format_list(legend, style='unit', locale=get_locale() or 'en')})"
+
+
 def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) -> str:
     kind = field_kind(spec)
     if kind == "enum":
@@ -200,9 +219,13 @@ def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) 
     # JavaScript's RegExp.test semantics (search; the pattern carries its own anchors). Either the
     # typed or the normalised spelling may be the one the pattern was written for.
     if pattern is not None and not (pattern.search(raw) or pattern.search(cleaned)):
+        if kind == "string" and pattern.search(cleaned.upper()):
+            # Document numbers are printed in capitals and typed in whatever case the phone's
+            # keyboard gives: "ak1234567" is the passport AK1234567.
+            return cleaned.upper()
         if spec.format:
             raise ValueError(_("This does not look right. Expected format: %(format)s",
-                               format=spec.format))
+                               format=describe_format(spec.format)))
         raise ValueError(_("This does not look right. Check it and try again."))
     return cleaned
 
@@ -333,7 +356,8 @@ def field_inputs(specs: Iterable[RequiredField], country: str | None) -> list[Fi
         if kind == PHOTOS_TYPE:
             continue
         kind_type = input_type(spec)
-        hint = _("Format: %(format)s", format=spec.format) if spec.format else None
+        hint = _("Format: %(format)s", format=describe_format(spec.format)) \
+            if spec.format else None
         if hint is None and kind == "phone":
             example = phone_example(country)
             hint = _("For example %(number)s", number=example) if example else None

@@ -13,6 +13,7 @@ from checkout.forms import (
     clean_required_fields,
     clean_wallet,
     compile_pattern,
+    describe_format,
     input_type,
     normalise_phone,
     parse_amount,
@@ -304,3 +305,24 @@ def test_locked_currency_is_taken_from_the_claims_whatever_the_form_sends():
                               limits=LIMITS)
         assert result.values["currency"] == "crypto"
         assert ("currency" in result.errors) == bool(sent)
+
+
+def test_a_document_number_typed_in_small_letters_is_taken_in_capitals():
+    passport = required_fields_from_json({"id_number": {
+        "type": "string", "label": "ID number", "required": True,
+        "regexp": "^[A-Z0-9]{7,9}$", "format": "A0000000"}})
+    result = clean_required_fields(passport, {"id_number": "ak1234567"}, country="KE")
+    assert result.ok and result.values["id_number"] == "AK1234567"
+    refused = clean_required_fields(passport, {"id_number": "ak-12"}, country="KE")
+    assert refused.errors["id_number"] == (
+        "This does not look right. Expected format: A0000000 (0: any digit, A: any letter)")
+
+
+@pytest.mark.parametrize(("fmt", "said"), [
+    ("00000000", "00000000 (0: any digit)"),
+    ("ABC000000000", "ABC000000000 (0: any digit, A: any letter)"),
+    ("YYYY-MM-DD", "YYYY-MM-DD"),
+    (None, None),
+])
+def test_a_format_says_what_its_placeholders_stand_for(fmt, said):
+    assert describe_format(fmt) == said

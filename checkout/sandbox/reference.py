@@ -542,6 +542,10 @@ def _ke() -> Country:
             document("KE", "basic", "PASSPORT", "Passport", "^[A-Z0-9]{7,9}$", "A0000000"),
         ),
         advanced_documents=(
+            # A citizen's choice at the advanced level too (Smile ID checks Kenyan driving
+            # licences with photos); the alien card is for residents who are not citizens.
+            document("KE", "advanced", "DRIVERS_LICENSE", "Driving licence",
+                     "^[A-Z0-9]{6,12}$", "AB000000", "i"),
             document("KE", "advanced", "ALIEN_CARD", "Alien card", "^[0-9]{6,9}$", "000000"),
         ),
         # As the service documents it: no KYC below 15 USD, basic from 15 to 99.99, advanced from

@@ -97,11 +97,17 @@ def test_basic_kyc_then_the_order(page, shop, quick_kyc):
     assert page.context.cookies() == []
 
 
+def choose_document(frame, title: str) -> None:
+    """Kenya's advanced level offers two documents: pick one, and its form with photos opens."""
+    frame.get_by_label(title).check()
+    frame.get_by_role("button", name="Continue").click()
+    frame.wait_for_selector("input[name=photo_selfie]")
+
+
 def test_advanced_kyc_with_photos_then_the_order(page, shop, quick_kyc, photos):
     page.set_viewport_size(PHONE)
     frame = to_kyc(shop, page, "0712000102", 15000)
-    # One advanced document in Kenya: no choice to make, straight to its form.
-    frame.wait_for_selector("input[name=photo_selfie]")
+    choose_document(frame, "Alien card")
     fill_person(frame, "1234567")
     for name in ("selfie", "front", "back"):
         frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))
@@ -127,6 +133,7 @@ def test_a_computer_without_a_camera_hands_over_to_a_phone(page, shop, quick_kyc
                                                            browser):
     page.set_viewport_size({"width": 1280, "height": 900})
     frame = to_kyc(shop, page, "0712000103", 15000)
+    choose_document(frame, "Alien card")
     frame.locator("summary", has_text="No camera on this device?").click()
     link = frame.locator("[data-testid=kyc-handoff-url]").inner_text().strip()
     assert frame.locator("[data-testid=kyc-handoff] svg").count() == 1     # the QR code
@@ -135,7 +142,7 @@ def test_a_computer_without_a_camera_hands_over_to_a_phone(page, shop, quick_kyc
     try:
         mobile = phone.new_page()
         mobile.goto(link)
-        mobile.wait_for_selector("input[name=photo_selfie]")
+        choose_document(mobile, "Alien card")
         fill_person(mobile, "7654321")
         for name in ("selfie", "front", "back"):
             mobile.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))

@@ -152,7 +152,7 @@ def test_kyc_state_of_a_new_user(client):
                                        {"type": "basic", "minAmount": 25},
                                        {"type": "advanced", "minAmount": 150}]
     values = [d["value"] for d in body["documentTypes"]]
-    assert values == ["NATIONAL_ID", "PASSPORT", "ALIEN_CARD"]
+    assert values == ["NATIONAL_ID", "PASSPORT", "DRIVERS_LICENSE", "ALIEN_CARD"]
     assert set(body["documentTypes"][0]) == {"title", "value", "requiredFields"}
     assert body["documentTypes"][0]["requiredFields"]["id_number"]["regexp"] == "^[0-9]{1,9}$"
 
@@ -268,7 +268,7 @@ IMAGES = [{"image_type_id": 0, "image": JPEG_B64}, {"image_type_id": 1, "image":
     ({"phone": KE_PHONE, "idType": "NATIONAL_ID", "userFields": person(), "x": 1},
      "unknown field(s) in body: x"),
     ({"phone": KE_PHONE, "idType": "BVN", "userFields": person()},
-     "idType must be one of: NATIONAL_ID, PASSPORT, ALIEN_CARD"),
+     "idType must be one of: NATIONAL_ID, PASSPORT, DRIVERS_LICENSE, ALIEN_CARD"),
     ({"phone": KE_PHONE, "idType": "NATIONAL_ID", "userFields": "x"},
      "userFields must be an object"),
     ({"phone": KE_PHONE, "idType": "NATIONAL_ID", "userFields": person(nickname="W")},

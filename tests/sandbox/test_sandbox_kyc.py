@@ -425,7 +425,7 @@ def test_kyc_url_is_a_page_that_passes_basic_then_advanced(api, events):
     assert 'name="viewport" content="width=device-width, initial-scale=1"' in html
     assert "Not verified" in html and "Sandbox shortcut" in html
     assert 'id="pass-basic"' in html and 'id="pass-advanced"' in html
-    assert "sandbox shortcut: National ID" in html and "sandbox shortcut: Alien card" in html
+    assert "sandbox shortcut: National ID" in html and "sandbox shortcut: Driving licence" in html
     assert html.index('id="pass-basic"') < html.index('id="pass-advanced"')
     response = api.client.post("/sandbox/kyc", data={"phoneNumber": KE_PHONE, "level": "basic"})
     assert response.status_code == 303
