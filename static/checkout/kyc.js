@@ -1,26 +1,48 @@
-/* kyc.js: the KYC step's photos (templates/checkout/kyc/_step.html), loaded by that page only.
+/* kyc.js: the KYC step (templates/checkout/kyc/_step.html), loaded by that page only.
  *
  * - Each photo taken or chosen ([data-photo] file inputs) is shown in its [data-photo-preview]
- *   (a blob: URL, never sent anywhere), so the user sees it is sharp before sending it.
+ *   (a blob: URL, never sent anywhere), so the user sees it is sharp before sending it. A file
+ *   the browser cannot show as a picture is flagged at its input at once, not after the upload.
  * - Where the browser can, the photo is shrunk to a JPEG of at most about 1 MB (longest side
  *   1600 px) before the form sends it: users pay for their data, and a phone's camera makes
- *   5-10 MB pictures. Redrawing also leaves the photo's metadata (GPS location) behind.
+ *   5-10 MB pictures. Redrawing also leaves the photo's metadata (GPS location) behind. A send
+ *   pressed while a photo is still being shrunk waits for it ("Preparing your photos...").
+ * - Before the photos go, the form's fields are checked in the browser: an empty field or a
+ *   mistyped number found on the server would cost the user their photos (a file input cannot
+ *   be filled again by the server), so it is found here first.
  * - Without this script, or where shrinking fails, the photo is sent as it is: the server checks
  *   and shrinks it (checkout/kyc/photos.py) either way.
+ * - The partner's page opens in a new tab; coming back to this tab checks the verdict at once.
  */
 (function () {
   "use strict";
 
   var LONGEST_SIDE = 1600;
   var TARGET_BYTES = 1024 * 1024;
+  var shrinking = 0;        // photos still being shrunk
+  var sendWhenReady = null; // the form whose send waits for them
+
+  function form() {
+    return document.querySelector("form[data-kyc-form]");
+  }
 
   function preview(input, file) {
     var img = input.parentNode.querySelector("[data-photo-preview]");
     if (!img || !window.URL || !URL.createObjectURL) return;
     if (img.dataset.url) URL.revokeObjectURL(img.dataset.url);
     img.dataset.url = URL.createObjectURL(file);
+    img.onload = function () {
+      input.setCustomValidity("");
+      img.hidden = false;
+    };
+    img.onerror = function () {
+      // Not a picture this browser can read: say so now, at the input (the server would too).
+      img.hidden = true;
+      var f = form();
+      input.setCustomValidity((f && f.dataset.notPhoto) || "");
+      input.reportValidity();
+    };
     img.src = img.dataset.url;
-    img.hidden = false;
   }
 
   function encode(canvas, quality, done) {
@@ -47,8 +69,23 @@
         done(blob && blob.size < file.size ? blob : null);
       });
     }, function () {
-      done(null); // not an image the browser can read: the server says so
+      done(null); // not an image the browser can read: the preview says so
     });
+  }
+
+  function status(text) {
+    var el = document.querySelector("[data-photo-status]");
+    if (el) el.textContent = text;
+  }
+
+  function photoReady() {
+    shrinking -= 1;
+    if (shrinking > 0 || !sendWhenReady) return;
+    var waiting = sendWhenReady;
+    sendWhenReady = null;
+    status("");
+    if (waiting.requestSubmit) waiting.requestSubmit();
+    else waiting.submit();
   }
 
   document.addEventListener("change", function (event) {
@@ -57,13 +94,63 @@
       return;
     }
     var file = input.files[0];
+    input.setCustomValidity("");
     preview(input, file);
+    shrinking += 1;
     shrink(file, function (blob) {
-      if (!blob || input.files[0] !== file) return; // another photo was chosen meanwhile
-      var list = new DataTransfer();
-      list.items.add(new File([blob], "photo.jpg", { type: "image/jpeg" }));
-      input.files = list.files; // setting files fires no change event: no loop
-      input.dataset.shrunk = String(blob.size);
+      if (blob && input.files[0] === file) { // else another photo was chosen meanwhile
+        var name = file.name.replace(/\.[^.]*$/, "") + ".jpg";
+        var list = new DataTransfer();
+        list.items.add(new File([blob], name, { type: "image/jpeg" }));
+        input.files = list.files; // setting files fires no change event: no loop
+        input.dataset.shrunk = String(blob.size);
+      }
+      photoReady();
     });
+  });
+
+  // Document numbers are printed in capitals: the server takes "ak1234567" as AK1234567, so the
+  // browser's copy of the pattern must not refuse it first.
+  function capitalise(f) {
+    var inputs = f.querySelectorAll("input[pattern]");
+    for (var i = 0; i < inputs.length; i++) {
+      var input = inputs[i];
+      if (input.validity.patternMismatch) {
+        var upper = input.value.toUpperCase();
+        if (new RegExp("^(?:" + input.getAttribute("pattern") + ")$").test(upper)) {
+          input.value = upper;
+        }
+      }
+    }
+  }
+
+  document.addEventListener("submit", function (event) {
+    var f = event.target;
+    if (!f.matches || !f.matches("form[data-kyc-form]")) return;
+    capitalise(f);
+    if (!f.checkValidity()) {
+      event.preventDefault();
+      f.reportValidity();
+      return;
+    }
+    if (shrinking > 0) {
+      event.preventDefault();
+      sendWhenReady = f;
+      status(document.querySelector("[data-photo-status]").dataset.preparing || "");
+    }
+  }, true);
+
+  // Back from the partner's page (opened in another tab): ask for the verdict now.
+  var partnerOpened = false;
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("a[data-partner-page]")) {
+      partnerOpened = true;
+    }
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState !== "visible" || !partnerOpened) return;
+    partnerOpened = false;
+    var check = document.querySelector("a[data-check-again]");
+    if (check) check.click();
   });
 })();

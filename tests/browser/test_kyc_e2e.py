@@ -157,3 +157,29 @@ def test_a_computer_without_a_camera_hands_over_to_a_phone(page, shop, quick_kyc
         screenshot(page, "kyc-handoff-computer-review")
     finally:
         phone.close()
+
+
+def test_a_send_pressed_at_once_waits_for_the_photos_and_a_bad_file_is_flagged_before(
+        page, shop, quick_kyc, photos, tmp_path):
+    page.set_viewport_size(PHONE)
+    frame = to_kyc(shop, page, "0712000104", 15000)
+    choose_document(frame, "Driving licence")
+    fill_person(frame, "ab123456")        # small letters: taken in capitals, not refused
+    # A file that is not a picture is flagged at its input as soon as it is chosen.
+    fake = tmp_path / "fake.jpg"
+    fake.write_text("not a picture")
+    frame.locator("input[name=photo_selfie]").set_input_files(str(fake))
+    frame.wait_for_function(
+        "() => document.querySelector('input[name=photo_selfie]').validationMessage"
+        ".includes('not a photo we can read')")
+    # Photos chosen and "Send" pressed at once: the send waits until they are shrunk.
+    sent = []
+    page.on("request", lambda r: sent.append(len(r.post_data_buffer or b""))
+            if r.method == "POST" and r.url.endswith("/kyc") else None)
+    for name in ("selfie", "front", "back"):
+        frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/kyc")):
+        frame.get_by_role("button", name="Send for verification").click()
+    frame.wait_for_selector("[data-testid=kyc-pending]")
+    assert len(sent) == 1 and sent[0] < photos["selfie"].stat().st_size
+    frame.wait_for_selector("text=Review your order", timeout=20_000)
