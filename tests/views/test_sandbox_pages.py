@@ -95,3 +95,10 @@ def test_no_sandbox_pages_against_a_real_upstream(tmp_path, upstream_config):
     client = app.test_client()
     assert client.get("/checkout/sandbox/").status_code == 404
     assert client.get("/checkout/sandbox/pay/x").status_code == 404
+
+
+def test_the_sandbox_home_page_title_is_text(client):
+    html = client.get("/checkout/sandbox/").get_data(as_text=True)
+    title = html.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert "<" not in title and "Checkout sandbox" in title
+    assert html.count('id="kyc-thresholds"') == 1
