@@ -48,21 +48,12 @@ from .kyc import (
 )
 from .orders import iso
 from .reference import Country, KycDocument
-from .validation import InvalidRequest, Query
+from .validation import InvalidRequest, Query, form_or_json
 
 bp = Blueprint("sandbox_kyc_console", __name__)
 bp.before_request(refuse_cross_site_posts)
 
 LEVELS = ("basic", "advanced")
-
-
-def _form_or_json() -> dict[str, Any]:
-    if request.is_json:
-        data = request.get_json(silent=True)
-        if not isinstance(data, dict):
-            raise InvalidRequest("the body must be a JSON object")
-        return data
-    return request.form.to_dict()
 
 
 def _wants_json() -> bool:
@@ -145,7 +136,7 @@ def kyc_page() -> ResponseReturnValue:
 @bp.post("/sandbox/kyc")
 def kyc_verify() -> ResponseReturnValue:
     """The sandbox shortcut: pass ``level`` now, as if the partner had verified the user."""
-    data = _form_or_json()
+    data = form_or_json(request)
     phone = _text(data, "phoneNumber")
     if phone is None:
         raise InvalidRequest("phoneNumber is required")
@@ -185,7 +176,7 @@ def users_json() -> ResponseReturnValue:
 @bp.post("/sandbox/kyc/submissions/<submission_id>/decision")
 def decide(submission_id: str) -> ResponseReturnValue:
     """Approve, reject (with a reason) or keep pending a submission still pending."""
-    data = _form_or_json()
+    data = form_or_json(request)
     decision = _text(data, "decision")
     if decision not in DECISIONS:
         raise InvalidRequest(f"decision must be one of: {', '.join(DECISIONS)}")

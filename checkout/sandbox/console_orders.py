@@ -33,7 +33,7 @@ from . import payees, reference, transfer
 from .orders import OUTCOMES, Order
 from .shapes import WEBHOOK_STATUS
 from .state import current
-from .validation import InvalidRequest, check_transaction_hash
+from .validation import InvalidRequest, check_transaction_hash, form_or_json
 
 bp = Blueprint("sandbox_orders", __name__)
 
@@ -172,19 +172,10 @@ def resume(order_id: str) -> ResponseReturnValue:
                            instructions=instructions, outcomes=OUTCOMES)
 
 
-def _form_or_json() -> dict[str, Any]:
-    if request.is_json:
-        data = request.get_json(silent=True)
-        if not isinstance(data, dict):
-            raise InvalidRequest("the body must be a JSON object")
-        return data
-    return request.form.to_dict()
-
-
 @bp.post("/sandbox/orders/<order_id>/outcome")
 def set_outcome(order_id: str) -> ResponseReturnValue:
     """Force how the rest of the order's life goes."""
-    outcome = _form_or_json().get("outcome")
+    outcome = form_or_json(request).get("outcome")
     if not isinstance(outcome, str):
         raise InvalidRequest("outcome is required")
     return _done(current().orders.set_outcome(order_id, outcome))
@@ -212,7 +203,7 @@ def reject(order_id: str) -> ResponseReturnValue:
 @bp.post("/sandbox/orders/<order_id>/deposit")
 def deposit(order_id: str) -> ResponseReturnValue:
     """The off-ramp user sends the crypto (a hash is made up when none is given)."""
-    tx_hash = _form_or_json().get("hash") or flow.fake_transaction_hash("POLYGON")
+    tx_hash = form_or_json(request).get("hash") or flow.fake_transaction_hash("POLYGON")
     if not isinstance(tx_hash, str):
         raise InvalidRequest("hash must be a string")
     check_transaction_hash("hash", tx_hash)
@@ -226,7 +217,7 @@ def deposit(order_id: str) -> ResponseReturnValue:
 @bp.post("/sandbox/orders/<order_id>/late-payment")
 def late_payment(order_id: str) -> ResponseReturnValue:
     """Money arrives for an expired or abandoned order: it is processed like a timely payment."""
-    tx_hash = _form_or_json().get("hash") or flow.fake_transaction_hash("POLYGON")
+    tx_hash = form_or_json(request).get("hash") or flow.fake_transaction_hash("POLYGON")
     if not isinstance(tx_hash, str):
         raise InvalidRequest("hash must be a string")
     store = current().orders

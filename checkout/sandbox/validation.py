@@ -174,6 +174,16 @@ def positive_number(name: str, value: Any) -> float:
 
 # -- JSON bodies ----------------------------------------------------------------------------------
 
+def form_or_json(request: Request) -> dict[str, Any]:
+    """The body of a console action: a browser's form, or a JSON object from a test or a script."""
+    if request.is_json:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise InvalidRequest("the body must be a JSON object")
+        return data
+    return request.form.to_dict()
+
+
 class Body:
     """A JSON object body whose keys must all be in ``allowed`` (unknown keys are refused upstream)."""
 
