@@ -199,6 +199,32 @@ def checkout_app(checkout_server) -> Flask:
     return checkout_server.app
 
 
+@pytest.fixture
+def checkout_config(checkout_app):
+    """``checkout_config(KEY=value, ...)`` sets the running checkout's config for one test; the
+    values before are put back after it (the server is shared by the whole session)."""
+    saved: dict[str, Any] = {}
+
+    def configure(**overrides: Any) -> None:
+        for key, value in overrides.items():
+            saved.setdefault(key, checkout_app.config.get(key))
+            checkout_app.config[key] = value
+
+    yield configure
+    for key, value in saved.items():
+        if value is None:
+            checkout_app.config.pop(key, None)
+        else:
+            checkout_app.config[key] = value
+
+
+@pytest.fixture
+def short_quotes(checkout_config):
+    """The harness's sandbox runs 100x fast: its quotes live 6 s, so ours are renewed at 3 s.
+    Stored statuses are re-read after 2 s, so the test does not hang on webhook timing."""
+    checkout_config(CHECKOUT_QUOTE_MAX_AGE=3, CHECKOUT_STATUS_MAX_AGE=2)
+
+
 @pytest.fixture(scope="session")
 def playwright_instance():
     from playwright.sync_api import sync_playwright

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import screenshot
-from .test_onramp_e2e import ADDRESS, settle, short_quotes  # noqa: F401  (fixture)
+from .test_onramp_e2e import ADDRESS, settle
 
 pytestmark = pytest.mark.browser
 

@@ -26,19 +26,11 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 
 
 @pytest.fixture
-def quick_kyc(checkout_app):
+def quick_kyc(checkout_config):
     """The harness's sandbox reviews a document in 0.6 s (100x fast): read its verdict at each
     look of the page (every 5 s) rather than every 15 s; quotes renewed as in the other tests."""
-    keys = ("CHECKOUT_KYC_POLL_SECONDS", "CHECKOUT_QUOTE_MAX_AGE", "CHECKOUT_STATUS_MAX_AGE")
-    saved = {key: checkout_app.config.get(key) for key in keys}
-    checkout_app.config.update(CHECKOUT_KYC_POLL_SECONDS=0, CHECKOUT_QUOTE_MAX_AGE=3,
-                               CHECKOUT_STATUS_MAX_AGE=2)
-    yield
-    for key, value in saved.items():
-        if value is None:
-            checkout_app.config.pop(key, None)
-        else:
-            checkout_app.config[key] = value
+    checkout_config(CHECKOUT_KYC_POLL_SECONDS=0, CHECKOUT_QUOTE_MAX_AGE=3,
+                    CHECKOUT_STATUS_MAX_AGE=2)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import screenshot
-from .test_onramp_e2e import kinds, settle, short_quotes  # noqa: F401  (fixture)
+from .test_onramp_e2e import kinds, settle
 
 pytestmark = pytest.mark.browser
 

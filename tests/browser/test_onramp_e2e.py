@@ -18,21 +18,6 @@ pytestmark = pytest.mark.browser
 ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 
 
-@pytest.fixture
-def short_quotes(checkout_app):
-    """The harness's sandbox runs 100x fast: its quotes live 6 s, so ours are renewed at 3 s.
-    Stored statuses are re-read after 2 s, so the test does not hang on webhook timing."""
-    saved = {key: checkout_app.config.get(key)
-             for key in ("CHECKOUT_QUOTE_MAX_AGE", "CHECKOUT_STATUS_MAX_AGE")}
-    checkout_app.config.update(CHECKOUT_QUOTE_MAX_AGE=3, CHECKOUT_STATUS_MAX_AGE=2)
-    yield
-    for key, value in saved.items():
-        if value is None:
-            checkout_app.config.pop(key, None)
-        else:
-            checkout_app.config[key] = value
-
-
 def settle(frame) -> None:
     """Wait until no htmx request of the frame is in flight."""
     frame.wait_for_function("() => !document.querySelector('.htmx-request')")
