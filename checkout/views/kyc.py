@@ -21,6 +21,7 @@ does not cover the order, so a new amount that asks more brings it back.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -244,6 +245,9 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
     if view in ("pending", "form", "limit"):
         context["follow_url"] = url_for("checkout.kyc_check", session_id=session.id,
                                         shown=_phase(record))
+        # The page looks every 5 s, or as often as the partner is read when that is more often
+        # (a sandbox run fast); never more than once a second.
+        context["follow_seconds"] = min(FOLLOW_SECONDS, max(1, math.ceil(standing.poll_seconds())))
     if view == "pending":
         link = url_for("checkout.flow", session_id=session.id, _external=True)
         context["resume"] = {"url": link, "qr_svg": qr_svg(link), "provider_url": None}
@@ -299,6 +303,7 @@ def _unavailable(exc: UpstreamError) -> None:
 
 
 CHECK_AGAIN_SECONDS = 3
+FOLLOW_SECONDS = 5
 
 
 def _check_asked(session: CheckoutSession) -> bool:

@@ -57,6 +57,33 @@ RECORD_VIOLATIONS = """
 """
 
 
+AXE = Path(__file__).resolve().parent / "node" / "node_modules" / "axe-core" / "axe.min.js"
+# WCAG 2.2 A and AA plus axe's best practices: every rule that applies, any impact.
+AXE_RUN = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + " :: " + n.failureSummary)}));
+}"""
+
+
+def axe_violations(frame: Any) -> list[dict]:
+    """axe-core's violations in ``frame``'s document (ours: the checkout's frame, not the shop).
+
+    Evaluated through the DevTools protocol, which the page's CSP does not govern: the script
+    is not added to the page, so the policy under test stays exactly the page's own."""
+    if not frame.evaluate("() => typeof window.axe !== 'undefined'"):
+        frame.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
+    return frame.evaluate(AXE_RUN)
+
+
+def assert_accessible(frame: Any, state: str) -> None:
+    """No axe-core violation of any impact on the page ``frame`` shows (``state`` names it)."""
+    found = axe_violations(frame)
+    assert not found, f"axe-core on {state}:\n" + "\n".join(
+        f"- {v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"])
+        for v in found)
+
+
 class _Late:
     """A WSGI app set after the server exists (the app's settings need the server's port)."""
 

@@ -1,0 +1,177 @@
+"""axe-core on every distinct state of every flow's pages, in every language, at 360 px.
+
+Each walk is a whole order in the cross-site iframe, as the end-to-end tests make it, with the
+page's language set by the launch token; buttons are found by their names in that language (so a
+missing translation fails here too). At each state (a step, its form with errors, the live quote,
+a pending check, the order's pages) axe-core (WCAG 2.x A/AA and best practices) must find nothing,
+whatever the impact. axe comes from the npm registry (tests/browser/node, installed by
+scripts/test) and runs through the DevTools protocol, under the pages' own CSP.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from babel.support import Translations
+
+from checkout.i18n import TRANSLATIONS
+
+from .conftest import assert_accessible
+from .test_kyc_e2e import photos, quick_kyc  # noqa: F401  (fixtures)
+from .test_offramp_e2e import PHONE, TX_HASH, WALLET, confirm_sale
+from .test_onramp_e2e import ADDRESS, settle
+
+pytestmark = pytest.mark.browser
+
+LANGUAGES = ["en", "fr", "sw", "pt"]
+
+
+@cache
+def catalogue(language: str) -> Translations:
+    return Translations.load(str(TRANSLATIONS), [language], domain="messages")
+
+
+class Walk:
+    """One user's order in one language: click by translated names, check each state."""
+
+    def __init__(self, shop, page, language: str) -> None:
+        self.shop, self.page, self.language = shop, page, language
+        self.frame = None
+        self.seen: list[str] = []
+
+    def _(self, text: str) -> str:
+        return catalogue(self.language).gettext(text)
+
+    def open(self, flow: str, **claims):
+        self.page.set_viewport_size(PHONE)
+        self.frame = self.shop.open(self.page, flow, locale=self.language, **claims)
+        return self.frame
+
+    def check(self, state: str) -> None:
+        frame = self.shop.steady(self.page)
+        settle(frame)
+        assert frame.evaluate("() => document.documentElement.lang") == self.language
+        assert_accessible(frame, f"{state} [{self.language}]")
+        self.seen.append(state)
+
+    def click_and_load(self, name: str, role: str = "button"):
+        self.frame = self.shop.click_and_load(self.page, role, self._(name))
+        return self.frame
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_buying_in_every_language_has_no_accessibility_violation(page, shop, short_quotes,
+                                                                 language):
+    walk = Walk(shop, page, language)
+    frame = walk.open("onramp")
+    walk.check("on-ramp amount, nothing chosen")
+    frame.locator("select[name=countryIsoCode]").select_option("NG")
+    frame.wait_for_selector("input[name=paymentChannel][value=bank]", state="attached")
+    settle(frame)
+    frame.locator("input[name=paymentChannel][value=bank]").check()
+    settle(frame)
+    frame.locator("select[name=network]").select_option("CELO")
+    settle(frame)
+    frame.locator("select[name=asset]").select_option("USDT")
+    settle(frame)
+    frame.locator("input[name=amount]").fill("1")
+    frame.wait_for_selector("#quote-message")
+    walk.check("on-ramp amount under the minimum (live message)")
+    frame.locator("input[name=amount]").fill("5000")
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    walk.check("on-ramp amount with its live quote")
+    frame = walk.click_and_load("Continue")
+    frame.wait_for_selector("input[name=address]")
+    walk.check("on-ramp wallet")
+    frame.locator("input[name=address]").fill("0x123")
+    frame = walk.click_and_load("Continue")
+    frame.wait_for_selector(".field--invalid")
+    walk.check("on-ramp wallet with errors")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    frame = walk.click_and_load("Continue")
+    frame.wait_for_selector("[data-testid=review-confirm], form[data-confirm], button[type=submit]")
+    walk.check("on-ramp review")
+    for _ in range(3):
+        frame = walk.click_and_load("Confirm and pay")
+        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
+        if frame.locator("[data-transfer-type]").count():
+            break
+    walk.check("on-ramp pay (bank transfer instructions)")
+    frame = walk.click_and_load("I have paid")
+    frame.wait_for_selector("[data-status=payout_successful]", timeout=30_000)
+    walk.check("on-ramp status, complete")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_selling_in_every_language_has_no_accessibility_violation(page, shop, short_quotes,
+                                                                  language):
+    walk = Walk(shop, page, language)
+    frame = walk.open("offramp", countryIsoCode="NG", paymentChannel="bank", network="POLYGON",
+                      asset="USDC", currency="local", amount=20000)
+    frame.wait_for_selector("select[name=bankCode]")
+    walk.check("off-ramp payout details")
+    frame.locator("select[name=bankCode]").select_option("011:02")
+    frame.locator("input[name=bankAccountNumber]").fill("0123456789")
+    frame = walk.click_and_load("Continue")
+    frame.wait_for_selector("[data-testid=payee-found], form")
+    walk.check("off-ramp account check, found")
+    frame = walk.click_and_load("Yes, pay this account")
+    frame.wait_for_selector("input[name=address]")
+    walk.check("off-ramp sending wallet")
+    frame.locator("input[name=address]").fill(WALLET)
+    frame = walk.click_and_load("Continue")
+    walk.check("off-ramp review")
+    confirm_sale(shop, page, frame, walk._("Confirm and sell"))
+    frame = shop.frame(page)
+    walk.check("off-ramp deposit (address, QR, countdown)")
+    frame.locator("input[name=tx_hash]").fill(TX_HASH)
+    frame = walk.click_and_load("I have sent it")
+    frame.wait_for_selector("[data-status=payout_successful]", timeout=30_000)
+    walk.check("off-ramp status, paid out")
+
+
+def test_axe_finds_a_violation_when_there_is_one(page, shop):
+    """The check above can fail: an image without a text alternative is reported."""
+    frame = shop.open(page)
+    frame.evaluate("() => document.querySelector('main').insertAdjacentHTML('beforeend',"
+                   " '<img src=\"/checkout/static/icon.svg\">')")
+    with pytest.raises(AssertionError, match="image-alt"):
+        assert_accessible(frame, "a page with an image without alt")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_identity_checks_in_every_language_have_no_accessibility_violation(
+        page, shop, quick_kyc, photos, language):
+    walk = Walk(shop, page, language)
+    frame = walk.open("onramp", countryIsoCode="KE", paymentChannel="mobile_money",
+                      network="CELO", asset="USDT", currency="local", amount=15000)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill(f"a11y-{language}@example.com")
+    frame = walk.click_and_load("Continue")
+    phone = f"07120002{LANGUAGES.index(language):02d}"
+    frame.locator("input[name=phoneNumber]").fill(phone)
+    frame = walk.click_and_load("Continue")
+    frame.wait_for_selector("input[name=document]")
+    walk.check("KYC document choice (advanced)")
+    frame.locator("input[name=document][value=ALIEN_CARD]").check()
+    frame = walk.click_and_load("Continue")
+    frame.wait_for_selector("input[name=photo_selfie]")
+    walk.check("KYC form with photos")
+    fill = {"first_name": "Wanjiru", "last_name": "Reject", "dob": "1990-05-17",
+            "id_number": "1234567"}
+    for name, value in fill.items():
+        frame.locator(f"[name={name}]").fill(value)
+    for name in ("selfie", "front", "back"):
+        frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))
+    frame.wait_for_function(
+        "() => [...document.querySelectorAll('[data-photo-preview]')].every(i => !i.hidden)")
+    walk.check("KYC form with photo previews")
+    frame = walk.click_and_load("Send for verification")
+    frame.wait_for_selector("[data-testid=kyc-pending], [data-testid=kyc-rejected]")
+    if frame.locator("[data-testid=kyc-pending]").count():
+        walk.check("KYC pending")
+    # The page follows the review by itself (it polls), as a user waiting on it sees.
+    frame.wait_for_selector("[data-testid=kyc-rejected]", timeout=20_000)
+    walk.check("KYC rejected, with the partner's reason")
