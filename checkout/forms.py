@@ -28,6 +28,7 @@ from flask_babel import gettext as _
 from .addresses import AddressError, address_notice, network_has_memo, validate_address, validate_memo
 from .typed_amounts import parse_amount
 from .upstream.types import RequiredField
+from .upstream_text import field_label
 
 log = logging.getLogger("checkout.forms")
 
@@ -341,7 +342,8 @@ class FieldInput:
 
     @property
     def label(self) -> str:
-        return self.spec.label or self.spec.name
+        # The upstream's words, or ours on a page in another language (checkout.upstream_text).
+        return field_label(self.spec.name, self.spec.label)
 
     @property
     def required(self) -> bool:

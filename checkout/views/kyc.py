@@ -49,6 +49,7 @@ from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import KycDocument, RequiredField
+from ..upstream_text import document_title
 from ..urls import safe_external_url
 from . import journey
 from .context import session_route
@@ -276,7 +277,8 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
         level=level, documents=documents, document=document, rejected=rejected,
         raising=bool(record.get("reached_limit")) and level == next_level(
             str(record.get("passed") or "none")),
-        rejected_title=(record.get("submitted") or {}).get("title"),
+        rejected_title=document_title((record.get("submitted") or {}).get("document"),
+                                      (record.get("submitted") or {}).get("title")),
         inputs=field_inputs(document.required_fields, country) if document else [],
         photo_kinds=kyc_photos.kinds_asked(document) if document else (),
     )

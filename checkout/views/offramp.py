@@ -39,6 +39,7 @@ from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..state import get_state, real_app
 from ..upstream.types import OfframpOrder
+from ..upstream_text import field_label
 from . import journey
 from . import status as status_views
 from .amount import AmountStep, AmountTexts
@@ -225,14 +226,11 @@ class PayeeStep(journey.StepPage):
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:
         check = session.payee or {}
-        specs = {spec.name: spec for spec in quotes.required_fields(session)}
         return render("checkout/offramp/payee.html", "checkout/offramp/_payee.html",
                       check=check, values=dict(form or {}),
                       errors=(result.errors if result else {}),
                       form_error=(result.form_error if result else None),
-                      details=[(specs[name].label if name in specs else name,
-                                display_value(specs.get(name), value))
-                               for name, value in session.fields.items()],
+                      details=given_details(session),
                       payout_label=payout_name(session.value("paymentChannel")),
                       top_up=self.top_up(session), step=self.name)
 
@@ -271,13 +269,10 @@ class SendingWalletStep(WalletPage):
 def review_context(session: CheckoutSession) -> dict[str, Any]:
     catalog = FLOW.catalog()
     country = session.value("countryIsoCode")
-    specs = {spec.name: spec for spec in quotes.required_fields(session)}
     return {
         "country": catalog.country(country),
         "payout_label": payout_name(session.value("paymentChannel")),
-        "details": [(specs[name].label if name in specs else name,
-                     display_value(specs.get(name), value))
-                    for name, value in session.fields.items()],
+        "details": given_details(session),
         "payee": session.payee or {},
         "merchant_funded": payment_type(session) == VIRTUAL_WALLET,
         "network_label": network_name(session.value("network")),
@@ -450,12 +445,16 @@ def _release(session: CheckoutSession, owner: str, *, keep_hash: bool) -> None:
 
 # -- status ---------------------------------------------------------------------------------------------
 
+def given_details(session: CheckoutSession) -> list[tuple[Any, str]]:
+    """The payout details the user gave, as (label, value shown), in the order they were asked."""
+    specs = {spec.name: spec for spec in quotes.required_fields(session)}
+    return [(field_label(name, specs[name].label if name in specs else None),
+             display_value(specs.get(name), value)) for name, value in session.fields.items()]
+
+
 def _payout_details(session: CheckoutSession) -> list[tuple[Any, str]]:
     """The payout details as the user gave them (label, display value), and whom they confirmed."""
-    specs = {spec.name: spec for spec in quotes.required_fields(session)}
-    shown: list[tuple[Any, str]] = [
-        (specs[name].label if name in specs else name, display_value(specs.get(name), value))
-        for name, value in session.fields.items()]
+    shown = given_details(session)
     payee = session.payee or {}
     if payee.get("confirmed") and payee.get("name"):
         shown.append((_l("Account holder"), str(payee["name"])))

@@ -1,0 +1,141 @@
+"""Words the upstream writes, on a page in the user's language.
+
+The upstream writes in English: field labels, transfer instructions, document names, reasons. On a
+page in French, Swahili or Portuguese, a label the checkout knows (by the field's name, the detail's
+id, the document's code, not by its English words) is said in the page's language; anything else is
+shown as sent, marked ``lang="en"`` so a screen reader reads it with an English voice instead of
+reading English words with a French one. On an English page the upstream's words are shown as they
+are: they may say more than ours (a label such as "Account number (10 digits)").
+"""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from flask import has_request_context
+from flask_babel import get_locale
+from flask_babel import lazy_gettext as _l
+from markupsafe import Markup, escape
+
+__all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "field_label", "detail_label",
+           "detail_description", "detail_amount", "document_title", "instructions_text",
+           "JINJA_GLOBALS"]
+
+UPSTREAM_LANGUAGE = "en"
+
+# Required fields (offers, payees, KYC documents) by name (upstream-notes sections 3, 5 and 7).
+FIELD_LABELS = {
+    "phoneNumber": _l("Phone number"), "bankCode": _l("Bank"),
+    "bankAccountNumber": _l("Account number"), "buyerBankAccountNumber": _l("Account number"),
+    "accountNumber": _l("Account number"), "blockchainWalletAddress": _l("Wallet address"),
+    "blockchainMemo": _l("Memo"), "blockchainTransactionHash": _l("Transaction hash"),
+    "otpCode": _l("Code received by SMS"), "shortCode": _l("Short code"),
+    "first_name": _l("First name"), "last_name": _l("Last name"), "dob": _l("Date of birth"),
+    "email": _l("Email"), "id_number": _l("ID number"),
+}
+# Transfer details of an on-ramp order, by id (upstream-notes section 3).
+DETAIL_LABELS = {
+    "recipientBankName": _l("Bank"), "recipientBankAccountNumber": _l("Account number"),
+    "recipientBankAccountName": _l("Account name"), "recipientPhoneNumber": _l("Wallet number"),
+    "amountToSend": _l("Amount to send"), "bankTransferNarration": _l("Narration"),
+    "recipientWalletAddress": _l("Wallet address"),
+}
+DETAIL_DESCRIPTIONS = {
+    "bankTransferNarration": _l("Type this in the transfer's description field."),
+}
+# KYC documents by their code (Smile ID's id types, upstream-notes section 7).
+DOCUMENT_TITLES = {
+    "NATIONAL_ID": _l("National ID"), "PASSPORT": _l("Passport"),
+    "DRIVERS_LICENSE": _l("Driving licence"), "ALIEN_CARD": _l("Alien card"),
+    "VOTER_ID": _l("Voter's card"), "BVN": _l("Bank Verification Number"),
+    "NIN": _l("National Identification Number"),
+}
+# What each way to pay asks of the user, said by the checkout (the upstream's own sentence may
+# carry figures, and is kept beside it: see instructions_text).
+INSTRUCTIONS = {
+    "manual": _l("Send the money to the account below, exactly as shown."),
+    "redirect": _l("Pay on the payment page; you will come back here afterwards."),
+    "ussd": _l("Dial the code below on the phone that pays."),
+    "stk_push": _l("Approve the payment request on your phone."),
+    "otp_stk_push": _l("Enter the code sent to your phone, then approve the payment request."),
+}
+
+
+def page_language() -> str:
+    locale = get_locale() if has_request_context() else None
+    return locale.language if locale is not None else UPSTREAM_LANGUAGE
+
+
+def _translating() -> bool:
+    return page_language() != UPSTREAM_LANGUAGE
+
+
+def as_sent(text: Any) -> Markup:
+    """Upstream text as it came: marked with its language when the page is in another one."""
+    if text is None or text == "":
+        return Markup("")
+    if not _translating():
+        return escape(text)
+    return Markup('<span lang="{}">{}</span>').format(UPSTREAM_LANGUAGE, text)
+
+
+def _known(table: dict[str, Any], key: str | None, sent: Any) -> Markup:
+    known = table.get(key or "")
+    if known is not None and (_translating() or not sent):
+        return escape(str(known))
+    return as_sent(sent if sent else key)
+
+
+def field_label(name: str | None, sent: str | None) -> Markup:
+    """A required field's label: ours for a field we know, on a page not in English."""
+    return _known(FIELD_LABELS, name, sent)
+
+
+def detail_label(detail_id: str | None, sent: str | None) -> Markup:
+    return _known(DETAIL_LABELS, detail_id, sent)
+
+
+def detail_description(detail_id: str | None, sent: str | None) -> Markup:
+    if not sent and detail_id not in DETAIL_DESCRIPTIONS:
+        return Markup("")
+    return _known(DETAIL_DESCRIPTIONS, detail_id, sent)
+
+
+def document_title(code: str | None, sent: str | None) -> Markup:
+    return _known(DOCUMENT_TITLES, code, sent)
+
+
+def instructions_text(transfer_type: str | None, sent: str | None) -> tuple[Markup, Markup]:
+    """What to do, in the page's language, and the upstream's own sentence where it says it
+    otherwise (English pages show only the upstream's)."""
+    ours = INSTRUCTIONS.get(transfer_type or "")
+    if not _translating() or ours is None:
+        return as_sent(sent), Markup("")
+    return escape(str(ours)), as_sent(sent)
+
+
+_AMOUNT = re.compile(r"\s*([0-9]{1,15}(?:\.[0-9]{1,8})?)\s*([A-Z]{3})\s*")
+
+
+def detail_amount(detail: Any) -> dict[str, str] | None:
+    """The amount to send, written as money like every other amount of the page ("5000 NGN" is
+    ₦5,000.00), and the bare number to copy into a banking app; None for any other detail."""
+    from .i18n import format_money
+
+    if getattr(detail, "id", None) != "amountToSend":
+        return None
+    found = _AMOUNT.fullmatch(str(getattr(detail, "value", "") or ""))
+    if found is None:
+        return None
+    number, currency = found.groups()
+    try:
+        shown = format_money(Decimal(number), currency)
+    except (ValueError, ArithmeticError):    # a currency Babel does not know: as sent
+        return None
+    return {"shown": shown, "number": number}
+
+
+JINJA_GLOBALS = {"field_label": field_label, "detail_label": detail_label,
+                 "detail_description": detail_description, "detail_amount": detail_amount,
+                 "document_title": document_title, "instructions_text": instructions_text}
