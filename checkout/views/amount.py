@@ -4,7 +4,8 @@ The same page for buying and selling: a flow gives its catalog (``checkout.refer
 amount may be in, and its words (:class:`AmountTexts`). Selects refresh the form through htmx
 (``GET`` with the draft, nothing saved); the amount field asks ``/quote`` as the user types and
 shows the whole price; the POST checks everything against the corridor's live limits and fixes the
-offer with one quote.
+offer with one quote. Without JavaScript, neither follows the user: an "Update price" button (in
+``<noscript>``) posts the draft and gets the page back with its choices and price, nothing saved.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from .context import session_route
 from .journey import StepPage, StepRefused, pages_of
 
 CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
+UPDATE = "update"           # the name of the no-JavaScript "Update price" button
 
 
 @dataclass(frozen=True)
@@ -209,8 +211,17 @@ class AmountStep(StepPage):
 
     # -- the page
 
+    def preview(self, session: CheckoutSession, form: Mapping[str, Any]) -> Response | None:
+        """"Update price" (shown only without JavaScript, where nothing follows the typing): the
+        page again with the draft, the choices that go with it and its price; nothing saved."""
+        if UPDATE not in form:
+            return None
+        draft = {k: v for k, v in form.items() if k != UPDATE}
+        return self.render(session, draft, price=shown_price(self, session, draft))
+
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
-               result: FormResult | None = None) -> Response:
+               result: FormResult | None = None, *,
+               price: Mapping[str, Any] | None = None) -> Response:
         catalog = self.flow.catalog()
         values = self.draft(session, form or {})
         country = catalog.country(values.get("countryIsoCode"))
@@ -237,7 +248,7 @@ class AmountStep(StepPage):
                       texts=self.texts, currencies=self.flow.currencies, step=self.name,
                       heading=(self.texts.heading_for(session) if self.texts.heading_for
                                else None) or self.texts.heading,
-                      money_locale=money_locale(values.get("countryIsoCode")))
+                      money_locale=money_locale(values.get("countryIsoCode")), price=price)
 
     def get(self, session: CheckoutSession) -> Response:
         if is_htmx() and request.args:
@@ -251,18 +262,15 @@ class AmountStep(StepPage):
         return super().get(session)
 
 
-@session_route
-def live_quote(session: CheckoutSession) -> Response:
-    """The price breakdown for what is typed so far (htmx, debounced); saves nothing."""
-    template = "checkout/journey/_quote.html"
-    step = pages_of(session).steps.get("choose")
-    if session.order_id or not isinstance(step, AmountStep):
-        return render(template, template, message=None, breakdown=None)
+def shown_price(step: AmountStep, session: CheckoutSession,
+                form: Mapping[str, Any]) -> dict[str, Any]:
+    """What the price under the amount shows for a draft of the form: the whole breakdown, or
+    why there is none (``message``; ``retry`` when asking again may help). Saves nothing."""
+    none: dict[str, Any] = {"message": None, "breakdown": None, "retry": False}
     flow = step.flow
-    form = request.args.to_dict()
     corridor = clean_corridor(form, session, flow.catalog())
     if not corridor.ok or not (form.get("amount") or session.is_locked("amount")):
-        return render(template, template, message=None, breakdown=None)
+        return none
     amount = clean_amount(form, session, locale=typing_locale(corridor.values.get(
                               "countryIsoCode")),
                           places=amount_places(flow, corridor.values), currencies=flow.currencies,
@@ -270,17 +278,24 @@ def live_quote(session: CheckoutSession) -> Response:
                           limits=step.limits(corridor.values),
                           show=step.show_amount(corridor.values))
     if not amount.ok:
-        return render(template, template, breakdown=None, retry=False,
-                      message=amount.errors.get("amount") or amount.errors.get("currency"))
+        return {**none, "message": amount.errors.get("amount") or amount.errors.get("currency")}
     params = quotes.normalise(flow.quote_keys, {**corridor.values, **amount.values})
     try:
         record = flow.request_quote(params)
     except UpstreamRejected:
-        return render(template, template, breakdown=None, retry=False, message=_(
-            "We could not get a price for this amount. Check it against the limits."))
+        return {**none, "message": _(
+            "We could not get a price for this amount. Check it against the limits.")}
     except UpstreamError:
-        return render(template, template, breakdown=None, retry=True, message=_(
-            "The price is not available right now."))
-    return render(template, template, breakdown=flow.shown_breakdown(session, record),
-                  message=None,
-                  money_locale=money_locale(params.get("countryIsoCode")))
+        return {**none, "retry": True, "message": _("The price is not available right now.")}
+    return {**none, "breakdown": flow.shown_breakdown(session, record),
+            "money_locale": money_locale(params.get("countryIsoCode"))}
+
+
+@session_route
+def live_quote(session: CheckoutSession) -> Response:
+    """The price breakdown for what is typed so far (htmx, debounced); saves nothing."""
+    template = "checkout/journey/_quote.html"
+    step = pages_of(session).steps.get("choose")
+    if session.order_id or not isinstance(step, AmountStep):
+        return render(template, template, message=None, breakdown=None)
+    return render(template, template, **shown_price(step, session, request.args.to_dict()))

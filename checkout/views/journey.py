@@ -71,6 +71,11 @@ class StepPage:
                result: FormResult | None = None) -> Response:
         raise NotImplementedError
 
+    def preview(self, session: CheckoutSession, form: Mapping[str, Any]) -> Response | None:
+        """For a POST that only asks to see the page again with what the form holds (a button
+        for browsers without JavaScript): that page, nothing saved. None for a real submit."""
+        return None
+
     def get(self, session: CheckoutSession) -> Response:
         """The step's page. A message kept for it (a refusal at create) shows at its field; a
         step passed over whose given values fail their checks shows why."""
@@ -234,6 +239,9 @@ def step_page(session: CheckoutSession, step: str) -> Response:
     if request.method == "GET":
         return page.get(session)
     form = request.form.to_dict()
+    shown = page.preview(session, form)
+    if shown is not None:
+        return shown
     saved, result = page.submit(session, form)
     if not result.ok:
         return page.render(saved, form, result)

@@ -18,12 +18,19 @@
  *   main heading, so a screen reader starts reading the new step, unless the page focused an
  *   invalid field or the user already moved the focus; the first page of a session leaves focus
  *   where the merchant's page has it.
+ * - Without this script the pages work as plain forms and links (see "Without JavaScript" in
+ *   checkout.css): it marks <html> with "checkout-js", which shows the copy buttons, and drops the
+ *   <noscript> blocks an htmx swap brings in (parsed outside the page, their controls would be
+ *   real ones: a hidden "Update price" would become the form's default button, taking Enter).
  * - What only some pages need has a file of its own, which those pages load before this one:
  *   deposit.js (the shop's own wallet, countdowns) and filter.js (filterable selects). The first
  *   page of a flow stays light on a phone's data plan.
  */
 (function () {
   "use strict";
+
+  // First, before anything can fail: the copy buttons work from here on (checkout.css).
+  document.documentElement.classList.add("checkout-js");
 
   var VERSION = 1;
   var STORAGE_PREFIX = "checkout-event:";
@@ -300,6 +307,10 @@
     }
     document.body.addEventListener("htmx:beforeSwap", function () {
       focusBeforeSwap = focusSelector(document.activeElement);
+    });
+    document.body.addEventListener("htmx:afterSwap", function () {
+      var blocks = document.body.querySelectorAll("noscript");
+      for (var i = 0; i < blocks.length; i++) blocks[i].parentNode.removeChild(blocks[i]);
     });
     document.body.addEventListener("htmx:configRequest", function (event) {
       // fetch/XHR requests carry "Sec-Fetch-Dest: empty": tell the server this page is framed,

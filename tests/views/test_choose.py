@@ -75,6 +75,30 @@ def test_live_quote_for_an_amount_over_the_limit_shows_the_limit_and_asks_no_quo
                      choose)
 
 
+def test_without_javascript_update_price_shows_the_choices_then_the_price_and_saves_nothing(flow):
+    start = flow.start().get_data(as_text=True)
+    # Only browsers without JavaScript get the button (htmx does the same as the user types).
+    assert re.search(r'<noscript>.*name="update".*Update price.*</noscript>', start, re.S)
+    assert start.index("Update price") < start.index(">Continue<")
+    country = flow.post("/choose", {"update": "1", "countryIsoCode": "NG", "currency": "local",
+                                    "amount": ""})
+    html = country.get_data(as_text=True)
+    assert country.status_code == 200 and "<html" in html            # the whole page again
+    assert 'value="bank"' in html and "field-error" not in html      # the country's channels
+    priced = flow.post("/choose", {"update": "1", **CORRIDORS["manual"], "network": "CELO",
+                                   "asset": "USDT", "currency": "local", "amount": "5000"})
+    html = priced.get_data(as_text=True)
+    quote = html[html.index('<div id="quote"'):html.index("<noscript>")]
+    assert "Exchange rate" in quote and "₦5,000.00" in quote and "You get" in quote
+    assert 'value="5000"' in html and "hx-get" not in quote            # no dead "Try again"
+    too_much = flow.post("/choose", {"update": "1", **CORRIDORS["manual"], "network": "CELO",
+                                     "asset": "USDT", "currency": "local",
+                                     "amount": "99999999"}).get_data(as_text=True)
+    assert re.search(r'id="quote-message">The maximum is', too_much)
+    assert flow.session.answers == {} and flow.session.quote is None   # a draft, never saved
+    assert flow.choose().status_code == 303                            # "Continue" still saves
+
+
 def test_a_valid_choice_is_saved_and_leads_to_the_wallet(flow):
     flow.start()
     response = flow.choose()
