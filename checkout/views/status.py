@@ -1,9 +1,10 @@
 """The order's status: a page that updates itself until the order settles, and the return page.
 
 ``GET /s/<id>/status`` shows the order's status and polls ``/status/live`` every 3 seconds (htmx)
-until a settled state. Parent events are recorded and rendered only when the page is framed
-(``Sec-Fetch-Dest: iframe``, or for htmx checkout.js's ``X-Checkout-Framed``: see
-:func:`checkout.tracking.framing`); the same session opened top-level elsewhere sends none.
+until a settled state; without JavaScript the page reloads itself (every 10 seconds) until then.
+Parent events are recorded and rendered only when the page is framed (``Sec-Fetch-Dest: iframe``,
+or for htmx checkout.js's ``X-Checkout-Framed``: see :func:`checkout.tracking.framing`); the same
+session opened top-level elsewhere sends none.
 
 ``GET /s/<id>/return`` is where a payment provider sends the user back after a
 ``redirect`` payment. That page may be the top-level window (the user left the iframe to pay), so it
@@ -31,6 +32,10 @@ from .journey import pages_of
 
 POLL = "every 3s"
 SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid late
+# Without JavaScript nothing polls: the whole page reloads itself (a <noscript> meta refresh),
+# less often than htmx asks, since each time is a whole page on the user's data plan.
+NO_SCRIPT_REFRESH = 10
+NO_SCRIPT_SLOW_REFRESH = 60
 
 
 def resume_context(session: CheckoutSession, provider_resume_url: str | None = None,
@@ -53,6 +58,13 @@ def _poll_trigger(session: CheckoutSession, status: str | None) -> str | None:
     if status in tracking.UNPAID_ENDED:
         return SLOW_POLL
     return POLL
+
+
+def _no_script_refresh(session: CheckoutSession, status: str | None) -> int | None:
+    """Seconds after which the page reloads itself without JavaScript; None once settled."""
+    if status in flow_of(session).settled_statuses:
+        return None
+    return NO_SCRIPT_SLOW_REFRESH if status in tracking.UNPAID_ENDED else NO_SCRIPT_REFRESH
 
 
 def _context(session: CheckoutSession, *, framed: bool | None = None,
@@ -101,6 +113,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         "start_again_url": url_for(f"checkout.{session.flow}", locale=session.locale)
         if unpaid_ended and session.jti is None else None,
         "poll": poll, "events": events, "framed": is_framed,
+        "refresh_seconds": _no_script_refresh(session, current.status),
         # Polls of a page known to be top-level say so (top=1): they never send events.
         "poll_top": top_level or (framing == tracking.TOP_LEVEL and not is_htmx()),
         "quote": session.quote or {}, "message": message,

@@ -107,6 +107,11 @@ def test_basic_kyc_then_the_order_is_created(app: Flask, flow: Flow) -> None:
     assert 'type="file"' not in html                   # no photos for a basic document
     pending = flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
     assert "We are checking your document" in text(pending)
+    # Without JavaScript the pending page reloads itself (the form never does: it would lose
+    # what the user typed).
+    assert re.search(r'<noscript><meta http-equiv="refresh" content="10; url=/checkout/s/'
+                     r'[^/"]+/kyc"></noscript>', pending.get_data(as_text=True))
+    assert "http-equiv" not in form.get_data(as_text=True)
     # While under review, the page follows along: nothing new yet.
     assert flow.get("/kyc/check?shown=pending").status_code == 204
     review_kyc(app)

@@ -64,6 +64,11 @@ def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
     assert "Requests sent: 1 of 3" in html
     assert re.search(r'type="submit" disabled>Send the request again', html)  # too early
     assert "You can ask for a new request in" in html
+    # "This page moves on by itself": without JavaScript it reloads (by the time a new request
+    # may be asked at the latest).
+    seconds, url = re.search(r'<noscript><meta http-equiv="refresh" content="(\d+); url=([^"]+)"',
+                             html).groups()
+    assert 0 < int(seconds) <= 10 and url == f"/checkout/s/{flow.session_id}/pay"
     refused = on_pay(flow, flow.post("/pay/retry"))
     assert "cannot be sent now" in refused.get_data(as_text=True)
 
@@ -88,6 +93,7 @@ def test_otp_entry_wrong_code_then_right_code(flow):
     html = page.get_data(as_text=True)
     assert 'data-transfer-type="otp_stk_push"' in html and 'name="otp"' in html
     assert "Attempts left: 3" in html
+    assert "http-equiv" not in html            # a code being typed is never reloaded away
     wrong = on_pay(flow, flow.post("/pay/otp", {"otp": "000000"}))
     assert "That code is not right. Attempts left: 2." in wrong.get_data(as_text=True)
     bad = on_pay(flow, flow.post("/pay/otp", {"otp": "12ab"}))
@@ -95,6 +101,7 @@ def test_otp_entry_wrong_code_then_right_code(flow):
     right = on_pay(flow, flow.post("/pay/otp", {"otp": "123456"}))
     html = right.get_data(as_text=True)
     assert "Code accepted" in html and "payment request to your phone" in html
+    assert 'http-equiv="refresh"' in html      # now it only waits for the phone
 
 
 def test_too_many_wrong_codes_expire_the_order(flow):

@@ -139,6 +139,25 @@ def test_return_page_stands_alone_with_back_to_shop_and_sends_no_events(flow):
     assert "data-checkout-event" not in live.get_data(as_text=True)
 
 
+REFRESH = re.compile(r'<noscript><meta http-equiv="refresh" content="(\d+); url=([^"]+)"></noscript>')
+
+
+def test_without_javascript_the_status_and_return_pages_reload_themselves_until_settled(flow):
+    flow.to_pay("manual")
+    flow.post("/pay/confirm")
+    for path in ("/status", "/return"):
+        html = flow.get(path).get_data(as_text=True)
+        head = html[:html.index("</head>")]
+        assert REFRESH.search(head).groups() == ("10", f"/checkout/s/{flow.session_id}{path}")
+    # htmx's polls get the block alone: no page reload in it.
+    live = flow.get("/status/live", headers=FRAMED_HTMX).get_data(as_text=True)
+    assert "noscript" not in live
+    poll_until(flow, "payout_successful")
+    for path in ("/status", "/return"):
+        settled = flow.get(path).get_data(as_text=True)
+        assert 'data-status="payout_successful"' in settled and "http-equiv" not in settled
+
+
 def test_status_and_return_before_an_order_go_to_the_flow(flow):
     flow.start()
     assert flow.get("/status").status_code == 303
