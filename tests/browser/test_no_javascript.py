@@ -1,0 +1,251 @@
+"""Every flow with JavaScript off, as on low-end phones, proxy browsers and data-saver modes.
+
+Chromium runs with ``java_script_enabled=False``: no htmx, no checkout.js, and no embed.js on the
+shop's page either, so nothing mounts the checkout. The test shop here is the page a merchant
+would write without script: a plain ``<iframe src>`` of the launch URL, served on
+``http://127.0.0.1:P3`` (another site than the checkout's ``http://localhost:P2``). Each flow runs
+inside that cross-site iframe, except the on-ramp's payment page and the return page after it,
+which are top-level as for every user (the payment page replaces the shop's page).
+
+- On-ramp: the amount step without live pricing ("Update price" shows the choices and the price),
+  the order created, paid on the sandbox's own payment page, and the return page updating itself
+  until the order is complete.
+- Off-ramp: payout details, account check, wallet, the order created, its deposit declared by
+  pasting a transaction hash, and the status page updating itself until paid out.
+- KYC: a basic document before the order; the pending page updates itself until the review.
+
+On every page: no button that needs JavaScript (each visible one submits its form).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from flask import Flask, Response, abort, render_template_string, request
+
+from .conftest import LiveServer, explain_failure, screenshot
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+TX_HASH = "0x" + "7d" * 32
+SELF_UPDATE = 30_000        # ms a page that reloads itself (every 10 s) may take to show a change
+
+PLAIN_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Test shop without JavaScript</title>
+</head>
+<body>
+  <h1>Test shop</h1>
+  <iframe src="{{ launch }}" title="Buy stablecoins" width="100%" height="1800"
+    allow="clipboard-write; payment; camera"></iframe>
+</body>
+</html>
+"""
+
+# Visible buttons that do nothing without JavaScript: any that is not a form's submit button.
+DEAD_BUTTONS = """() => [...document.querySelectorAll("button")]
+  .filter((b) => b.getClientRects().length > 0)
+  .filter((b) => !(b.form && b.type === "submit"))
+  .map((b) => b.textContent.trim())"""
+
+
+def plain_shop_app(checkout_origin: str) -> Flask:
+    """A shop page that frames the checkout with markup alone."""
+    app = Flask("plain_shop")
+
+    @app.get("/")
+    def shop() -> Response:
+        launch = request.args.get("launch", "")
+        if not launch.startswith(checkout_origin + "/"):
+            abort(400)
+        response = Response(render_template_string(PLAIN_PAGE, launch=launch))
+        response.headers["Content-Security-Policy"] = (
+            f"default-src 'none'; frame-src {checkout_origin}; base-uri 'none'")
+        return response
+
+    return app
+
+
+@pytest.fixture(scope="module")
+def plain_shop(checkout_server) -> Iterator[LiveServer]:
+    live = LiveServer.start("127.0.0.1")
+    live.target.app = plain_shop_app(checkout_server.origin)
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def no_js(browser, request) -> Iterator[tuple[Any, list[str]]]:
+    """A page in a phone-sized context with JavaScript disabled, and the console errors seen."""
+    context = browser.new_context(java_script_enabled=False, viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield page, errors
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        screenshot(page, f"FAILED-{request.node.name}")
+        explain_failure(page)
+    context.close()
+    assert [e for e in errors if "Content Security Policy" in e] == []
+
+
+class PlainShop:
+    """The plain shop page with the checkout in its iframe, driven without JavaScript."""
+
+    def __init__(self, shop: Any, plain: LiveServer, page: Any) -> None:
+        self.shop = shop
+        self.plain = plain
+        self.page = page
+
+    def open(self, flow: str = "onramp", **claims: Any) -> Any:
+        url = self.shop.launch_url(flow, parentOrigin=self.plain.origin, **claims)
+        self.page.goto(f"{self.plain.origin}/?launch={quote(url, safe='')}")
+        frame = self.frame()
+        frame.wait_for_load_state("load")
+        return frame
+
+    def frame(self) -> Any:
+        return self.shop.frame(self.page)
+
+    def submit(self, name: str, *, role: str = "button") -> Any:
+        """Press a button (or follow a link) that loads the frame's next page; return the frame
+        once that page has loaded, checked for buttons that would need JavaScript."""
+        frame = self.frame()
+        with frame.expect_navigation():
+            frame.get_by_role(role, name=name).click()
+        assert_no_dead_buttons(frame)
+        return frame
+
+
+def assert_no_dead_buttons(frame: Any) -> None:
+    dead = frame.evaluate(DEAD_BUTTONS)
+    assert dead == [], f"buttons that do nothing without JavaScript on {frame.url}: {dead}"
+
+
+@pytest.fixture
+def plain(shop, shop_server, plain_shop, checkout_config, no_js) -> PlainShop:
+    # The plain shop frames the checkout too: its origin joins the allowed parents for this test.
+    checkout_config(CHECKOUT_FRAME_ANCESTORS=[shop_server.origin, plain_shop.origin])
+    return PlainShop(shop, plain_shop, no_js[0])
+
+
+def confirm(plain: PlainShop, button: str, done: str) -> Any:
+    """Confirm; if the quote lapsed meanwhile, the new price is shown and confirmed again."""
+    for _ in range(3):
+        frame = plain.submit(button)
+        # A page creating the order reloads itself (about 3 s) until the order is there.
+        frame.wait_for_selector(f"{done}, .notice[role=alert]", timeout=15_000)
+        if frame.locator(done).count():
+            return frame
+    raise AssertionError("the order was never created")
+
+
+def test_an_on_ramp_order_paid_on_the_payment_page(plain, short_quotes):
+    page = plain.page
+    frame = plain.open()
+    assert not frame.locator("#quote [data-testid=receive-amount]").count()
+    frame.locator("select[name=countryIsoCode]").select_option("GH")
+    # Nothing follows a choice without JavaScript: "Update price" brings the country's channels.
+    frame = plain.submit("Update price")
+    frame.locator("input[name=paymentChannel][value=bank]").check()
+    frame.locator("select[name=network]").select_option("CELO")
+    frame.locator("select[name=asset]").select_option("USDT")
+    frame.locator("input[name=amount]").fill("100")
+    frame = plain.submit("Update price")
+    # The whole price, before going on, and nothing saved yet.
+    assert frame.locator("#quote [data-testid=receive-amount]").inner_text().endswith("USDT")
+    assert frame.locator("input[name=amount]").input_value() == "100"
+    screenshot(page, "no-js-onramp-1-priced")
+    frame = plain.submit("Continue")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("no-js@example.com")
+    frame = plain.submit("Continue")
+    frame.wait_for_selector("text=Review your order")
+    frame = confirm(plain, "Confirm and pay", "[data-transfer-type=redirect]")
+    # Copy buttons cannot copy here: hidden, their values left as text to select.
+    assert frame.locator("[data-copy]").count() and not frame.locator("[data-copy]:visible").count()
+    assert frame.locator("[data-testid=order-reference]").is_visible()
+    screenshot(page, "no-js-onramp-2-pay")
+
+    # The payment page replaces the shop's page (a link with target="_top").
+    frame.get_by_role("link", name="Continue to the payment page").click()
+    page.wait_for_url(f"{plain.shop.checkout_origin}/checkout/sandbox/pay/*")
+    page.get_by_role("button", name="Pay").click()
+    page.wait_for_url(f"{plain.shop.checkout_origin}/checkout/s/*/return")
+    # No click from here: the return page reloads itself until the order is complete.
+    page.wait_for_selector("[data-status=payout_successful] [data-testid=tx-hash]",
+                           timeout=SELF_UPDATE)
+    assert page.url.endswith("/return")
+    screenshot(page, "no-js-onramp-3-complete")
+    assert page.context.cookies() == []
+
+
+def test_an_off_ramp_order_declared_by_pasting_the_transaction_hash(plain, short_quotes):
+    page = plain.page
+    frame = plain.open("offramp", countryIsoCode="NG", paymentChannel="bank", network="POLYGON",
+                       asset="USDC", currency="local", amount=20000)
+    frame.wait_for_selector("select[name=bankCode]")
+    assert_no_dead_buttons(frame)
+    frame.locator("select[name=bankCode]").select_option("011:02")
+    frame.locator("input[name=bankAccountNumber]").fill("0123456789")
+    frame = plain.submit("Continue")
+    frame.wait_for_selector("text=We found this account")
+    frame = plain.submit("Yes, pay this account")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame = plain.submit("Continue")
+    frame.wait_for_selector("text=Review your order")
+    frame = confirm(plain, "Confirm and sell", "[data-deposit-form]")
+    assert frame.locator("[data-testid=deposit-address]").inner_text().startswith("0x")
+    assert not frame.locator("[data-copy]:visible").count()
+    screenshot(page, "no-js-offramp-1-deposit")
+
+    frame.locator("input[name=tx_hash]").fill(TX_HASH)
+    frame = plain.submit("I have sent it")
+    assert frame.url.endswith("/status")
+    assert frame.locator("[data-testid=tx-hash]").inner_text() == TX_HASH
+    # The status page, in the shop's frame, reloads itself until the money is paid out.
+    frame.wait_for_selector("[data-status=payout_successful]", timeout=SELF_UPDATE)
+    frame.wait_for_selector("[data-testid=timeline] [data-status=offramp_success]")
+    screenshot(page, "no-js-offramp-2-paid-out")
+    assert page.context.cookies() == []
+
+
+def test_a_basic_kyc_before_the_order(plain, short_quotes, checkout_config):
+    # The sandbox decides in 0.6 s here: read its verdict at each reload of the page.
+    checkout_config(CHECKOUT_KYC_POLL_SECONDS=0)
+    page = plain.page
+    frame = plain.open(countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                       asset="USDT", currency="local", amount=5000)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("no-js-kyc@example.com")
+    frame = plain.submit("Continue")
+    frame.locator("input[name=phoneNumber]").fill("0712000301")
+    frame = plain.submit("Continue")
+    frame.wait_for_selector("h1:text('Verify your identity')")
+    frame.get_by_label("National ID").check()
+    frame = plain.submit("Continue")
+    frame.get_by_label("First name").fill("Wanjiru")
+    frame.get_by_label("Last name").fill("Kamau")
+    frame.get_by_label("Date of birth").fill("1990-05-17")
+    frame.get_by_label("ID number").fill("40718293")
+    screenshot(page, "no-js-kyc-1-form")
+    frame = plain.submit("Send for verification")
+    # Under review (unless the sandbox was quicker than the page): the pending page reloads
+    # itself, and once approved the checkout goes on to the review.
+    frame.locator("[data-testid=kyc-pending]").or_(frame.get_by_text("Review your order")) \
+        .first.wait_for()
+    frame.wait_for_selector("text=Review your order", timeout=SELF_UPDATE)
+    assert_no_dead_buttons(frame)
+    frame = confirm(plain, "Confirm and pay", "[data-transfer-type]")
+    assert frame.locator("[data-testid=order-reference]").inner_text()
+    screenshot(page, "no-js-kyc-2-order")
+    assert page.context.cookies() == []
