@@ -153,7 +153,18 @@ class CheckoutSession:
 
     @property
     def locale(self) -> str | None:
-        return self.claims.get("locale")
+        """The language the user chose on a page, else the launch token's ``locale``."""
+        return self.language or self.claims.get("locale")
+
+    @property
+    def language(self) -> str | None:
+        """The language the user chose on a page of this session (checkout.views.language)."""
+        chosen = self.data.get("language")
+        return chosen if isinstance(chosen, str) else None
+
+    @language.setter
+    def language(self, value: str | None) -> None:
+        self.data["language"] = value
 
     @property
     def expired(self) -> bool:

@@ -244,3 +244,45 @@ def test_every_language_is_compiled_from_its_catalogue(language):
     with (folder / "messages.mo").open("rb") as f:
         compiled = table(read_mo(f))
     assert compiled == source
+
+
+class TestLanguageMenu:
+    def test_a_user_changes_language_on_any_page_and_stays_on_their_step(self, app):
+        sid = open_session(app, locale="en")
+        client = app.test_client()
+        page = client.get(f"/checkout/s/{sid}/", follow_redirects=True)
+        html = page.get_data(as_text=True)
+        here = page.request.path
+        assert 'name="language"' in html and '<option value="sw" lang="sw">Kiswahili' in html
+        token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        moved = client.post(f"/checkout/s/{sid}/language",
+                            data={"language": "sw", "next": here, "csrf_token": token})
+        assert moved.status_code == 303 and moved.headers["Location"].endswith(here)
+        again = client.get(here).get_data(as_text=True)
+        # The user's choice wins over the token's locale, ?locale= and the browser's languages.
+        assert '<html lang="sw">' in again
+        assert '<html lang="sw">' in client.get(f"{here}?locale=fr", headers={
+            "Accept-Language": "pt"}).get_data(as_text=True)
+        assert 'value="sw" lang="sw" selected' in again
+
+    def test_the_way_back_is_one_of_the_sessions_own_pages(self, app):
+        sid = open_session(app)
+        client = app.test_client()
+        html = client.get(f"/checkout/s/{sid}/", follow_redirects=True).get_data(as_text=True)
+        token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        for elsewhere in ("https://evil.example/", "//evil.example/x", "/checkout/s/other/",
+                          f"/checkout/s/{sid}/..//evil"):
+            moved = client.post(f"/checkout/s/{sid}/language",
+                                data={"language": "fr", "next": elsewhere, "csrf_token": token})
+            assert moved.headers["Location"].endswith(f"/checkout/s/{sid}/"), elsewhere
+
+    def test_a_language_we_do_not_have_changes_nothing_and_a_forged_form_is_refused(self, app):
+        sid = open_session(app, locale="pt")
+        client = app.test_client()
+        html = client.get(f"/checkout/s/{sid}/", follow_redirects=True).get_data(as_text=True)
+        token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        client.post(f"/checkout/s/{sid}/language", data={"language": "de", "csrf_token": token})
+        page = client.get(f"/checkout/s/{sid}/", follow_redirects=True).get_data(as_text=True)
+        assert '<html lang="pt">' in page
+        forged = client.post(f"/checkout/s/{sid}/language", data={"language": "fr"})
+        assert forged.status_code in (400, 403)

@@ -20,6 +20,7 @@ def create_blueprint() -> Blueprint:
         health,
         journey,
         kyc,
+        language,
         launch,
         offramp,
         onramp,
@@ -42,6 +43,6 @@ def create_blueprint() -> Blueprint:
     for module in flows:
         module.init(bp)
     journey.init_steps(bp, tuple(name for module in flows for name in module.PAGES.steps))
-    for module in (kyc, status, webhooks, sandbox_pages):
+    for module in (kyc, language, status, webhooks, sandbox_pages):
         module.init(bp)
     return bp
