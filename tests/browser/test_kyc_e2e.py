@@ -170,7 +170,9 @@ def test_a_send_pressed_at_once_waits_for_the_photos_and_a_bad_file_is_flagged_b
             if r.method == "POST" and r.url.endswith("/kyc") else None)
     for name in ("selfie", "front", "back"):
         frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))
-    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/kyc")):
+    # Shrinking a 12 MP photo takes seconds on a busy machine: the send waits for all three.
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/kyc"),
+                             timeout=90_000):
         frame.get_by_role("button", name="Send for verification").click()
     frame.wait_for_selector("[data-testid=kyc-pending]")
     assert len(sent) == 1 and sent[0] < photos["selfie"].stat().st_size
