@@ -118,6 +118,12 @@ def _push_retry_in(instructions: TransferInstructions) -> int | None:
     return math.ceil(seconds) if seconds > 0 else None
 
 
+def _push_retry_at(instructions: TransferInstructions) -> str | None:
+    """When the next request may be sent (ISO 8601 UTC), for the page's countdown."""
+    moment = instructions.intermediate_action_next_attempt_available_at
+    return moment.astimezone(UTC).isoformat() if moment is not None else None
+
+
 def _ussd_parts(code: str | None) -> tuple[str, str] | None:
     """``*737*000*5000*{pin}#`` -> (``*737*000*5000*``, ``#``): dial the first, type PIN + rest."""
     if not code or "{pin}" not in code:
@@ -147,6 +153,7 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     return render("checkout/onramp/pay.html", "checkout/onramp/_pay.html", order=order,
                   instructions=instructions, message=message, message_kind=message_kind,
                   push_retry_in=_push_retry_in(instructions),
+                  push_retry_at=_push_retry_at(instructions),
                   ussd_parts=_ussd_parts(instructions.ussd_code), events=events,
                   expires_at=order.raw.get("expiresAt"),
                   resume=status_views.resume_context(

@@ -293,8 +293,85 @@
     heading.focus({ preventScroll: true });
   }
 
+  /* A form sent once: a second press while the first answer is on its way (a slow network, an
+   * impatient thumb) sends nothing. The server would not create anything twice either (the
+   * create-once protocol), but a second POST can only confuse. Scripts that hold a send back
+   * (kyc.js, while photos shrink) prevent it first: such a send does not count. */
+  function onSubmit(event) {
+    var form = event.target;
+    if (!form || form.tagName !== "FORM" || event.defaultPrevented) return;
+    if (form.getAttribute("aria-busy") === "true") {
+      event.preventDefault();
+      return;
+    }
+    form.setAttribute("aria-busy", "true");
+    var sending = meta("checkout-sending");
+    if (sending) announce(sending);
+  }
+
+  function unbusy(root) {
+    var forms = (root || document).querySelectorAll('form[aria-busy="true"]');
+    for (var i = 0; i < forms.length; i++) forms[i].removeAttribute("aria-busy");
+  }
+
+  /* What the user types while a part of the page is being fetched again (a select changed, and
+   * the form comes back with the choices that go with it) is not lost: a text field the user
+   * typed into since the request left gets their text back, if the server sent back what it
+   * was sent (a server that changed the value, like clearing an amount whose unit changed,
+   * wins). */
+  function textFields(root) {
+    return root.querySelectorAll('input[name]:not([type]), input[name][type="text"],' +
+      ' input[name][type="email"], input[name][type="tel"], textarea[name]');
+  }
+
+  // Each request keeps what the fields held when it left (requests overlap: a price asked while
+  // typing, a form asked again for a select).
+  function rememberSent(event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (!xhr) return;
+    var sent = {};
+    var fields = textFields(document);
+    for (var i = 0; i < fields.length; i++) sent[fields[i].name] = fields[i].value;
+    xhr.checkoutSentText = sent;
+  }
+
+  function typedSinceSent(event) {
+    var xhr = event.detail && event.detail.xhr;
+    var sentText = xhr && xhr.checkoutSentText;
+    if (!sentText) return null;
+    var typed = {};
+    var fields = textFields(document);
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      if (f.name in sentText && f.value !== sentText[f.name]) {
+        typed[f.name] = { sent: sentText[f.name], value: f.value, focused: f === document.activeElement };
+      }
+    }
+    return typed;
+  }
+
+  function giveBackTyped(typed) {
+    if (!typed) return;
+    for (var name in typed) {
+      if (!Object.prototype.hasOwnProperty.call(typed, name)) continue;
+      var field = document.querySelector('[name="' + CSS.escape(name) + '"]');
+      if (!field || field.readOnly || field.value !== typed[name].sent) continue;
+      field.value = typed[name].value;
+      if (typed[name].focused) {
+        field.focus({ preventScroll: true });
+        var end = field.value.length;
+        try { field.setSelectionRange(end, end); } catch (err) { /* not a text type */ }
+      }
+      // As if typed now: the live price follows the text the user sees.
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+  }
+
   function start() {
     post("ready");
+    document.addEventListener("submit", onSubmit);
+    // Back to a page from the browser's cache: its forms are not on their way any more.
+    window.addEventListener("pageshow", function () { unbusy(document); });
     reportHeight();
     if (window.ResizeObserver) {
       new ResizeObserver(reportHeight).observe(document.documentElement);
@@ -305,9 +382,13 @@
     if (!focusFirstError() && (isStepChange() || document.querySelector("main [data-autofocus]"))) {
       focusStepHeading();
     }
-    document.body.addEventListener("htmx:beforeSwap", function () {
+    var typedBeforeSwap = null;
+    document.body.addEventListener("htmx:beforeSwap", function (event) {
       focusBeforeSwap = focusSelector(document.activeElement);
+      typedBeforeSwap = typedSinceSent(event);
     });
+    document.body.addEventListener("htmx:beforeRequest", rememberSent);
+    document.body.addEventListener("htmx:afterRequest", function () { unbusy(document); });
     document.body.addEventListener("htmx:afterSwap", function () {
       var blocks = document.body.querySelectorAll("noscript");
       for (var i = 0; i < blocks.length; i++) blocks[i].parentNode.removeChild(blocks[i]);
@@ -320,6 +401,8 @@
     document.body.addEventListener("htmx:afterSettle", function () {
       // The whole page: a swap may have replaced the very element htmx reports as its target.
       postPageEvents(document);
+      giveBackTyped(typedBeforeSwap);
+      typedBeforeSwap = null;
       restoreFocus();
       reportHeight();
     });

@@ -64,6 +64,11 @@ def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
     assert "Requests sent: 1 of 3" in html
     assert re.search(r'type="submit" disabled>Send the request again', html)  # too early
     assert "You can ask for a new request in" in html
+    # With JavaScript the wait counts down (deposit.js) in place of the sentence, which stays
+    # for a page without it.
+    assert re.search(r'<p class="field-help" data-no-js-only[^>]*>You can ask', html)
+    assert re.search(r'data-countdown-to="\d{4}-\d\d-\d\dT[^"]+"', html)
+    assert "deposit.js" in html
     # "This page moves on by itself": without JavaScript it reloads (by the time a new request
     # may be asked at the latest).
     seconds, url = re.search(r'<noscript><meta http-equiv="refresh" content="(\d+); url=([^"]+)"',
