@@ -1,4 +1,4 @@
-"""axe-core on every distinct state of every flow's pages, in every language, at 360 px.
+"""axe-core on every distinct state of every flow's pages, in every language, at 320 px.
 
 Each walk is a whole order in the cross-site iframe, as the end-to-end tests make it, with the
 page's language set by the launch token; buttons are found by their names in that language (so a
@@ -18,12 +18,13 @@ from checkout.i18n import TRANSLATIONS
 
 from .conftest import assert_accessible
 from .test_kyc_e2e import photos, quick_kyc  # noqa: F401  (fixtures)
-from .test_offramp_e2e import PHONE, TX_HASH, WALLET, confirm_sale
+from .test_offramp_e2e import TX_HASH, WALLET, confirm_sale
 from .test_onramp_e2e import ADDRESS, settle
 
 pytestmark = pytest.mark.browser
 
 LANGUAGES = ["en", "fr", "sw", "pt"]
+NARROW = {"width": 320, "height": 720}
 
 
 @cache
@@ -43,7 +44,8 @@ class Walk:
         return catalogue(self.language).gettext(text)
 
     def open(self, flow: str, **claims):
-        self.page.set_viewport_size(PHONE)
+        # 320 CSS px: the narrowest phones, and a 640 px window zoomed to 200 % (WCAG 1.4.10).
+        self.page.set_viewport_size(NARROW)
         self.frame = self.shop.open(self.page, flow, locale=self.language, **claims)
         return self.frame
 
@@ -52,6 +54,9 @@ class Walk:
         settle(frame)
         assert frame.evaluate("() => document.documentElement.lang") == self.language
         assert_accessible(frame, f"{state} [{self.language}]")
+        overflow = frame.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow == 0, f"{state} [{self.language}] scrolls sideways by {overflow}px"
         self.seen.append(state)
 
     def click_and_load(self, name: str, role: str = "button"):
@@ -179,3 +184,25 @@ def test_identity_checks_in_every_language_have_no_accessibility_violation(
     # The page follows the review by itself (it polls), as a user waiting on it sees.
     frame.wait_for_selector("[data-testid=kyc-rejected]", timeout=20_000)
     walk.check("KYC rejected, with the partner's reason")
+
+
+def test_forced_colours_and_reduced_motion_are_respected(page, shop):
+    """Windows high contrast: the focus ring and the buttons' edges stay (box shadows go);
+    reduced motion: nothing fades or slides."""
+    page.emulate_media(forced_colors="active", reduced_motion="reduce")
+    page.set_viewport_size(NARROW)
+    frame = shop.open(page)
+    frame.locator("select[name=countryIsoCode]").focus()
+    page.keyboard.press("Tab")
+    styles = frame.evaluate("""() => {
+      const el = document.activeElement, s = getComputedStyle(el);
+      const button = getComputedStyle(document.querySelector('button[type=submit]'));
+      const indicator = getComputedStyle(document.querySelector('.htmx-indicator'));
+      return {focusOutline: s.outlineStyle, focusWidth: parseFloat(s.outlineWidth),
+              buttonBorder: parseFloat(button.borderTopWidth),
+              transition: indicator.transitionDuration};
+    }""")
+    assert styles["focusOutline"] != "none" and styles["focusWidth"] >= 2, styles
+    assert styles["buttonBorder"] >= 2, styles
+    assert styles["transition"] in ("0s", "0ms"), styles
+    assert_accessible(frame, "amount page in forced colours")

@@ -222,3 +222,17 @@ def test_an_amount_written_another_way_is_a_question_not_a_guess(flow):
     html = flow.choose(amount="5000.5").get_data(as_text=True)
     assert "field-amount-error" in html and "5.000,5?" in html
     assert "amount" not in flow.session.answers
+
+
+def test_an_amount_error_is_read_once(flow):
+    """At the field (its description), not again by the live price on load; and the live price's
+    own message sits in one live region, not in a live region inside another."""
+    flow.start()
+    html = flow.choose(amount="1").get_data(as_text=True)
+    field = re.search(r'<input id="field-amount"[^>]*>', html).group(0)
+    assert 'aria-invalid="true"' in field and "field-amount-error" in field
+    assert 'hx-trigger="input changed delay:400ms"' in field
+    quote = flow.get("/quote", query_string={**CORRIDORS["manual"], "network": "CELO",
+                                             "asset": "USDT", "currency": "local", "amount": "1"},
+                     headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'id="quote-message"' in quote and "role=" not in quote
