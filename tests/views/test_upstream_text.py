@@ -3,8 +3,23 @@ in that language, and what it does not know is marked as English (checkout.upstr
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
+import pytest
+from babel import Locale, UnknownLocaleError
+
+from checkout.i18n import format_money
 from checkout.upstream_text import as_sent, detail_amount, field_label
+
+from .conftest import CORRIDORS
+
+
+def money_locale_of(language: str, country: str) -> Locale:
+    """As the pages choose it: the language in the country when Babel knows the pair."""
+    try:
+        return Locale.parse(f"{language}_{country}")
+    except (ValueError, UnknownLocaleError):
+        return Locale.parse(language)
 
 
 def test_a_french_pay_page_says_the_transfer_details_in_french(flow):
@@ -72,3 +87,28 @@ def test_only_a_well_formed_amount_to_send_is_written_as_money(app):
             or detail_amount(Detail("amountToSend", "5000 NGN"))["number"] == "5000"
         assert detail_amount(Detail("amountToSend", "about 5000")) is None
         assert detail_amount(Detail("recipientBankName", "5000 NGN")) is None
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "sw", "pt"])
+def test_the_same_amount_reads_the_same_on_every_page(flow, language):
+    """Quote, review, pay (heading and the amount to send) and status: one way to write it."""
+    flow.start(locale=language)
+    with flow.app.test_request_context():
+        written = format_money(Decimal(5000), "NGN",
+                               locale=money_locale_of(language, "NG"))
+    quote = flow.get("/quote", query_string={**CORRIDORS["manual"], "network": "CELO",
+                                             "asset": "USDT", "currency": "local",
+                                             "amount": "5000"},
+                     headers={"HX-Request": "true"}).get_data(as_text=True)
+    flow.follow(flow.choose())
+    flow.follow(flow.wallet())
+    review_page = flow.get("/review")
+    review = review_page.get_data(as_text=True)
+    create = flow.follow(flow.create(review_page))
+    pay = create.get_data(as_text=True)
+    status = flow.get("/status").get_data(as_text=True)
+    heading = re.search(r"<h1[^>]*>(.*?)</h1>", pay, re.S).group(1)
+    to_send = re.search(r'data-testid="detail-amountToSend">([^<]*)<', pay).group(1)
+    for name, html in (("quote", quote), ("review", review), ("pay heading", heading),
+                       ("amount to send", to_send), ("status", status)):
+        assert written in html.replace("&nbsp;", "\u00a0"), (name, written)
