@@ -54,6 +54,12 @@ class Walk:
         settle(frame)
         assert frame.evaluate("() => document.documentElement.lang") == self.language
         assert_accessible(frame, f"{state} [{self.language}]")
+        dangling = frame.evaluate("""() => [...document.querySelectorAll(
+            '[aria-describedby], [aria-labelledby], [aria-controls]')].flatMap(el =>
+            ['aria-describedby', 'aria-labelledby', 'aria-controls'].flatMap(a =>
+              (el.getAttribute(a) || '').split(/\\s+/).filter(id => id &&
+                !document.getElementById(id)).map(id => `${el.tagName}[${a}=${id}]`)))""")
+        assert not dangling, f"{state} [{self.language}] refers to no element: {dangling}"
         overflow = frame.evaluate(
             "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow == 0, f"{state} [{self.language}] scrolls sideways by {overflow}px"
