@@ -78,7 +78,7 @@ def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, con
     # The framed status page, rendered while the order awaits payment: the provider's link is there.
     frame.goto(frame.url.rsplit("/", 1)[0] + "/status")
     frame.wait_for_selector("[data-status=deposit_awaiting]")
-    provider = frame.get_by_role("link", name="Continue on the payment provider’s page")
+    provider = frame.get_by_role("link", name="Continue on our payment partner’s page")
     assert provider.is_visible()
 
     # The user pays on the provider's page in another tab; the status block's polls move on.

@@ -35,15 +35,15 @@ def test_redirect_leaves_the_frame_for_the_payment_page(flow):
     assert 'target="_top"' in html and "data-leave-frame" in html
     assert "/sandbox/pay/" in html and "I have paid" not in html
     # One way to the payment page: not also the provider's resume link, which leads there too.
-    assert "Continue on the payment provider" not in html
+    assert "Continue on our payment partner" not in html
     # Once the user is back without having paid, the status page offers the provider's link.
     status = flow.get("/status").get_data(as_text=True)
-    assert "Continue on the payment provider" in status
+    assert "Continue on our payment partner" in status
 
 
 def test_manual_transfer_has_no_payment_provider_link(flow):
     html = flow.to_pay("manual").get_data(as_text=True)
-    assert "Continue on the payment provider" not in html
+    assert "Continue on our payment partner" not in html
 
 
 def test_ussd_code_with_pin_placeholder_and_dialer_link(flow):
@@ -200,7 +200,7 @@ def test_unsafe_upstream_links_are_never_rendered(flow, monkeypatch, caplog, pay
         hrefs = re.findall(r'href="([^"]*)"', html)
         assert not any(h.lower().startswith(("javascript:", "data:", "vbscript:")) for h in hrefs)
         assert "pw@" not in html and "Continue to the payment page" not in html
-        assert "Continue on the payment provider" not in html
+        assert "Continue on our payment partner" not in html
         assert "contact the shop’s support" in html
     warnings = [r for r in caplog.records if r.name == "checkout.urls"]
     assert warnings and all(r.levelno == logging.WARNING for r in warnings)
@@ -247,7 +247,7 @@ def test_resume_template_refuses_an_unsafe_provider_link_from_any_caller(app):
         html = render_template("checkout/journey/_resume.html", resume={
             "url": "http://shop.test/checkout/s/x/", "qr_svg": "",
             "provider_url": "javascript:alert(1)"})
-        assert "javascript:" not in html and "Continue on the payment provider" not in html
+        assert "javascript:" not in html and "Continue on our payment partner" not in html
         html = render_template("checkout/journey/_resume.html", resume={
             "url": "http://shop.test/checkout/s/x/", "qr_svg": "",
             "provider_url": "https://pay.provider.example/resume/1"})

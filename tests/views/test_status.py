@@ -134,7 +134,7 @@ def test_return_page_stands_alone_with_back_to_shop_and_sends_no_events(flow):
     assert "top=1" in html                                 # its polling sends no events either
     # Just back from paying: the payment is on its way, never one to make again.
     assert "Checking for your payment" in html and "Waiting for your payment" not in html
-    assert "Continue on the payment provider" not in html and "returned=1" in html
+    assert "Continue on our payment partner" not in html and "returned=1" in html
     live = flow.get("/status/live", query_string={"top": "1"}, headers={"HX-Request": "true"})
     assert "data-checkout-event" not in live.get_data(as_text=True)
 
