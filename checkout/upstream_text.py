@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 
 __all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "field_label", "detail_label",
            "detail_description", "detail_amount", "document_title", "instructions_text",
+           "country_name",
            "JINJA_GLOBALS"]
 
 UPSTREAM_LANGUAGE = "en"
@@ -136,6 +137,14 @@ def detail_amount(detail: Any) -> dict[str, str] | None:
     return {"shown": shown, "number": number}
 
 
-JINJA_GLOBALS = {"field_label": field_label, "detail_label": detail_label,
+def country_name(code: str | None, sent: str | None) -> str:
+    """A country as the page's language names it (Babel's CLDR names: "Nigéria" in French),
+    else the upstream's name. Plain text: it goes in <option> elements too."""
+    locale = get_locale() if has_request_context() else None
+    named = locale.territories.get((code or "").upper()) if locale is not None else None
+    return str(named or sent or code or "")
+
+
+JINJA_GLOBALS = {"field_label": field_label, "country_name": country_name, "detail_label": detail_label,
                  "detail_description": detail_description, "detail_amount": detail_amount,
                  "document_title": document_title, "instructions_text": instructions_text}

@@ -30,6 +30,7 @@ from ..journey.steps import update_before_order
 from ..names import asset_name, network_name
 from ..sessions import CheckoutSession
 from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
+from ..upstream_text import country_name
 from .context import session_route
 from .journey import StepPage, StepRefused, pages_of
 
@@ -232,7 +233,7 @@ class AmountStep(StepPage):
         assets = catalog.assets(values.get("network")) if values.get("network") \
             else catalog.assets()
         options = {
-            "countries": [(c.code, c.name) for c in catalog.countries()],
+            "countries": [(c.code, country_name(c.code, c.name)) for c in catalog.countries()],
             "channels": [(c.code, self.texts.channel_name(c.code), c.description)
                          for c in (country.channels if country else ())],
             "carriers": [(c.code, c.name) for c in (channel.carriers if channel else ())],

@@ -112,3 +112,12 @@ def test_the_same_amount_reads_the_same_on_every_page(flow, language):
     for name, html in (("quote", quote), ("review", review), ("pay heading", heading),
                        ("amount to send", to_send), ("status", status)):
         assert written in html.replace("&nbsp;", "\u00a0"), (name, written)
+
+
+def test_countries_are_named_in_the_pages_language_and_channel_descriptions_marked(flow):
+    flow.start(locale="pt")
+    html = flow.get("/choose", query_string={"countryIsoCode": "NG"},
+                    headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert '<option value="NG" selected>Nigéria</option>' in html      # CLDR's Portuguese name
+    assert re.search(r'class="field-help" id="field-paymentChannel-bank-help"><span lang="en">',
+                     html)
