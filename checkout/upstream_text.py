@@ -20,7 +20,7 @@ from markupsafe import Markup, escape
 
 __all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "field_label", "detail_label",
            "detail_description", "detail_amount", "document_title", "instructions_text",
-           "country_name",
+           "country_name", "payee_label", "warning_text",
            "JINJA_GLOBALS"]
 
 UPSTREAM_LANGUAGE = "en"
@@ -44,6 +44,14 @@ DETAIL_LABELS = {
 }
 DETAIL_DESCRIPTIONS = {
     "bankTransferNarration": _l("Type this in the transfer's description field."),
+}
+# What the partner's account check found (validate-fields details carry a label, no id): the
+# labels the notes and the sandbox use, by their English words.
+PAYEE_LABELS = {
+    "account name": _l("Account name"), "account holder": _l("Account holder"),
+    "account holder name": _l("Account holder"), "name": _l("Name"),
+    "bank": _l("Bank"), "bank name": _l("Bank"), "account number": _l("Account number"),
+    "phone number": _l("Phone number"),
 }
 # KYC documents by their code (Smile ID's id types, upstream-notes section 7).
 DOCUMENT_TITLES = {
@@ -103,8 +111,28 @@ def detail_description(detail_id: str | None, sent: str | None) -> Markup:
     return _known(DETAIL_DESCRIPTIONS, detail_id, sent)
 
 
+def payee_label(sent: str | None) -> Markup:
+    """A label of what the account check found: ours for the ones the partner is known to use."""
+    return _known(PAYEE_LABELS, (sent or "").strip().casefold(), sent)
+
+
 def document_title(code: str | None, sent: str | None) -> Markup:
     return _known(DOCUMENT_TITLES, code, sent)
+
+
+NARRATION_WARNING = _l("Type the narration exactly as shown: a transfer without it cannot be "
+                       "matched to your order.")
+
+
+def warning_text(instructions: Any) -> tuple[Markup, Markup]:
+    """The partner's warning, as :func:`instructions_text` does its instructions: in our words
+    where we know what it warns of (a bank transfer's narration), the partner's kept beside."""
+    sent = getattr(instructions, "warning_text", None)
+    details = getattr(instructions, "transfer_details", None) or ()
+    narration = any(getattr(d, "id", None) == "bankTransferNarration" for d in details)
+    if not sent or not _translating() or not narration:
+        return as_sent(sent), Markup("")
+    return escape(str(NARRATION_WARNING)), as_sent(sent)
 
 
 def instructions_text(transfer_type: str | None, sent: str | None) -> tuple[Markup, Markup]:
@@ -145,6 +173,7 @@ def country_name(code: str | None, sent: str | None) -> str:
     return str(named or sent or code or "")
 
 
-JINJA_GLOBALS = {"field_label": field_label, "country_name": country_name, "detail_label": detail_label,
+JINJA_GLOBALS = {"field_label": field_label, "country_name": country_name,
+                 "payee_label": payee_label, "warning_text": warning_text, "detail_label": detail_label,
                  "detail_description": detail_description, "detail_amount": detail_amount,
                  "document_title": document_title, "instructions_text": instructions_text}

@@ -31,7 +31,9 @@ def test_a_french_pay_page_says_the_transfer_details_in_french(flow):
     assert "Envoyez l’argent sur le compte ci-dessous" in html
     original = re.search(r'<details class="as-sent">.*?</details>', html, re.S).group(0)
     assert '<span lang="en">Send exactly' in original
-    assert re.search(r'<strong>Important\u00a0:</strong> <span lang="en">', html)
+    # The warning too: the narration, in French; the partner's own words in the same box.
+    assert re.search(r'<strong>Important\u00a0:</strong> Saisissez le libellé exactement', html)
+    assert '<span lang="en">Type the narration exactly' in original
     # The amount to send reads as money, as in the heading, and copies as a bare number.
     heading = re.search(r"<h1[^>]*>(.*?)</h1>", html, re.S).group(1)
     row = re.search(r'data-testid="detail-amountToSend">([^<]*)<', html).group(1)
@@ -121,3 +123,12 @@ def test_countries_are_named_in_the_pages_language_and_channel_descriptions_mark
     assert '<option value="NG" selected>Nigéria</option>' in html      # CLDR's Portuguese name
     assert re.search(r'class="field-help" id="field-paymentChannel-bank-help"><span lang="en">',
                      html)
+
+
+def test_what_the_account_check_found_is_said_in_the_pages_language(app):
+    with app.test_request_context("/checkout/offramp?locale=sw"):
+        app.preprocess_request()
+        from checkout.upstream_text import payee_label
+
+        assert str(payee_label("Account name")) == "Jina la akaunti"
+        assert str(payee_label("Something else")) == '<span lang="en">Something else</span>'
