@@ -519,6 +519,8 @@ def clean_amount(form: Mapping[str, Any], session: SessionLike, *, locale: Any,
         amount = parse_amount(raw, parse_locale, allowed_places)
     except ValueError as exc:
         result.errors.setdefault("amount", str(exc))
+        # A question ("Did you mean 12.5?") comes with its answers, for the page to offer.
+        result.facts["amount_suggestions"] = list(getattr(exc, "suggestions", ()))
         return result
     result.values["amount"] = _plain(amount)
     if not check_limits:

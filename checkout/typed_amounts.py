@@ -33,7 +33,17 @@ _DIGITS = re.compile(r"[0-9]+")
 
 
 class AmountError(ValueError):
-    """A typed amount that cannot be taken as it is; ``str()`` is the message for the user."""
+    """A typed amount that cannot be taken as it is; ``str()`` is the message for the user.
+
+    ``suggestions``: for a question ("Did you mean 12.5?"), each reading as (the text to put in
+    the field, as the locale types it; the amount as the message writes it), so that a page can
+    offer them as one-tap answers.
+    """
+
+    def __init__(self, message: str,
+                 suggestions: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions
 
 
 def currency_places(currency: str) -> int:
@@ -134,17 +144,24 @@ def parse_amount(value: str, locale: Locale | str, places: int | None = None) ->
         raise AmountError(_("Enter the amount in digits, for example %(example)s.",
                             example=_written(Decimal(5000), loc)))
     own, others = _readings(body, loc, places)
+
+    def answers(*readings: Decimal) -> tuple[tuple[str, str], ...]:
+        return tuple((amount_for_input(r, loc), _written(r, loc)) for r in readings)
+
     if own is not None and others:
         first, second = sorted([own, others[0]])
         raise AmountError(_("Did you mean %(first)s or %(second)s?",
-                            first=_written(first, loc), second=_written(second, loc)))
+                            first=_written(first, loc), second=_written(second, loc)),
+                          answers(first, second))
     if own is None:
         if len(others) == 1:
-            raise AmountError(_("Did you mean %(amount)s?", amount=_written(others[0], loc)))
+            raise AmountError(_("Did you mean %(amount)s?", amount=_written(others[0], loc)),
+                              answers(others[0]))
         if len(others) > 1:
             first, second = sorted(others)[:2]
             raise AmountError(_("Did you mean %(first)s or %(second)s?",
-                                first=_written(first, loc), second=_written(second, loc)))
+                                first=_written(first, loc), second=_written(second, loc)),
+                              answers(first, second))
         raise AmountError(_("Enter the amount in digits, for example %(example)s.",
                             example=_written(Decimal(5000), loc)))
     if negative and own != 0:

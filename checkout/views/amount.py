@@ -161,6 +161,9 @@ class AmountStep(StepPage):
     # -- checking and saving
 
     def clean(self, session: CheckoutSession, form: Mapping[str, Any]) -> FormResult:
+        if form.get("amount_suggested"):
+            # One of the answers the page offered to its "Did you mean ...?" was tapped.
+            form = {**form, "amount": form["amount_suggested"]}
         catalog = self.flow.catalog()
         result = clean_corridor(form, session, catalog)
         if result.errors.get("paymentChannel"):
@@ -174,6 +177,7 @@ class AmountStep(StepPage):
                               check_limits=result.ok, show=self.show_amount(result.values))
         result.values.update(amount.values)
         result.errors.update(amount.errors)
+        result.facts.update(amount.facts)
         return result
 
     def save(self, session: CheckoutSession, result: FormResult, *,
@@ -247,6 +251,7 @@ class AmountStep(StepPage):
                       form_error=(result.form_error if result else None), options=options,
                       country=country, channel=channel, limits=limits, low=low, high=high,
                       texts=self.texts, currencies=self.flow.currencies, step=self.name,
+                      suggestions=(result.facts.get("amount_suggestions") if result else None),
                       heading=(self.texts.heading_for(session) if self.texts.heading_for
                                else None) or self.texts.heading,
                       money_locale=money_locale(values.get("countryIsoCode")), price=price)

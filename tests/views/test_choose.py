@@ -236,3 +236,15 @@ def test_an_amount_error_is_read_once(flow):
                                              "asset": "USDT", "currency": "local", "amount": "1"},
                      headers={"HX-Request": "true"}).get_data(as_text=True)
     assert 'id="quote-message"' in quote and "role=" not in quote
+
+
+def test_the_answers_to_did_you_mean_are_one_tap_away(flow):
+    flow.start(locale="pt")
+    html = flow.choose(amount="5000.5").get_data(as_text=True)
+    assert re.search(r'<button [^>]*name="amount_suggested" value="5000,5">Usar 5.000,5</button>',
+                     html)
+    # Enter in the field sends what is typed (a plain hidden first button), not an answer.
+    first = re.search(r'<form method="post"[^>]*>.*?(<button[^>]*>)', html, re.S).group(1)
+    assert "hidden" in first and "amount_suggested" not in first
+    flow.choose(amount="5000.5", amount_suggested="5000,5")
+    assert flow.session.answers["amount"] == "5000.5"
