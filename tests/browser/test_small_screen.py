@@ -24,6 +24,7 @@ def test_pay_page_with_the_resume_link_open_does_not_scroll_sideways(page, shop)
     # Every value of the amount step was given by the shop: the checkout opens at the wallet.
     frame.wait_for_selector("input[name=address]")
     wallet_and_review(shop, page, frame)
+    frame = shop.steady(page)       # loaded and laid out (its stylesheet too), then measured
     assert frame.evaluate(OVERFLOW) == 0
     confirm_order(shop, page, frame)
     frame = shop.steady(page)
