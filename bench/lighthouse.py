@@ -1,7 +1,7 @@
 """Lighthouse's mobile scores of the first page of each flow, as a user's phone would load it.
 
-Run: ``.venv/bin/python bench/lighthouse.py`` (after ``scripts/test`` or
-``npm ci --prefix tests/browser/node``, which installs Lighthouse at the locked version).
+Run: ``npm ci --prefix bench/node`` once (Lighthouse at the locked version; the tests do not
+need it), then ``.venv/bin/python bench/lighthouse.py``.
 
 It serves the checkout on the embedded sandbox on a local port (real HTTP, the production CSP and
 headers), opens a session of each flow with a signed launch token, and runs Lighthouse (mobile form
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from checkout import Checkout  # noqa: E402
 from checkout.launch import launch_url  # noqa: E402
 
-LIGHTHOUSE = ROOT / "tests" / "browser" / "node" / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE = ROOT / "bench" / "node" / "node_modules" / ".bin" / "lighthouse"
 CHROMIUM = "/usr/bin/chromium"
 CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run " \
                "--disable-background-networking --disable-component-update --disable-sync"
