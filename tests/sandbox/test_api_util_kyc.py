@@ -1,7 +1,7 @@
 """``/api/util/*``, ``/api/kyc/*`` and ``/api/user/*`` of the sandbox, on a tiny app."""
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from types import SimpleNamespace
 
@@ -14,20 +14,11 @@ from checkout.sandbox import reference as ref
 from checkout.sandbox.kyc import REVIEW_SECONDS, KycStore
 from checkout.sandbox.validation import ApiError
 
+from .kyc_support import FakeClock, clock, events  # noqa: F401  (fixtures)
+
 KE_PHONE = "254110611756"
 NG_PHONE = "2348012345678"
 NOT_AVAILABLE = "This feature is not available for this merchant, please contact support"
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def make_app(**config) -> Flask:
@@ -43,16 +34,6 @@ def make_app(**config) -> Flask:
         return jsonify(error.body), error.status
 
     return app
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def events() -> list[dict]:
-    return []
 
 
 @pytest.fixture

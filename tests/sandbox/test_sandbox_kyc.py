@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -18,6 +18,7 @@ from checkout.sandbox import reference as ref
 from checkout.sandbox.kyc import REVIEW_SECONDS, KycStore
 from checkout.sandbox.state import PUBLIC_BASE_ENVIRON
 
+from .kyc_support import FakeClock, clock, events  # noqa: F401  (fixtures)
 from .sandbox_support import HEADERS, Api, sandbox_factory  # noqa: F401
 
 KE_PHONE = "254110611756"
@@ -26,27 +27,6 @@ GH_PHONE = "233241234567"
 JPEG = "/9j/4AAQSkZJRgABAQ=="               # the first bytes of a JPEG (FF D8 FF E0), base64
 PNG = "iVBORw0KGgoAAAANSUhEUg=="            # the first bytes of a PNG, base64
 NOT_AN_IMAGE = "aGVsbG8gd29ybGQ="           # "hello world"
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def events() -> list[dict]:
-    return []
 
 
 @pytest.fixture
