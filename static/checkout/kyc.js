@@ -117,8 +117,12 @@
       var input = inputs[i];
       if (input.validity.patternMismatch) {
         var upper = input.value.toUpperCase();
-        if (new RegExp("^(?:" + input.getAttribute("pattern") + ")$").test(upper)) {
-          input.value = upper;
+        try {
+          if (new RegExp("^(?:" + input.getAttribute("pattern") + ")$").test(upper)) {
+            input.value = upper;
+          }
+        } catch (err) {
+          // A pattern this browser cannot compile must not stop the send: the server checks.
         }
       }
     }
