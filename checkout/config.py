@@ -76,6 +76,10 @@ DEFAULTS: dict[str, Any] = {
     # Seconds between two reads of a KYC submission under review (sooner when a `kyc` webhook
     # arrives); the page itself asks every few seconds and is answered from the session.
     "CHECKOUT_KYC_POLL_SECONDS": 15,
+    # Without JavaScript nothing polls: a page that waits (an order's status, a document under
+    # review) reloads itself after this many seconds, and an unpaid order that expired six times
+    # less often. Each reload is a whole page on the user's data plan.
+    "CHECKOUT_NO_SCRIPT_REFRESH_SECONDS": 10,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32

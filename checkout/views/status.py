@@ -32,10 +32,6 @@ from .journey import pages_of
 
 POLL = "every 3s"
 SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid late
-# Without JavaScript nothing polls: the whole page reloads itself (a <noscript> meta refresh),
-# less often than htmx asks, since each time is a whole page on the user's data plan.
-NO_SCRIPT_REFRESH = 10
-NO_SCRIPT_SLOW_REFRESH = 60
 
 
 def resume_context(session: CheckoutSession, provider_resume_url: str | None = None,
@@ -60,11 +56,13 @@ def _poll_trigger(session: CheckoutSession, status: str | None) -> str | None:
     return POLL
 
 
-def _no_script_refresh(session: CheckoutSession, status: str | None) -> int | None:
-    """Seconds after which the page reloads itself without JavaScript; None once settled."""
+def _no_script_refresh(session: CheckoutSession, status: str | None) -> str | None:
+    """How often the page reloads itself without JavaScript (the no_script_refresh macro, less
+    often than htmx asks since each time is a whole page): "slow" once an unpaid order expired,
+    None once settled."""
     if status in flow_of(session).settled_statuses:
         return None
-    return NO_SCRIPT_SLOW_REFRESH if status in tracking.UNPAID_ENDED else NO_SCRIPT_REFRESH
+    return "slow" if status in tracking.UNPAID_ENDED else "usual"
 
 
 def _context(session: CheckoutSession, *, framed: bool | None = None,
@@ -113,7 +111,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         "start_again_url": url_for(f"checkout.{session.flow}", locale=session.locale)
         if unpaid_ended and session.jti is None else None,
         "poll": poll, "events": events, "framed": is_framed,
-        "refresh_seconds": _no_script_refresh(session, current.status),
+        "refresh": _no_script_refresh(session, current.status),
         # Polls of a page known to be top-level say so (top=1): they never send events.
         "poll_top": top_level or (framing == tracking.TOP_LEVEL and not is_htmx()),
         "quote": session.quote or {}, "message": message,

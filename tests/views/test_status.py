@@ -101,6 +101,8 @@ def test_an_unpaid_order_that_expired_shows_expired_but_is_not_failed(flow):
     assert "failed" not in kinds and "completed" not in kinds
     assert "expired before a payment arrived" in bodies[-1]
     assert 'hx-trigger="every 30s"' in bodies[-1]          # a late payment may still arrive
+    page = flow.get("/status").get_data(as_text=True)      # and without JavaScript, a slow reload
+    assert REFRESH.search(page).group(1) == "60"
     # An unsigned session offers a new order (a launched one goes back to the shop for it).
     assert 'href="/checkout/onramp' in bodies[-1] and "Start a new order" in bodies[-1]
     page = flow.get("/pay")                                # nothing left to pay
@@ -156,6 +158,14 @@ def test_without_javascript_the_status_and_return_pages_reload_themselves_until_
     for path in ("/status", "/return"):
         settled = flow.get(path).get_data(as_text=True)
         assert 'data-status="payout_successful"' in settled and "http-equiv" not in settled
+
+
+def test_how_often_pages_reload_without_javascript_is_configured(app, flow):
+    app.config["CHECKOUT_NO_SCRIPT_REFRESH_SECONDS"] = 4
+    flow.to_pay("manual")
+    flow.post("/pay/confirm")
+    for path in ("/status", "/return"):
+        assert REFRESH.search(flow.get(path).get_data(as_text=True)).group(1) == "4"
 
 
 def test_status_and_return_before_an_order_go_to_the_flow(flow):
