@@ -22,15 +22,18 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
+from babel.support import Translations
 from flask import Flask, Response, abort, render_template_string, request
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from checkout import Checkout
+from checkout.i18n import TRANSLATIONS
 from checkout.launch import launch_url
 from checkout.paths import STATIC
 
@@ -55,6 +58,17 @@ RECORD_VIOLATIONS = """
   });
 })();
 """
+
+
+# The languages the checkout speaks: flows walked in each find buttons by their translated names,
+# so a missing translation fails there too.
+LANGUAGES = ["en", "fr", "sw", "pt"]
+
+
+@cache
+def catalogue(language: str) -> Translations:
+    """The checkout's own catalogue for ``language``: ``catalogue("fr").gettext("Continue")``."""
+    return Translations.load(str(TRANSLATIONS), [language], domain="messages")
 
 
 AXE = Path(__file__).resolve().parent / "node" / "node_modules" / "axe-core" / "axe.min.js"

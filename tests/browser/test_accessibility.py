@@ -9,27 +9,16 @@ scripts/test) and runs through the DevTools protocol, under the pages' own CSP.
 """
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
-from babel.support import Translations
 
-from checkout.i18n import TRANSLATIONS
-
-from .conftest import assert_accessible
+from .conftest import LANGUAGES, assert_accessible, catalogue
 from .test_kyc_e2e import photos, quick_kyc  # noqa: F401  (fixtures)
 from .test_offramp_e2e import TX_HASH, WALLET, confirm_sale
 from .test_onramp_e2e import ADDRESS, settle
 
 pytestmark = pytest.mark.browser
 
-LANGUAGES = ["en", "fr", "sw", "pt"]
 NARROW = {"width": 320, "height": 720}
-
-
-@cache
-def catalogue(language: str) -> Translations:
-    return Translations.load(str(TRANSLATIONS), [language], domain="messages")
 
 
 class Walk:

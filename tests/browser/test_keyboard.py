@@ -2,13 +2,14 @@
 
 Starts on the merchant's page (the checkout in a cross-site iframe), so focus has to travel from the
 parent page into the frame, as it does for a keyboard user. Every focused control must show a
-visible focus indicator.
+visible focus indicator. In every language the checkout speaks: the buttons are found by their
+translated names.
 """
 from __future__ import annotations
 
 import pytest
 
-from .conftest import screenshot
+from .conftest import LANGUAGES, catalogue, screenshot
 from .test_onramp_e2e import ADDRESS, settle
 
 pytestmark = pytest.mark.browser
@@ -42,9 +43,12 @@ def button(text: str) -> str:
     return f"el.matches('button, [role=button]') && el.textContent.includes({text!r})"
 
 
-def test_keyboard_alone_completes_an_order(page, shop, short_quotes):
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_keyboard_alone_completes_an_order(page, shop, short_quotes, language):
+    t = catalogue(language).gettext      # the names the user reads
     frame = shop.open(page, countryIsoCode="NG", network="CELO", asset="USDT",
-                      currency="local", amount=5000)
+                      currency="local", amount=5000, locale=language)
+    assert frame.evaluate("() => document.documentElement.lang") == language
 
     # The payment methods are radios, each with how it works under it: Tab reaches the group,
     # Space chooses the focused one (the first, bank transfer).
@@ -57,7 +61,7 @@ def test_keyboard_alone_completes_an_order(page, shop, short_quotes):
     frame.wait_for_selector("#quote [data-testid=receive-amount]")
     settle(frame)
 
-    tab_to(page, frame, button("Continue"))
+    tab_to(page, frame, button(t("Continue")))
     page.keyboard.press("Enter")
     frame.wait_for_selector("input[name=address]")
 
@@ -66,11 +70,11 @@ def test_keyboard_alone_completes_an_order(page, shop, short_quotes):
     tab_to(page, frame, "el.matches('input[name=email]')")
     page.keyboard.type("ada@example.com")
     page.keyboard.press("Enter")            # submits the form, as for any keyboard user
-    frame.wait_for_selector("text=Review your order")
-    screenshot(page, "keyboard-1-review")
+    frame.wait_for_selector(f"h1:text-is('{t('Review your order')}')")
+    screenshot(page, f"keyboard-1-review-{language}")
 
     for _ in range(3):                      # a lapsed price is shown again, then confirmed again
-        tab_to(page, frame, button("Confirm and pay"))
+        tab_to(page, frame, button(t("Confirm and pay")))
         # Playwright does not wait for a navigation in a frame: wait for the page Enter loads,
         # or the notice of a re-priced review page would be found on the page it was pressed on.
         with frame.expect_navigation():
@@ -79,10 +83,10 @@ def test_keyboard_alone_completes_an_order(page, shop, short_quotes):
         if frame.locator("[data-transfer-type]").count():
             break
     created = shop.wait_for_event(page, "order-created")
-    screenshot(page, "keyboard-2-pay")
+    screenshot(page, f"keyboard-2-pay-{language}")
 
-    tab_to(page, frame, button("I have paid"))
+    tab_to(page, frame, button(t("I have paid")))
     page.keyboard.press("Enter")
     completed = shop.wait_for_event(page, "completed", timeout=30_000)
     assert completed["order"]["id"] == created["order"]["id"]
-    screenshot(page, "keyboard-3-complete")
+    screenshot(page, f"keyboard-3-complete-{language}")

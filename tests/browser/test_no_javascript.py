@@ -7,6 +7,10 @@ would write without script: a plain ``<iframe src>`` of the launch URL, served o
 inside that cross-site iframe, except the on-ramp's payment page and the return page after it,
 which are top-level as for every user (the payment page replaces the shop's page).
 
+Each flow runs in every language the checkout speaks (the launch token's ``locale``): buttons are
+found by their translated names, each page must declare that language, and the on-ramp's amount is
+typed the way that language writes a decimal (``100,5`` in French and Portuguese).
+
 - On-ramp: the amount step without live pricing ("Update price" shows the choices and the price),
   the order created, paid on the sandbox's own payment page, and the return page updating itself
   until the order is complete.
@@ -19,20 +23,31 @@ On every page: no button that needs JavaScript (each visible one submits its for
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
 import pytest
+from babel import Locale, UnknownLocaleError
+from babel.numbers import format_currency, format_decimal
 from flask import Flask, Response, abort, render_template_string, request
 
-from .conftest import CHROMIUM, CHROMIUM_ARGS, LiveServer, explain_failure, screenshot
+from .conftest import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LANGUAGES,
+    LiveServer,
+    catalogue,
+    explain_failure,
+    screenshot,
+)
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 TX_HASH = "0x" + "7d" * 32
-SELF_UPDATE = 30_000        # ms a page that reloads itself (every 10 s) may take to show a change
+SELF_UPDATE = 30_000        # ms a page that reloads itself may take to show a change
 
 PLAIN_PAGE = """<!doctype html>
 <html lang="en">
@@ -109,43 +124,69 @@ def no_js(script_free_browser, request) -> Iterator[tuple[Any, list[str]]]:
 
 
 class PlainShop:
-    """The plain shop page with the checkout in its iframe, driven without JavaScript."""
+    """The plain shop page with the checkout in its iframe, driven without JavaScript by a user
+    who reads ``language``."""
 
-    def __init__(self, shop: Any, plain: LiveServer, page: Any) -> None:
+    def __init__(self, shop: Any, plain: LiveServer, page: Any, language: str) -> None:
         self.shop = shop
         self.plain = plain
         self.page = page
+        self.language = language
+
+    def _(self, text: str) -> str:
+        return catalogue(self.language).gettext(text)
 
     def open(self, flow: str = "onramp", **claims: Any) -> Any:
-        url = self.shop.launch_url(flow, parentOrigin=self.plain.origin, **claims)
+        url = self.shop.launch_url(flow, parentOrigin=self.plain.origin, locale=self.language,
+                                   **claims)
         self.page.goto(f"{self.plain.origin}/?launch={quote(url, safe='')}")
         frame = self.frame()
         frame.wait_for_load_state("load")
+        self.check(frame)
         return frame
 
     def frame(self) -> Any:
         return self.shop.frame(self.page)
 
     def submit(self, name: str, *, role: str = "button") -> Any:
-        """Press a button (or follow a link) that loads the frame's next page; return the frame
-        once that page has loaded, checked for buttons that would need JavaScript."""
+        """Press a button (or follow a link) named ``name`` in English, in the user's language;
+        return the frame once its next page has loaded and been checked."""
         frame = self.frame()
         with frame.expect_navigation():
-            frame.get_by_role(role, name=name).click()
-        assert_no_dead_buttons(frame)
+            frame.get_by_role(role, name=self._(name)).click()
+        self.check(frame)
         return frame
 
+    def check(self, frame: Any) -> None:
+        """The page speaks the user's language, and has no button that needs JavaScript."""
+        assert frame.evaluate("() => document.documentElement.lang") == self.language
+        dead = frame.evaluate(DEAD_BUTTONS)
+        assert dead == [], f"buttons that do nothing without JavaScript on {frame.url}: {dead}"
 
-def assert_no_dead_buttons(frame: Any) -> None:
-    dead = frame.evaluate(DEAD_BUTTONS)
-    assert dead == [], f"buttons that do nothing without JavaScript on {frame.url}: {dead}"
+
+def typed(amount: str, language: str, country: str) -> tuple[str, str]:
+    """``amount`` as a user of ``language`` in ``country`` types it, and as the pages show it in
+    the country's currency (Babel's words for both, spaces made plain)."""
+    try:
+        locale = Locale.parse(f"{language}_{country}")
+    except (ValueError, UnknownLocaleError):
+        locale = Locale.parse(language)
+    currency = {"GH": "GHS"}[country]
+    shown = format_currency(Decimal(amount), currency, locale=locale)
+    return format_decimal(Decimal(amount), locale=locale), plain_spaces(shown)
 
 
-@pytest.fixture
-def plain(shop, shop_server, plain_shop, checkout_config, no_js) -> PlainShop:
+def plain_spaces(text: str) -> str:
+    return " ".join(text.replace("\xa0", " ").replace("\u202f", " ").split())
+
+
+@pytest.fixture(params=LANGUAGES)
+def plain(request, shop, shop_server, plain_shop, checkout_config, no_js) -> PlainShop:
     # The plain shop frames the checkout too: its origin joins the allowed parents for this test.
-    checkout_config(CHECKOUT_FRAME_ANCESTORS=[shop_server.origin, plain_shop.origin])
-    return PlainShop(shop, plain_shop, no_js[0])
+    # A waiting page reloads itself every second here rather than every ten.
+    checkout_config(CHECKOUT_FRAME_ANCESTORS=[shop_server.origin, plain_shop.origin],
+                    CHECKOUT_NO_SCRIPT_REFRESH_SECONDS=1)
+    return PlainShop(shop, plain_shop, no_js[0], request.param)
 
 
 def confirm(plain: PlainShop, button: str, done: str) -> Any:
@@ -169,33 +210,37 @@ def test_an_on_ramp_order_paid_on_the_payment_page(plain, short_quotes):
     frame.locator("input[name=paymentChannel][value=bank]").check()
     frame.locator("select[name=network]").select_option("CELO")
     frame.locator("select[name=asset]").select_option("USDT")
-    frame.locator("input[name=amount]").fill("100")
+    amount, shown = typed("100.5", plain.language, "GH")
+    frame.locator("input[name=amount]").fill(amount)
     frame = plain.submit("Update price")
     # The whole price, before going on, and nothing saved yet.
     assert frame.locator("#quote [data-testid=receive-amount]").inner_text().endswith("USDT")
-    assert frame.locator("input[name=amount]").input_value() == "100"
-    screenshot(page, "no-js-onramp-1-priced")
+    assert frame.locator("input[name=amount]").input_value() == amount
+    screenshot(page, f"no-js-onramp-1-priced-{plain.language}")
     frame = plain.submit("Continue")
     frame.locator("input[name=address]").fill(ADDRESS)
     frame.locator("input[name=email]").fill("no-js@example.com")
     frame = plain.submit("Continue")
-    frame.wait_for_selector("text=Review your order")
+    frame.wait_for_selector(f"h1:text-is('{plain._('Review your order')}')")
+    # The amount as the user meant it, in their language's way of writing money.
+    assert shown in plain_spaces(frame.locator("main").inner_text())
     frame = confirm(plain, "Confirm and pay", "[data-transfer-type=redirect]")
     # Copy buttons cannot copy here: hidden, their values left as text to select.
     assert frame.locator("[data-copy]").count() and not frame.locator("[data-copy]:visible").count()
     assert frame.locator("[data-testid=order-reference]").is_visible()
-    screenshot(page, "no-js-onramp-2-pay")
+    screenshot(page, f"no-js-onramp-2-pay-{plain.language}")
 
     # The payment page replaces the shop's page (a link with target="_top").
-    frame.get_by_role("link", name="Continue to the payment page").click()
+    frame.get_by_role("link", name=plain._("Continue to the payment page")).click()
     page.wait_for_url(f"{plain.shop.checkout_origin}/checkout/sandbox/pay/*")
-    page.get_by_role("button", name="Pay").click()
+    page.get_by_role("button", name="Pay").click()          # the payment partner's own page
     page.wait_for_url(f"{plain.shop.checkout_origin}/checkout/s/*/return")
     # No click from here: the return page reloads itself until the order is complete.
     page.wait_for_selector("[data-status=payout_successful] [data-testid=tx-hash]",
                            timeout=SELF_UPDATE)
     assert page.url.endswith("/return")
-    screenshot(page, "no-js-onramp-3-complete")
+    assert page.evaluate("() => document.documentElement.lang") == plain.language
+    screenshot(page, f"no-js-onramp-3-complete-{plain.language}")
     assert page.context.cookies() == []
 
 
@@ -204,19 +249,18 @@ def test_an_off_ramp_order_declared_by_pasting_the_transaction_hash(plain, short
     frame = plain.open("offramp", countryIsoCode="NG", paymentChannel="bank", network="POLYGON",
                        asset="USDC", currency="local", amount=20000)
     frame.wait_for_selector("select[name=bankCode]")
-    assert_no_dead_buttons(frame)
     frame.locator("select[name=bankCode]").select_option("011:02")
     frame.locator("input[name=bankAccountNumber]").fill("0123456789")
     frame = plain.submit("Continue")
-    frame.wait_for_selector("text=We found this account")
+    frame.wait_for_selector("[data-testid=payee-name]")
     frame = plain.submit("Yes, pay this account")
     frame.locator("input[name=address]").fill(ADDRESS)
     frame = plain.submit("Continue")
-    frame.wait_for_selector("text=Review your order")
+    frame.wait_for_selector(f"h1:text-is('{plain._('Review your order')}')")
     frame = confirm(plain, "Confirm and sell", "[data-deposit-form]")
     assert frame.locator("[data-testid=deposit-address]").inner_text().startswith("0x")
     assert not frame.locator("[data-copy]:visible").count()
-    screenshot(page, "no-js-offramp-1-deposit")
+    screenshot(page, f"no-js-offramp-1-deposit-{plain.language}")
 
     frame.locator("input[name=tx_hash]").fill(TX_HASH)
     frame = plain.submit("I have sent it")
@@ -225,7 +269,7 @@ def test_an_off_ramp_order_declared_by_pasting_the_transaction_hash(plain, short
     # The status page, in the shop's frame, reloads itself until the money is paid out.
     frame.wait_for_selector("[data-status=payout_successful]", timeout=SELF_UPDATE)
     frame.wait_for_selector("[data-testid=timeline] [data-status=offramp_success]")
-    screenshot(page, "no-js-offramp-2-paid-out")
+    screenshot(page, f"no-js-offramp-2-paid-out-{plain.language}")
     assert page.context.cookies() == []
 
 
@@ -237,26 +281,28 @@ def test_a_basic_kyc_before_the_order(plain, short_quotes, checkout_config):
                        asset="USDT", currency="local", amount=5000)
     frame.wait_for_selector("input[name=address]")
     frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("no-js-kyc@example.com")
+    # A user of their own per language: one verified already would not be asked again.
+    frame.locator("input[name=email]").fill(f"no-js-kyc-{plain.language}@example.com")
     frame = plain.submit("Continue")
-    frame.locator("input[name=phoneNumber]").fill("0712000301")
+    frame.locator("input[name=phoneNumber]").fill(
+        f"07120003{LANGUAGES.index(plain.language) + 1:02d}")
     frame = plain.submit("Continue")
-    frame.wait_for_selector("h1:text('Verify your identity')")
-    frame.get_by_label("National ID").check()
+    frame.wait_for_selector(f"h1:text-is('{plain._('Verify your identity')}')")
+    frame.get_by_label(plain._("National ID")).check()
     frame = plain.submit("Continue")
-    frame.get_by_label("First name").fill("Wanjiru")
-    frame.get_by_label("Last name").fill("Kamau")
-    frame.get_by_label("Date of birth").fill("1990-05-17")
-    frame.get_by_label("ID number").fill("40718293")
-    screenshot(page, "no-js-kyc-1-form")
+    frame.get_by_label(plain._("First name")).fill("Wanjiru")
+    frame.get_by_label(plain._("Last name")).fill("Kamau")
+    frame.get_by_label(plain._("Date of birth")).fill("1990-05-17")
+    frame.get_by_label(plain._("ID number")).fill("40718293")
+    screenshot(page, f"no-js-kyc-1-form-{plain.language}")
     frame = plain.submit("Send for verification")
     # Under review (unless the sandbox was quicker than the page): the pending page reloads
     # itself, and once approved the checkout goes on to the review.
-    frame.locator("[data-testid=kyc-pending]").or_(frame.get_by_text("Review your order")) \
-        .first.wait_for()
-    frame.wait_for_selector("text=Review your order", timeout=SELF_UPDATE)
-    assert_no_dead_buttons(frame)
+    review = f"h1:text-is('{plain._('Review your order')}')"
+    frame.locator("[data-testid=kyc-pending]").or_(frame.locator(review)).first.wait_for()
+    frame.wait_for_selector(review, timeout=SELF_UPDATE)
+    plain.check(frame)
     frame = confirm(plain, "Confirm and pay", "[data-transfer-type]")
     assert frame.locator("[data-testid=order-reference]").inner_text()
-    screenshot(page, "no-js-kyc-2-order")
+    screenshot(page, f"no-js-kyc-2-order-{plain.language}")
     assert page.context.cookies() == []
