@@ -9,18 +9,21 @@ decides only inside the checkout.
 Locale of a checkout request: the session's ``locale`` claim, else ``?locale=``, else the best
 ``Accept-Language`` match among :data:`SUPPORTED_LANGUAGES`, else English. Money is formatted in
 that language with the session's country when Babel knows the pair (``sw`` + ``KE``: ``sw_KE``).
+Times are shown on the session's country's clock, saying which ("Kenya Time"): a deadline read on
+UTC by a user in Nairobi would look three hours later than it is.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import flask_babel
 from babel import Locale, UnknownLocaleError
-from babel.dates import format_datetime as babel_format_datetime
+import pytz
+from babel.dates import format_date, format_time, get_timezone_location
 from babel.numbers import format_currency, format_decimal
 from flask import Flask, g, has_request_context, request
 from flask_babel import Babel, Domain, get_babel, get_locale, refresh
@@ -106,17 +109,22 @@ def set_session_locale() -> None:
     refresh()
 
 
+def _session_country() -> str | None:
+    session = g.get("checkout_session") if has_request_context() else None
+    country = session.value("countryIsoCode") if session is not None else None
+    return country.upper() if isinstance(country, str) else None
+
+
 def money_locale() -> Locale:
     """The request's language with the session's country when Babel knows that combination."""
     locale = get_locale() if has_request_context() else None
     language = locale.language if locale else DEFAULT_LANGUAGE
-    session = g.get("checkout_session") if has_request_context() else None
-    country = session.value("countryIsoCode") if session is not None else None
+    country = _session_country()
     if locale is not None and locale.territory:
         return locale
     if country:
         try:
-            return Locale.parse(f"{language}_{country.upper()}")
+            return Locale.parse(f"{language}_{country}")
         except (ValueError, UnknownLocaleError):
             pass
     return locale or Locale.parse(DEFAULT_LANGUAGE)
@@ -145,12 +153,28 @@ def format_crypto(amount: Any, asset: str, locale: str | Locale | None = None,
     return f"{number}\u00a0{asset}"
 
 
-def format_datetime(value: datetime | str | None, format: str = "medium",
-                    locale: str | Locale | None = None) -> str:
-    """A date and time in the user's language (UTC; the upstream's timestamps are ISO 8601)."""
+def local_zone(country: str | None = None) -> tzinfo:
+    """The clock of ``country`` (else the session's): its first zone in the tz database, which is
+    its only one for every country the checkout serves. UTC when no country is known yet."""
+    zones = pytz.country_timezones.get(country or _session_country() or "", [])
+    return pytz.timezone(zones[0]) if zones else UTC
+
+
+def format_datetime(value: datetime | str | None, locale: str | Locale | None = None,
+                    zone: tzinfo | None = None) -> str:
+    """A moment as the user reads a clock: the date (medium), the time to the minute, and whose
+    clock, e.g. ``Nov 22, 2026, 12:05 PM (Kenya Time)``. The upstream's timestamps are ISO 8601."""
     if value is None or value == "":
         return ""
     if isinstance(value, str):
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return babel_format_datetime(value, format=format, tzinfo=None,
-                                 locale=locale or money_locale())
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    locale = Locale.parse(locale or money_locale())
+    zone = zone or local_zone()
+    local = value.astimezone(zone)
+    # How the locale joins a date and a time ("{1}, {0}" in English, "{1} {0}" in Swahili).
+    joined = str(locale.datetime_formats["medium"]).format(
+        format_time(local, "short", locale=locale), format_date(local, "medium", locale=locale))
+    clock = get_timezone_location(zone, locale=locale) if zone is not UTC else "UTC"
+    return f"{joined} ({clock})"

@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import pytz
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 from flask import Flask, render_template_string
@@ -22,6 +23,7 @@ from checkout.i18n import (
     format_crypto,
     format_datetime,
     format_money,
+    local_zone,
 )
 from checkout.paths import TEMPLATES
 
@@ -57,9 +59,28 @@ class TestMoney:
 
     def test_format_datetime(self):
         when = datetime(2026, 11, 22, 9, 5, tzinfo=UTC)
-        assert format_datetime(when, locale="en") == "Nov 22, 2026, 9:05:00\u202fAM"
-        assert format_datetime("2026-11-22T09:05:00Z", locale="fr").startswith("22 nov. 2026")
+        # No country known yet: UTC, and it says so.
+        assert format_datetime(when, locale="en") == "Nov 22, 2026, 9:05\u202fAM (UTC)"
+        assert format_datetime("2026-11-22T09:05:00Z", locale="fr") == "22 nov. 2026, 09:05 (UTC)"
         assert format_datetime(None) == ""
+
+    @pytest.mark.parametrize(("country", "locale", "expected"), [
+        ("KE", "en", "Nov 22, 2026, 12:05\u202fPM (Kenya Time)"),
+        ("KE", "sw", "22 Nov 2026 12:05 (Saa za Kenya)"),
+        ("NG", "pt", "22 de nov. de 2026 10:05 (Horário Nigéria)"),
+        ("CI", "fr", "22 nov. 2026, 09:05 (heure : Côte d’Ivoire)"),
+        ("ZA", "en", "Nov 22, 2026, 11:05\u202fAM (South Africa Time)"),
+    ])
+    def test_a_moment_is_shown_on_the_country_s_clock_saying_whose(self, country, locale,
+                                                                    expected):
+        shown = format_datetime("2026-11-22T09:05:00Z", locale=locale, zone=local_zone(country))
+        assert shown == expected
+
+    def test_every_country_the_sandbox_serves_has_one_clock(self):
+        from checkout.sandbox.reference import COUNTRIES
+
+        for country in COUNTRIES:
+            assert len(pytz.country_timezones[country.iso]) == 1, country.iso
 
 
 @pytest.fixture

@@ -314,6 +314,9 @@ def test_the_deposit_shows_where_what_and_by_when_with_a_wallet_qr_code(sale):
     assert "Send only USDC on Polygon" in html and "another network" in html
     assert "<svg" in html and "fills in the coin, the network, the amount" in html
     assert 'data-countdown-to="' in html and 'data-testid="order-deadline"' in html
+    # By when, on the clock of the user's country (the sale is in Nigeria), saying so.
+    deadline = re.search(r'data-testid="order-deadline">([^<]+)<', html).group(1)
+    assert deadline.endswith("(Nigeria Time)"), deadline
     assert 'data-testid="order-reference"' in html and sale.session.order_id in html
     assert 'data-testid="test-wallet"' in html and "/checkout/sandbox/offramp/" in html
     assert 'data-deposit-form' in html and 'name="tx_hash"' in html
