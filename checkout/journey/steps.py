@@ -75,8 +75,11 @@ class Journey:
         return [s for s in self.steps if s.before_order and s.name != REVIEW and s.needed(session)]
 
     def shown(self, session: CheckoutSession) -> list[Step]:
-        """Every step this session goes through, in order (for "Step n of m")."""
-        return [s for s in self.steps if s.needed(session)]
+        """Every step this session goes through, in order (for "Step n of m"): those it needs,
+        and those the user already answered, so that the total does not shrink under them when
+        a step stops being needed once answered (identity, once verified)."""
+        answered = set(session.answered)
+        return [s for s in self.steps if s.needed(session) or s.name in answered]
 
     def next_step(self, session: CheckoutSession) -> str:
         """The first needed step before the order that is not done, else review."""

@@ -43,6 +43,17 @@ def test_a_step_not_needed_is_skipped_and_not_counted():
     assert JOURNEY.position(session(countryIsoCode="KE"), "review")[:2] == (4, 5)
 
 
+def test_the_total_does_not_shrink_when_an_answered_step_stops_being_needed():
+    s = session(countryIsoCode="KE")
+    JOURNEY.complete(s, "choose")
+    JOURNEY.complete(s, "wallet")
+    assert JOURNEY.position(s, "details")[:2] == (3, 5)
+    JOURNEY.complete(s, "details")
+    s.answer({"countryIsoCode": "NG"})      # e.g. identity verified: no longer needed
+    assert JOURNEY.next_step(s) == "review"
+    assert JOURNEY.position(s, "review")[:2] == (4, 5)
+
+
 def test_a_later_step_may_not_be_opened_before_the_earlier_ones():
     s = session(countryIsoCode="KE")
     assert JOURNEY.missing_before(s, "details") == "choose"

@@ -119,6 +119,8 @@ def test_basic_kyc_then_the_order_is_created(app: Flask, flow: Flow) -> None:
     assert moved.headers["HX-Redirect"].endswith("/kyc")
     review = flow.follow(flow.get("/kyc"))
     assert review.request.path.endswith("/review")
+    # Identity, now verified, is no longer needed, but it was a step of this user's journey.
+    assert "Step 5 of 7: Review" in text(review)
     created = flow.follow(flow.create(review))
     assert created.request.path.endswith("/pay")
     # Nothing of the document is kept in the session.
