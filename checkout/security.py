@@ -9,6 +9,11 @@
   site in a ``Referer`` (payment pages, block explorers, the shop).
 * ``Cache-Control: no-store`` on everything but static files: pages carry a session's tokens.
 * No ``X-Frame-Options``: it cannot name an allowed parent and would stop framing altogether.
+
+They go on every response to an address under the prefix, whether or not a checkout view answered
+it: an unrouted method, the bare prefix and the redirects the router makes have no blueprint, so a
+blueprint's ``after_request`` would miss them. Nothing outside the prefix (the host's own pages) is
+touched.
 """
 from __future__ import annotations
 
@@ -74,7 +79,15 @@ def event_target_origin(session: object | None) -> str | None:
     return normalize_origin(ancestors[0])
 
 
+def under_prefix(path: str, app: Flask | None = None) -> bool:
+    """True for the prefix itself and every address below it."""
+    prefix = (app or current_app).config["CHECKOUT_URL_PREFIX"]
+    return path == prefix or path.startswith(prefix + "/")
+
+
 def add_security_headers(response: Response) -> Response:
+    if not under_prefix(request.path):
+        return response
     session = g.get("checkout_session")
     headers = response.headers
     headers["Content-Security-Policy"] = content_security_policy(session)
@@ -88,4 +101,5 @@ def add_security_headers(response: Response) -> Response:
 
 
 def init(bp: Blueprint) -> None:
-    bp.after_request(add_security_headers)
+    # after_app_request: runs for routing failures under the prefix too (see the docstring).
+    bp.after_app_request(add_security_headers)

@@ -235,6 +235,24 @@ class TestMethodAndPathErrors:
             assert response.status_code == 404
             assert "There is no page at this address" in response.get_data(as_text=True)
 
+    @pytest.mark.parametrize("method", ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+                                        "TRACE", "OPTIONS", "PROPFIND", "CONNECT"])
+    def test_every_answer_under_the_prefix_has_the_headers(self, app, client, method):
+        """Unrouted methods, the bare prefix and the router's own redirects included: they
+        have no blueprint, and used to go out bare (Werkzeug's page, no CSP, cacheable)."""
+        sid, _token = open_session(app, client)
+        paths = ["/checkout", "/checkout/", "/checkout/onramp", "/checkout/nope",
+                 f"/checkout/s/{sid}", f"/checkout/s/{sid}/", f"/checkout/s/{sid}/review",
+                 "/checkout/webhooks", "/checkout/healthz", "/checkout/s/x%00y/"]
+        for path in paths:
+            response = client.open(path, method=method)
+            assert response.status_code < 500, (method, path)
+            assert_page_headers(response, SHOP)
+            body = response.get_data(as_text=True)
+            assert "Traceback" not in body and "Werkzeug" not in body, (method, path)
+            if response.status_code in (404, 405) and method not in ("HEAD", "OPTIONS"):
+                assert '<main id="checkout-main"' in body, (method, path)
+
 
 def session_post_rules(app):
     return sorted(rule.rule for rule in app.url_map.iter_rules()

@@ -59,8 +59,13 @@ def _unsigned_claims() -> dict[str, str]:
     return {"locale": locale} if locale and len(locale) <= 35 else {}
 
 
-def not_found(unknown: str) -> Response:
-    """Any other path under the prefix: the friendly 404 (or 405) page rather than the host's."""
+# Every method a browser or a scanner may send (HEAD comes with GET, OPTIONS is answered by Flask).
+ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT", "PROPFIND"]
+
+
+def not_found(unknown: str = "") -> Response:
+    """Any other path or method under the prefix: the friendly 404 (or 405) page rather than
+    the host's (or Werkzeug's bare one)."""
     adapter = current_app.url_map.bind_to_environ(request.environ)
     for method in ("GET", "POST"):
         if method == request.method:
@@ -79,5 +84,7 @@ def init(bp: Blueprint) -> None:
     bp.add_url_rule("/onramp", view_func=onramp, methods=["GET"])
     bp.add_url_rule("/offramp", view_func=offramp, methods=["GET"])
     # Routing failures have no blueprint, so the blueprint's 404 and 405 pages would not apply
-    # to them: this rule catches what no other rule under the prefix takes.
-    bp.add_url_rule("/<path:unknown>", view_func=not_found, methods=["GET", "POST"])
+    # to them: these rules catch what no other rule under the prefix takes, the prefix itself
+    # included, with any method (PUT, DELETE, TRACE... get the friendly 405).
+    for rule in ("", "/", "/<path:unknown>"):
+        bp.add_url_rule(rule, "not_found", view_func=not_found, methods=ANY_METHOD)
