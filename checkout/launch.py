@@ -36,6 +36,7 @@ from joserfc.jwk import OctKey
 
 from .addresses import AddressError, validate_address
 from .errors import LaunchTokenError
+from .inputs import storable
 
 __all__ = [
     "FLOWS", "KNOWN_CLAIMS", "LOCKABLE_CLAIMS", "MAX_LIFETIME", "MAX_TOKEN_LENGTH", "DEFAULT_TTL",
@@ -66,6 +67,8 @@ KNOWN_CLAIMS = frozenset({"flow", "lock"}) | SESSION_CLAIMS | REGISTERED_CLAIMS
 
 CURRENCIES = {"onramp": ("local", "crypto"), "offramp": ("local", "usd")}
 MAX_AMOUNT = Decimal("1e12")
+MAX_AMOUNT_PLACES = 18            # an ERC-20 token's decimals; fiat and stablecoins need far fewer
+MAX_AMOUNT_CHARACTERS = 40
 
 _CODE = re.compile(r"^[A-Z0-9_]{2,32}$")
 _COUNTRY = re.compile(r"^[A-Z]{2}$")
@@ -287,7 +290,7 @@ def _normalise(name: str, value: Any, flow: str) -> Any:
             raise refused(BAD_CLAIMS, f"currency must be one of {', '.join(CURRENCIES[flow])}")
         return value
     if name in ("memo", "orderParams"):
-        if len(value) > (128 if name == "memo" else 1024):
+        if len(value) > (128 if name == "memo" else 1024) or not storable(value):
             raise refused(BAD_CLAIMS, f"{name} is not valid")
         return value
     if name == "parentOrigin":
@@ -305,12 +308,20 @@ def _normalise(name: str, value: Any, flow: str) -> Any:
 def _amount(value: Any, name: str = "amount") -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise refused(BAD_CLAIMS, f"{name} is not valid")
+    text = str(value).strip()
+    if len(text) > MAX_AMOUNT_CHARACTERS:
+        raise refused(BAD_CLAIMS, f"{name} is not valid")
     try:
-        amount = Decimal(str(value).strip())
+        amount = Decimal(text)
     except InvalidOperation as exc:
         raise refused(BAD_CLAIMS, f"{name} is not valid") from exc
     if not amount.is_finite() or amount <= 0 or amount > MAX_AMOUNT:
         raise refused(BAD_CLAIMS, f"{name} must be a positive number")
+    # "1e-1000000" is short, positive and finite, and written out it is a million digits (once
+    # stored, on every page of the session): no money has more places than MAX_AMOUNT_PLACES.
+    exponent = amount.normalize().as_tuple().exponent
+    if not isinstance(exponent, int) or exponent < -MAX_AMOUNT_PLACES:
+        raise refused(BAD_CLAIMS, f"{name} has more than {MAX_AMOUNT_PLACES} decimal places")
     # A decimal string: JSON numbers would turn 0.1 into a float on the way back from the database.
     return format(amount.normalize(), "f")
 

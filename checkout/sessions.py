@@ -23,6 +23,7 @@ from sqlalchemy import JSON, Column, DateTime, Integer, String, Table, insert, s
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from .inputs import is_session_id
 from .store import metadata
 
 sessions_table = Table(
@@ -427,8 +428,8 @@ class SessionStore:
         return session
 
     def get(self, session_id: str) -> CheckoutSession | None:
-        if not session_id or len(session_id) > 64:
-            return None
+        if not is_session_id(session_id):
+            return None         # not looked up: a NUL in it would be an error on PostgreSQL
         with self.engine.connect() as conn:
             row = conn.execute(select(sessions_table).where(sessions_table.c.id == session_id)).first()
         return _row_to_session(row) if row else None

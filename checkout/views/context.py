@@ -18,6 +18,7 @@ from flask_babel import get_locale
 from werkzeug.exceptions import BadRequest, NotFound
 
 from .. import i18n
+from ..inputs import first_unstorable, is_session_id, storable
 from ..security import event_target_origin
 from ..sessions import CheckoutSession
 from ..state import get_state
@@ -52,8 +53,9 @@ def current_session() -> CheckoutSession | None:
 
 
 def load_session(session_id: str) -> CheckoutSession:
-    """Find the session for ``session_id``, put it at ``g.checkout_session``, or 404."""
-    session = get_state().sessions.get(session_id)
+    """Find the session for ``session_id``, put it at ``g.checkout_session``, or 404. An id
+    without a session id's shape is not looked up."""
+    session = get_state().sessions.get(session_id) if is_session_id(session_id) else None
     if session is None or session.expired:
         raise SessionNotFound()
     g.checkout_session = session
@@ -72,6 +74,26 @@ def check_csrf(session: CheckoutSession) -> None:
         raise CSRFError()
 
 
+class UnreadableInput(BadRequest):
+    """A path, query or form value no database can store (a NUL, a lone surrogate, a control
+    character): refused before it reaches anything (:mod:`checkout.inputs`)."""
+
+    description = "unreadable-input"
+
+
+def check_request_text() -> None:
+    """Refuse a request whose path or query string carries text no database can store."""
+    if not storable(request.path) or first_unstorable(request.args.items(multi=True)):
+        raise UnreadableInput()
+
+
+def check_form_text() -> None:
+    """Refuse a form with a field no database can store (read after the body's size limit and
+    the anti-forgery check)."""
+    if request.method in UNSAFE_METHODS and first_unstorable(request.form.items(multi=True)):
+        raise UnreadableInput()
+
+
 def session_route(view: Callable[..., R]) -> Callable[..., R]:
     """Decorate a view of ``/s/<session_id>/...``: it is called as ``view(session, **kwargs)``.
 
@@ -85,6 +107,7 @@ def session_route(view: Callable[..., R]) -> Callable[..., R]:
     def wrapper(session_id: str, **kwargs: Any) -> R:
         session = load_session(session_id)
         check_csrf(session)
+        check_form_text()
         return view(session, **kwargs)
 
     return wrapper
@@ -132,6 +155,7 @@ def start_request() -> None:
     g.pop("checkout_session", None)
     i18n.refresh()
     i18n.use_checkout_domain()
+    check_request_text()
 
 
 def init(bp: Blueprint) -> None:

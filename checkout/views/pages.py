@@ -7,7 +7,6 @@ left looking at a page that silently did nothing.
 from __future__ import annotations
 
 import logging
-import re
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, g, request, url_for
@@ -16,7 +15,8 @@ from werkzeug.exceptions import HTTPException
 
 from ..errors import UpstreamError
 from ..htmx import is_htmx, render
-from .context import CSRFError, SessionNotFound
+from ..inputs import is_session_id
+from .context import CSRFError, SessionNotFound, UnreadableInput
 
 log = logging.getLogger(__name__)
 
@@ -31,16 +31,13 @@ def _same_origin(url: str | None) -> str | None:
     return url
 
 
-SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,128}")
-
-
 def _session_id_in_path() -> str | None:
     """The session id of a ``{prefix}/s/<id>/...`` address, when it looks like one."""
     prefix = current_app.config["CHECKOUT_URL_PREFIX"].rstrip("/") + "/s/"
     if not request.path.startswith(prefix):
         return None
     candidate = request.path[len(prefix):].split("/", 1)[0]
-    return candidate if SESSION_ID.fullmatch(candidate) else None
+    return candidate if is_session_id(candidate) else None
 
 
 def default_retry_url() -> str | None:
@@ -79,6 +76,10 @@ def handle_http_error(exc: HTTPException) -> Response:
         return render_error(404, gettext(
             "This checkout was not found or has expired. Please go back to the shop and start "
             "again."), title=gettext("Checkout not found"), use_default_retry=False)
+    if isinstance(exc, UnreadableInput):
+        # No "Try again": the address or form itself is what cannot be read.
+        return render_error(400, gettext("Your request could not be understood."),
+                            title=gettext("Please try again"), use_default_retry=False)
     if isinstance(exc, CSRFError):
         return render_error(400, gettext(
             "We could not verify that this request came from this checkout page. Please "

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import WebhookPayloadError, WebhookSignatureError
+from ..inputs import storable
 from ..signature import verify
 
 EVENT_ORDER_STATUS = "order-status-change"
@@ -90,7 +91,8 @@ def parse_event(body: bytes) -> ParsedEvent:
     if not isinstance(payload, dict):
         raise WebhookPayloadError("body is not a JSON object")
     event_type = payload.get("event")
-    if not isinstance(event_type, str) or not event_type or len(event_type) > _MAX_TYPE:
+    if not isinstance(event_type, str) or not event_type or len(event_type) > _MAX_TYPE \
+            or not storable(event_type):
         raise WebhookPayloadError("event must be a non-empty string")
     data = payload.get("data")
     if not isinstance(data, dict):
@@ -109,6 +111,8 @@ def parse_event(body: bytes) -> ParsedEvent:
     order_type = order.get("type")
     flow = FLOW_OF_TYPE.get(order_type, order_type) if isinstance(order_type, str) else None
     params = order.get("merchantOrderParams")
+    if isinstance(params, str) and not storable(params):
+        raise WebhookPayloadError("data.order.merchantOrderParams has a control character")
     return ParsedEvent(type=event_type, payload=payload, order_id=order_id, status=status,
                        updated_at=updated_at, flow=flow,
                        order_params=params if isinstance(params, str) else None)
@@ -131,6 +135,9 @@ def _short_string(mapping: Mapping[str, Any], name: str, limit: int) -> str:
     value = mapping.get(name)
     if not isinstance(value, str) or not value or len(value) > limit:
         raise WebhookPayloadError(f"data.order.{name} must be a string of 1 to {limit} characters")
+    if not storable(value):
+        # A NUL here used to fail the insert on PostgreSQL: a 503, retried by the sender for ever.
+        raise WebhookPayloadError(f"data.order.{name} has a control character")
     return value
 
 

@@ -32,6 +32,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from ..errors import WebhookPayloadError
+from ..inputs import storable
 from . import statements
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
 from .store import (
@@ -78,7 +79,9 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
     now = utcnow()
     values: dict[str, Any] = {
         "body_sha256": digest, "body": body, "received_at": now, "last_seen_at": now,
-        "headers": {name: headers[name] for name in KEPT_HEADERS if headers.get(name) is not None},
+        # Kept for inspection; a header no database can store is left out, never a reason to fail.
+        "headers": {name: headers[name] for name in KEPT_HEADERS
+                    if headers.get(name) is not None and storable(headers[name])},
         "duplicates": 0, "attempts": 0, "state": STORED if parsed is not None else INVALID,
         "error": error, "event_type": None, "order_id": None, "status": None, "updated_at": None,
     }
