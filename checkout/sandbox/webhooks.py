@@ -28,6 +28,7 @@ import logging
 import queue
 import secrets
 import socket
+import ssl
 import threading
 import time
 from collections import OrderedDict
@@ -360,14 +361,18 @@ class WebhookSender:
         except requests.Timeout:
             return _Outcome(None, f"timeout: no answer within {self.timeout:g} s", False)
         except requests.exceptions.SSLError as exc:
-            return _Outcome(None, f"TLS error: {_short(exc)}", False)
+            return _Outcome(None, f"TLS error: {plain_reason(exc, 'the TLS handshake failed')}",
+                            False)
         except requests.ConnectionError as exc:
-            return _Outcome(None, f"connection failed: {_short(exc)}", False,
-                            unreachable=_never_connected(exc))
+            return _Outcome(None, f"connection failed: {plain_reason(exc, 'no connection')}",
+                            False, unreachable=_never_connected(exc))
         except requests.RequestException as exc:
-            return _Outcome(None, f"request failed: {_short(exc)}", False)
+            return _Outcome(None, f"request failed: {plain_reason(exc, 'the request failed')}",
+                            False)
         except Exception as exc:    # an in-process app may raise anything (TESTING propagates)
-            return _Outcome(None, f"receiver raised {type(exc).__name__}: {_short(exc)}", False)
+            log.info("in-process webhook receiver raised", exc_info=exc)
+            return _Outcome(None, "the receiver failed while handling it (an error in its code;"
+                                  " see its log)", False)
         answered_in = time.monotonic() - t0
         with response:
             excerpt = _read_excerpt(response)
@@ -495,9 +500,35 @@ def _read_excerpt(response: requests.Response) -> str:
     return data[:EXCERPT_BYTES].decode("utf-8", errors="replace")
 
 
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+# What the sandbox console says of a failed connection, in words: requests' own messages are a
+# nest of class names and object addresses ("HTTPConnectionPool(...): Max retries exceeded ...
+# NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7f...>: ...')").
+_PLAIN_REASONS: tuple[tuple[type[BaseException], str], ...] = (
+    (ConnectionRefusedError, "connection refused (nothing listens at that address and port)"),
+    (ConnectionResetError, "the receiver closed the connection"),
+    (socket.gaierror, "the host name could not be found"),
+    (ssl.SSLCertVerificationError, "the receiver's certificate could not be verified"),
+    (ssl.SSLError, "the TLS handshake failed"),
+    (TimeoutError, "the connection timed out"),
+    (OSError, "the network refused the connection"),
+)
+
+
+def plain_reason(exc: BaseException, default: str) -> str:
+    """Why a connection failed, in plain words, from the first known cause in ``exc``'s chain."""
+    seen: list[BaseException] = []
+    pending: list[object] = [exc]
+    while pending and len(seen) < 16:
+        current = pending.pop(0)
+        if not isinstance(current, BaseException) or current in seen:
+            continue
+        seen.append(current)
+        pending.extend([getattr(current, "reason", None), current.__cause__, current.__context__,
+                        *current.args[:1]])
+    for kind, words in _PLAIN_REASONS:
+        if any(isinstance(e, kind) for e in seen):
+            return words
+    return default
 
 
 def _redact(url: str) -> str:

@@ -128,7 +128,9 @@ def test_a_302_is_a_failure_and_never_followed(make_sender, shop):
 def test_a_crashing_receiver_is_a_failed_attempt(make_sender, shop):
     delivery = make_sender(max_attempts=2).send(f"{BASE}/boom", {"event": "ping"})
     assert delivery.wait(WAIT) and delivery.state == "failed"
-    assert delivery.attempts[0].result == "receiver raised RuntimeError: the shop's handler crashed"
+    # In words, not the exception's class name (the traceback goes to the sandbox's log).
+    assert delivery.attempts[0].result == ("the receiver failed while handling it (an error in "
+                                           "its code; see its log)")
     assert len(delivery.attempts) == 2
 
 
