@@ -15,6 +15,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..addresses import AddressError, network_has_memo, validate_address, validate_memo
+from ..capabilities import order_view_token
 from ..errors import OrderNotAvailable
 from ..journey import quotes
 from ..journey.steps import Journey, Step
@@ -163,7 +164,9 @@ class OnrampFlow(Flow):
             amount=Decimal(str(payload["amount"])), currency=payload["currency"],
             email=payload["email"], user_ip=user_ip(), address=payload["address"],
             memo=payload["memo"], order_params=reference,
-            redirect_url=url_for("checkout.payment_return", session_id=session.id,
+            # The provider's page sends the user back here, and the upstream keeps the address
+            # with the order: an order view token, never the session id (checkout.capabilities).
+            redirect_url=url_for("checkout.order_view", token=order_view_token(session.id),
                                  _external=True),
             extra_fields=payload["extraFields"] or None,
         )

@@ -135,8 +135,16 @@ def template_context() -> dict[str, Any]:
         return url_for("checkout.step", session_id=session.id, step=previous) \
             if previous else None
 
+    order_view = g.get("checkout_order_view")
+    if order_view is not None:
+        # The order view (checkout.capabilities): the page is built from the session, but
+        # nothing of the session itself (its id, its token, its forms) may reach it.
+        return {"checkout_session": None, "order_view": order_view, "csrf_token": None,
+                "csrf_field": CSRF_FIELD, "parent_event_origin": None,
+                "checkout_locale": get_locale()}
     return {
         "checkout_session": session,
+        "order_view": None,
         "step_position": step_position,
         "step_back": step_back,
         "csrf_token": session.csrf_token if session is not None else None,
@@ -153,6 +161,7 @@ def start_request() -> None:
     tools do); a session or locale left from an earlier request must never leak into this one.
     """
     g.pop("checkout_session", None)
+    g.pop("checkout_order_view", None)
     i18n.refresh()
     i18n.use_checkout_domain()
     check_request_text()

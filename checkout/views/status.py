@@ -16,18 +16,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, request, url_for
+from flask import Blueprint, current_app, g, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from .. import tracking
 from ..addresses import explorer_tx_url
+from ..capabilities import OrderView, session_id_of
 from ..flows import flow_of
 from ..htmx import htmx_redirect, is_htmx, render
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..urls import safe_external_url
-from .context import session_route
+from .context import SessionNotFound, load_session, session_route
 from .journey import pages_of
 
 POLL = "every 3s"
@@ -88,6 +89,8 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         # A browser without fetch metadata: ask once more at load, through htmx, whose request
         # checkout.js marks when the page is framed; the events come with that answer.
         poll = f"load, {poll}" if poll else "load"
+    # Polls of a page known to be top-level say so (top=1): they never send events.
+    poll_top = top_level or (framing == tracking.TOP_LEVEL and not is_htmx())
     status_text = flow.status_text(current.status, session)
     if returned and current.status in (None, "deposit_awaiting"):
         status_text = _("Checking for your payment. This page updates by itself.")
@@ -112,10 +115,14 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         if unpaid_ended and session.jti is None else None,
         "poll": poll, "events": events, "framed": is_framed,
         "refresh": _no_script_refresh(session, current.status),
-        # Polls of a page known to be top-level say so (top=1): they never send events.
-        "poll_top": top_level or (framing == tracking.TOP_LEVEL and not is_htmx()),
+        "poll_top": poll_top,
         "quote": session.quote or {}, "message": message,
         "return_url": session.claims.get("returnUrl"),
+        # Where the block polls, and where the page reloads itself without JavaScript.
+        "live_url": url_for("checkout.status_live", session_id=session.id,
+                            top="1" if poll_top else None, returned="1" if returned else None),
+        "page_url": url_for("checkout.payment_return" if returned else "checkout.status",
+                            session_id=session.id),
     }
 
 
@@ -164,10 +171,50 @@ def payment_return(session: CheckoutSession) -> Response:
                   **context)
 
 
+def _order_view_session(token: str) -> CheckoutSession:
+    """The session an order view token opens (set up for the locale and money formats like
+    any session page), or the friendly 404."""
+    session = load_session(session_id_of(token) or "")
+    g.checkout_order_view = OrderView(session)
+    return session
+
+
+def _order_view_context(session: CheckoutSession, token: str) -> dict[str, Any]:
+    """The return page's context with every address on the order view: nothing in it names
+    the session (no resume link, no language form, no anti-forgery token)."""
+    context = _context(session, top_level=True, returned=True)
+    context.update(live_url=url_for("checkout.order_view_live", token=token),
+                   page_url=url_for("checkout.order_view", token=token),
+                   start_again_url=None, calm=False, resume=None)
+    return context
+
+
+def order_view(token: str) -> Response:
+    """Back from a payment provider's page, by the address the provider was given: the order's
+    status and the way back to the shop."""
+    session = _order_view_session(token)
+    if not session.order_id:
+        raise SessionNotFound()
+    return render("checkout/status/return.html", "checkout/status/_status.html",
+                  step="status", **_order_view_context(session, token))
+
+
+def order_view_live(token: str) -> Response:
+    """The order view's status block alone, for polling."""
+    session = _order_view_session(token)
+    if not session.order_id:
+        raise SessionNotFound()
+    return render("checkout/status/_live.html", "checkout/status/_live.html",
+                  **_order_view_context(session, token))
+
+
 def init(bp: Blueprint) -> None:
     # Templates pass every upstream link through this before it becomes an href (_pay.html).
     bp.add_app_template_filter(safe_external_url, "checkout_external_url")
     rule = "/s/<session_id>"
     bp.add_url_rule(f"{rule}/status", "status", status, methods=["GET"])
     bp.add_url_rule(f"{rule}/status/live", "status_live", status_live, methods=["GET"])
+    # Still answered for orders made before return addresses carried an order view token.
     bp.add_url_rule(f"{rule}/return", "payment_return", payment_return, methods=["GET"])
+    bp.add_url_rule("/o/<token>", "order_view", order_view, methods=["GET"])
+    bp.add_url_rule("/o/<token>/live", "order_view_live", order_view_live, methods=["GET"])

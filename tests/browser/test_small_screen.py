@@ -88,7 +88,7 @@ def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, con
     other.get_by_role("button", name="Pay").click()
     # Close only once the return page has loaded: a close that races a navigation's commit can
     # hang Chromium's page close forever (microsoft/playwright#42366, #41900).
-    other.wait_for_url("**/return")
+    other.wait_for_url("**/checkout/o/*")
     other.wait_for_selector("[data-status]")
     other.close()
     frame.wait_for_selector("[data-status=payout_successful]", timeout=30_000)

@@ -38,7 +38,9 @@ def test_redirect_order_is_paid_on_the_hosts_own_sandbox_page(flow):
     # Paying there sends the browser back to our return page, and the order moves on.
     paid = flow.client.post(urlsplit(payment_url).path, data={"action": "pay"})
     assert paid.status_code == 302
-    assert urlsplit(paid.headers["Location"]).path == f"/checkout/s/{flow.session_id}/return"
+    back = urlsplit(paid.headers["Location"]).path
+    assert back.startswith("/checkout/o/") and flow.session_id not in back
+    assert flow.client.get(back).status_code == 200
     assert sandbox_order(flow.app, flow.session.order_id).status != "deposit_awaiting"
 
 
@@ -61,6 +63,10 @@ def test_console_is_served_under_the_prefix_with_the_checkouts_headers(flow):
     assert internal and all(h.startswith("/checkout/") for h in internal), internal
     orders = flow.client.get("/checkout/sandbox/orders")
     assert orders.status_code == 200 and flow.session.order_id in orders.get_data(as_text=True)
+    # The console is open to anyone who reaches the sandbox: no session key on it.
+    detail = flow.client.get(f"/checkout/sandbox/orders/{flow.session.order_id}")
+    for page in (console, orders, detail):
+        assert flow.session_id not in page.get_data(as_text=True)
     assert "script-src 'self'" in console.headers["Content-Security-Policy"]
     assert console.headers["Cache-Control"] == "no-store"
     assert flow.client.get("/checkout/sandbox/no-such-page").status_code == 404
