@@ -201,6 +201,8 @@ SHOP_PAGE = """<!doctype html>
 def create_app() -> Flask:
     app = Flask(__name__, static_folder=str(STATIC / "demo"), static_url_path="/demo")
     app.config.update(
+        # Resume links and return addresses are built from this, never from a request's Host.
+        CHECKOUT_PUBLIC_URL=CHECKOUT_ORIGIN,
         CHECKOUT_FRAME_ANCESTORS=[SHOP_ORIGIN],
         CHECKOUT_MERCHANT_NAME="Demo shop",
         CHECKOUT_SANDBOX={

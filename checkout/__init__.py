@@ -26,7 +26,7 @@ class Checkout:
             self.init_app(app)
 
     def init_app(self, app: Flask) -> None:
-        from . import config
+        from . import config, public_address
         from .cli import checkout_cli
         from .i18n import init_babel
         from .state import CheckoutState
@@ -34,6 +34,7 @@ class Checkout:
 
         config.apply_defaults(app)
         config.validate(app)
+        public_address.check_config(app)
         app.extensions["checkout"] = CheckoutState.create(app)
         init_babel(app)
         app.register_blueprint(create_blueprint(), url_prefix=app.config["CHECKOUT_URL_PREFIX"])

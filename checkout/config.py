@@ -29,6 +29,10 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_CLIENT_SECRET": None,
     "CHECKOUT_FRAME_ANCESTORS": ["'self'"],
     "CHECKOUT_URL_PREFIX": "/checkout",
+    # The origin users reach the checkout at (https://pay.shop.example): absolute links are built
+    # from it, never from the request's Host header (checkout.public_address). SERVER_NAME or
+    # TRUSTED_HOSTS do instead; outside the sandbox one of the three is required.
+    "CHECKOUT_PUBLIC_URL": None,
     # (connect, read) seconds for upstream calls
     "CHECKOUT_HTTP_TIMEOUT": (3.05, 20.0),
     # How long reference data (countries, channels, assets, limits) is trusted before re-fetching.

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, has_request_context, url_for
+from flask import Flask, has_request_context
 
+from .public_address import external_url
 from .sandbox.state import PUBLIC_BASE_ENVIRON
 
 SANDBOX_PAGES = "/sandbox/"
@@ -55,5 +56,8 @@ def public_base() -> dict[str, Any]:
     """
     if not has_request_context():
         return {}
-    pages = url_for("checkout.sandbox_pages", rest="", _external=True)
+    # On the trusted public address only, as every absolute link (checkout.public_address).
+    pages = external_url("checkout.sandbox_pages", rest="")
+    if pages is None:
+        return {}
     return {PUBLIC_BASE_ENVIRON: pages[: -len(SANDBOX_PAGES)]}

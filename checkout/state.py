@@ -36,6 +36,8 @@ class CheckoutState:
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
+    # Said once per process: pages served on an untrusted host get no absolute link.
+    warned_public_url: bool = False
 
     @classmethod
     def create(cls, app: Flask) -> CheckoutState:

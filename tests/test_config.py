@@ -12,6 +12,7 @@ REAL_UPSTREAM = {
     "CHECKOUT_CLIENT_ID": "merchant-id",
     "CHECKOUT_WEBHOOK_SECRET": "merchant-webhook-secret",
     "CHECKOUT_LAUNCH_SECRET": "m" * 32,
+    "CHECKOUT_PUBLIC_URL": "https://pay.shop.example",
 }
 
 
@@ -45,6 +46,24 @@ def test_short_launch_secret_is_refused(tmp_path):
 def test_complete_configuration_starts(tmp_path):
     app = build(tmp_path, **REAL_UPSTREAM)
     assert app.extensions["checkout"].sandbox is None
+
+
+@pytest.mark.parametrize("trusted", [{"CHECKOUT_PUBLIC_URL": "https://pay.shop.example"},
+                                     {"SERVER_NAME": "pay.shop.example"},
+                                     {"TRUSTED_HOSTS": ["pay.shop.example"]}])
+def test_outside_the_sandbox_a_trusted_public_address_is_required(tmp_path, trusted):
+    config = {k: v for k, v in REAL_UPSTREAM.items() if k != "CHECKOUT_PUBLIC_URL"}
+    with pytest.raises(ConfigurationError, match="CHECKOUT_PUBLIC_URL.*SERVER_NAME.*TRUSTED_HOSTS"):
+        build(tmp_path, **config)
+    build(tmp_path, **config, **trusted)
+
+
+@pytest.mark.parametrize("public_url", ["pay.shop.example", "https://pay.shop.example/checkout",
+                                        "https://pay.shop.example?x=1", "ftp://pay.shop.example",
+                                        "http://pay.shop.example", "https://u:p@pay.shop.example"])
+def test_a_public_url_must_be_an_https_origin(tmp_path, public_url):
+    with pytest.raises(ConfigurationError, match="CHECKOUT_PUBLIC_URL must"):
+        build(tmp_path, **{**REAL_UPSTREAM, "CHECKOUT_PUBLIC_URL": public_url})
 
 
 def test_sandbox_needs_no_credentials(tmp_path):

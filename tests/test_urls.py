@@ -9,12 +9,7 @@ from flask import Flask
 from checkout import Checkout
 from checkout.urls import safe_external_url
 
-REAL_UPSTREAM = {
-    "CHECKOUT_API_BASE_URL": "https://api.exchange.example",
-    "CHECKOUT_CLIENT_ID": "merchant-id",
-    "CHECKOUT_WEBHOOK_SECRET": "merchant-webhook-secret",
-    "CHECKOUT_LAUNCH_SECRET": "m" * 32,
-}
+from .test_config import REAL_UPSTREAM
 
 REFUSED = [
     "javascript:alert(document.domain)//",

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from flask import url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
@@ -21,6 +20,7 @@ from ..journey import quotes
 from ..journey.steps import Journey, Step
 from ..kyc.standing import needs_kyc
 from ..names import network_name
+from ..public_address import external_url
 from ..reference import OnrampCatalog
 from ..sessions import CheckoutSession
 from ..state import get_state
@@ -166,8 +166,8 @@ class OnrampFlow(Flow):
             memo=payload["memo"], order_params=reference,
             # The provider's page sends the user back here, and the upstream keeps the address
             # with the order: an order view token, never the session id (checkout.capabilities).
-            redirect_url=url_for("checkout.order_view", token=order_view_token(session.id),
-                                 _external=True),
+            # On the public address (checkout.public_address); None without a trusted one.
+            redirect_url=external_url("checkout.order_view", token=order_view_token(session.id)),
             extra_fields=payload["extraFields"] or None,
         )
 

@@ -45,6 +45,7 @@ from ..journey.steps import update_before_order
 from ..kyc import photos as kyc_photos
 from ..kyc import standing, submission
 from ..kyc.levels import next_level
+from ..public_address import external_url
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..state import get_state
@@ -251,8 +252,9 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
         # (a sandbox run fast); never more than once a second.
         context["follow_seconds"] = min(FOLLOW_SECONDS, max(1, math.ceil(standing.poll_seconds())))
     if view == "pending":
-        link = url_for("checkout.flow", session_id=session.id, _external=True)
-        context["resume"] = {"url": link, "qr_svg": qr_svg(link), "provider_url": None}
+        link = external_url("checkout.flow", session_id=session.id)
+        context["resume"] = {"url": link, "qr_svg": qr_svg(link) if link else None,
+                             "provider_url": None}
     if view != "form":
         return context
     level = standing.target_level(session, record)
@@ -288,8 +290,8 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
         who = standing.contact(session)
         context["values"] = {spec.name: who.email for spec in document.required_fields
                              if spec.name == "email" and who.email}
-    if context["photo_kinds"]:
-        link = url_for("checkout.flow", session_id=session.id, _external=True)
+    link = external_url("checkout.flow", session_id=session.id) if context["photo_kinds"] else None
+    if link:
         context["handoff"] = {"url": link, "qr_svg": qr_svg(link)}
     return context
 

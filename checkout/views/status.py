@@ -25,6 +25,7 @@ from ..addresses import explorer_tx_url
 from ..capabilities import OrderView, session_id_of
 from ..flows import flow_of
 from ..htmx import htmx_redirect, is_htmx, render
+from ..public_address import external_url
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..urls import safe_external_url
@@ -39,14 +40,15 @@ def resume_context(session: CheckoutSession, provider_resume_url: str | None = N
                    *, awaiting_payment: bool = True) -> dict[str, Any]:
     """Our resume link (with its QR code) and, while a payment page is still to be used, the
     payment provider's own resume link (``resumeUrl``)."""
-    url = url_for("checkout.flow", session_id=session.id, _external=True)
+    # None when no trusted public address is known: no resume link then (checkout.public_address).
+    url = external_url("checkout.flow", session_id=session.id)
     order = session.order
     provider_url = None
     if awaiting_payment and order.get("transfer_type") == "redirect":
         # The upstream's link becomes a target="_top" link: only a safe one (checkout.urls).
         provider_url = safe_external_url(provider_resume_url or order.get("resume_url"),
                                          "resume")
-    return {"url": url, "qr_svg": qr_svg(url), "provider_url": provider_url}
+    return {"url": url, "qr_svg": qr_svg(url) if url else None, "provider_url": provider_url}
 
 
 def _poll_trigger(session: CheckoutSession, status: str | None) -> str | None:
