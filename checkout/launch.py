@@ -37,6 +37,7 @@ from joserfc.jwk import OctKey
 from .addresses import AddressError, validate_address
 from .errors import LaunchTokenError
 from .inputs import storable
+from .public_address import public_base
 
 __all__ = [
     "FLOWS", "KNOWN_CLAIMS", "LOCKABLE_CLAIMS", "MAX_LIFETIME", "MAX_TOKEN_LENGTH", "DEFAULT_TTL",
@@ -387,7 +388,8 @@ def launch_url(app: Flask, flow: str, *, _external: bool = False, _base_url: str
 
     Adds a random ``jti``, ``iat`` = now and ``exp`` = now + ``_ttl`` seconds (15 minutes; at most
     30). ``_base_url`` (e.g. ``"https://pay.example.com"``) makes the URL absolute on that address;
-    ``_external=True`` does so from the current request or ``SERVER_NAME``; otherwise the URL is a
+    ``_external=True`` does so on the public address (``CHECKOUT_PUBLIC_URL``, ``SERVER_NAME``, or
+the request's host when trusted: :mod:`checkout.public_address`); otherwise the URL is a
     path. The claims are validated now, so a mistake fails in the merchant's code, not in the
     user's browser.
     """
@@ -398,11 +400,14 @@ def launch_url(app: Flask, flow: str, *, _external: bool = False, _base_url: str
     token = issue_token(app, flow, **claims)
     with (nullcontext() if has_app_context() else app.app_context()):
         verify_token(app, token)
-        if _external and not _base_url and not (has_request_context()
-                                                or app.config.get("SERVER_NAME")):
-            raise RuntimeError("an external launch URL needs a request or SERVER_NAME")
-        if has_request_context() or (_external and app.config.get("SERVER_NAME")):
-            path = url_for("checkout.launch", token=token, _external=_external and not _base_url)
+        if _external and not _base_url:
+            # The trusted public address, never a request's Host (checkout.public_address).
+            _base_url = public_base()
+            if _base_url is None:
+                raise RuntimeError("an external launch URL needs CHECKOUT_PUBLIC_URL, "
+                                   "SERVER_NAME, or a request on a trusted host")
+        if has_request_context() or app.config.get("SERVER_NAME"):
+            path = url_for("checkout.launch", token=token)
         else:
             adapter = app.url_map.bind("localhost", script_name=app.config.get("APPLICATION_ROOT"))
             path = adapter.build("checkout.launch", {"token": token})

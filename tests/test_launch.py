@@ -342,6 +342,14 @@ class TestLaunchUrl:
                 "http://localhost:5000/checkout/launch?token=")
             assert launch_url(app, "onramp", _external=True).startswith(
                 "http://shop.test/checkout/launch?token=")
+        # In a request with a forged Host: still the public address, never the Host.
+        with app.test_request_context("/", headers={"Host": "evil.example"}):
+            assert launch_url(app, "onramp", _external=True).startswith(
+                "http://shop.test/checkout/launch?token=")
+        app.config.update(CHECKOUT_PUBLIC_URL="https://pay.shop.example")
+        with app.test_request_context("/", headers={"Host": "evil.example"}):
+            assert launch_url(app, "onramp", _external=True).startswith(
+                "https://pay.shop.example/checkout/launch?token=")
 
     def test_extension_method(self, app):
         with app.test_request_context("/"):
