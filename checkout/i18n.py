@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import flask_babel
-from babel import Locale, UnknownLocaleError
 import pytz
+from babel import Locale, UnknownLocaleError
 from babel.dates import format_date, format_time, get_timezone_location
 from babel.numbers import format_currency, format_decimal
 from flask import Flask, g, has_request_context, request
