@@ -80,6 +80,8 @@ DEFAULTS: dict[str, Any] = {
     # review) reloads itself after this many seconds, and an unpaid order that expired six times
     # less often. Each reload is a whole page on the user's data plan.
     "CHECKOUT_NO_SCRIPT_REFRESH_SECONDS": 10,
+    # Seconds an identical live price is answered without a new upstream call (0: never).
+    "CHECKOUT_QUOTE_CACHE_SECONDS": 5,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32

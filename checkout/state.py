@@ -18,6 +18,7 @@ from .sessions import SessionStore
 from .store import connect
 
 if TYPE_CHECKING:
+    from .journey.quote_cache import QuoteCache
     from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
     from .session_purge import PurgeSchedule
     from .upstream.client import UpstreamClient
@@ -35,11 +36,13 @@ class CheckoutState:
     util_catalog: UtilCatalog
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
+    quote_cache: QuoteCache
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
 
     @classmethod
     def create(cls, app: Flask) -> CheckoutState:
         from . import embedded_sandbox
+        from .journey.quote_cache import QuoteCache, merchant_key
         from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
         from .session_purge import PurgeSchedule
         from .upstream import UpstreamClient
@@ -64,7 +67,10 @@ class CheckoutState:
                    sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
                    util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
-                   dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule())
+                   dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
+                   quote_cache=QuoteCache(
+                       float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
+                       merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])))
 
 
 def get_state() -> CheckoutState:

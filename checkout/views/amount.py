@@ -271,7 +271,8 @@ class AmountStep(StepPage):
 def shown_price(step: AmountStep, session: CheckoutSession,
                 form: Mapping[str, Any]) -> dict[str, Any]:
     """What the price under the amount shows for a draft of the form: the whole breakdown, or
-    why there is none (``message``; ``retry`` when asking again may help). Saves nothing."""
+    why there is none (``message``; ``retry`` when asking again may help). Saves nothing.
+    Identical drafts within a few seconds are priced once (``quotes.shown_quote``)."""
     none: dict[str, Any] = {"message": None, "breakdown": None, "retry": False}
     flow = step.flow
     corridor = clean_corridor(form, session, flow.catalog())
@@ -287,7 +288,7 @@ def shown_price(step: AmountStep, session: CheckoutSession,
         return {**none, "message": amount.errors.get("amount") or amount.errors.get("currency")}
     params = quotes.normalise(flow.quote_keys, {**corridor.values, **amount.values})
     try:
-        record = flow.request_quote(params)
+        record = quotes.shown_quote(flow, params)
     except UpstreamRejected:
         return {**none, "message": _(
             "We could not get a price for this amount. Check it against the limits.")}
