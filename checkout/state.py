@@ -19,6 +19,7 @@ from .store import connect
 
 if TYPE_CHECKING:
     from .journey.quote_cache import QuoteCache
+    from .ratelimits import RateLimits
     from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
     from .session_purge import PurgeSchedule
     from .upstream.client import UpstreamClient
@@ -36,6 +37,7 @@ class CheckoutState:
     util_catalog: UtilCatalog
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
+    ratelimits: RateLimits
     quote_cache: QuoteCache
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
 
@@ -43,6 +45,7 @@ class CheckoutState:
     def create(cls, app: Flask) -> CheckoutState:
         from . import embedded_sandbox
         from .journey.quote_cache import QuoteCache, merchant_key
+        from .ratelimits import RateLimits
         from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
         from .session_purge import PurgeSchedule
         from .upstream import UpstreamClient
@@ -68,6 +71,7 @@ class CheckoutState:
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
                    util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
                    dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
+                   ratelimits=RateLimits.create(app),
                    quote_cache=QuoteCache(
                        float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
                        merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])))

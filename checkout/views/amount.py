@@ -297,7 +297,7 @@ def shown_price(step: AmountStep, session: CheckoutSession,
     except UpstreamRateLimited as limited:
         # Said in place of the price, with when to try again; nothing asks again by itself.
         wait = limited.retry_after or UPSTREAM_WAIT
-        return {**none, "message": too_many_requests_text(wait),
+        return {**none, "message": too_many_requests_text(wait, upstream=True),
                 "retry_after": wait}
     except UpstreamRejected:
         return {**none, "message": _(

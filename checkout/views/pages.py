@@ -4,9 +4,10 @@ A full page for normal requests, with the real status code. For htmx requests, a
 with a retry button and status 200, because htmx 2 swaps nothing on 4xx/5xx and the user would be
 left looking at a page that silently did nothing.
 
-"Too many requests" (the upstream's 429) is the one error answered with its real status to htmx
-too: 429 with ``Retry-After``, which ``base.html``'s htmx configuration swaps like a 2xx. The page
-says in words when to try again and offers a link, never an automatic retry.
+"Too many requests" (our limits, :mod:`checkout.ratelimits`, or the upstream's 429) is the one
+error answered with its real status to htmx too: 429 with ``Retry-After``, which ``base.html``'s
+htmx configuration swaps like a 2xx. The page says in words when to try again and offers a link,
+never an automatic retry.
 """
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from flask_babel import gettext, ngettext
+from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
+from .. import i18n
 from ..errors import UpstreamError, UpstreamRateLimited
 from ..htmx import add_vary, is_htmx, render
+from ..state import get_state
 from ..upstream.transport import RATE_LIMIT_WAIT
 from .context import CSRFError, SessionNotFound
 
@@ -129,9 +133,13 @@ def try_again_in(seconds: float) -> str:
     return ngettext("Try again in %(num)d minute.", "Try again in %(num)d minutes.", minutes)
 
 
-def too_many_requests_text(seconds: float) -> str:
+def too_many_requests_text(seconds: float, *, upstream: bool) -> str:
     """What the user reads: who is busy, and when to try again."""
-    reason = gettext("Our payment partner is receiving too many requests right now.")
+    if upstream:
+        reason = gettext("Our payment partner is receiving too many requests right now.")
+    else:
+        reason = gettext("There have been too many requests from this connection in a short "
+                         "time.")
     return f"{reason} {try_again_in(seconds)}"
 
 
@@ -141,11 +149,26 @@ def _wants_json() -> bool:
         and accepted["application/json"] > accepted["text/html"]
 
 
-def render_too_many_requests(seconds: float) -> Response:
+def _load_session_for_page() -> None:
+    """Our limits refuse a request before its view has found the session: find it here, so that
+    the page is in the session's language and framed by the session's parent (a primary-key
+    read; an unknown or expired id is simply not used)."""
+    if g.get("checkout_session") is not None:
+        return
+    session_id = (request.view_args or {}).get("session_id")
+    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
+        return
+    session = get_state().sessions.get(session_id)
+    if session is not None and not session.expired:
+        g.checkout_session = session
+        i18n.set_session_locale()
+
+
+def render_too_many_requests(seconds: float, *, upstream: bool) -> Response:
     """429 with ``Retry-After``: the page (or the htmx box) that says when to try again; the
     live price's own holder for the price; JSON for a client that asks only for JSON."""
     wait = max(1, math.ceil(seconds))
-    message = too_many_requests_text(wait)
+    message = too_many_requests_text(wait, upstream=upstream)
     response: Response
     if _wants_json():
         response = jsonify(error="too_many_requests", retry_after=wait)
@@ -161,11 +184,18 @@ def render_too_many_requests(seconds: float) -> Response:
     return add_vary(response)
 
 
+def handle_rate_limited(exc: RateLimitExceeded) -> Response:
+    """One of our limits refused the request (checkout.ratelimits)."""
+    _load_session_for_page()
+    seconds = get_state().ratelimits.retry_after(exc)
+    return render_too_many_requests(seconds, upstream=False)
+
+
 def handle_upstream_error(exc: UpstreamError) -> Response:
     # repr() of our upstream errors carries no credential (see checkout.errors).
     log.warning("upstream error on %s %s: %r", request.method, route_for_log(), exc)
     if isinstance(exc, UpstreamRateLimited):
-        return render_too_many_requests(exc.retry_after or UPSTREAM_WAIT)
+        return render_too_many_requests(exc.retry_after or UPSTREAM_WAIT, upstream=True)
     if exc.retryable:
         message = gettext("Our payment partner is not answering right now. Please try again in "
                           "a moment.")
@@ -199,4 +229,5 @@ def init(bp: Blueprint) -> None:
     bp.register_error_handler(HTTPException, handle_http_error)
     bp.register_error_handler(Exception, handle_unexpected_error)
     bp.register_error_handler(UpstreamError, handle_upstream_error)
+    bp.register_error_handler(RateLimitExceeded, handle_rate_limited)
     bp.register_error_handler(500, handle_server_error)
