@@ -35,9 +35,12 @@ class Checkout:
         config.apply_defaults(app)
         config.validate(app)
         public_address.check_config(app)
-        app.extensions["checkout"] = CheckoutState.create(app)
+        state = app.extensions["checkout"] = CheckoutState.create(app)
         init_babel(app)
-        app.register_blueprint(create_blueprint(), url_prefix=app.config["CHECKOUT_URL_PREFIX"])
+        blueprint = create_blueprint()
+        # Limits on the checkout's own routes only, never the host's (checkout.ratelimits).
+        state.ratelimits.protect(blueprint)
+        app.register_blueprint(blueprint, url_prefix=app.config["CHECKOUT_URL_PREFIX"])
         app.cli.add_command(checkout_cli)
 
     @staticmethod

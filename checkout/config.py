@@ -84,6 +84,18 @@ DEFAULTS: dict[str, Any] = {
     # review) reloads itself after this many seconds, and an unpaid order that expired six times
     # less often. Each reload is a whole page on the user's data plan.
     "CHECKOUT_NO_SCRIPT_REFRESH_SECONDS": 10,
+    # Rate limits of the checkout's routes (checkout.ratelimits): on unless set False.
+    "CHECKOUT_RATELIMIT_ENABLED": True,
+    # Limit name -> limit string ("60/minute", "10/minute;100/hour"; "" for none), over
+    # checkout.ratelimits.DEFAULT_LIMITS. A bad name or string fails at start-up.
+    "CHECKOUT_RATELIMITS": {},
+    # Where counts are kept: memory:// counts per process; redis://host:6379/0 (the `redis`
+    # extra) shares them between workers and hosts. Unreachable, the checkout fails open.
+    "CHECKOUT_RATELIMIT_STORAGE_URI": "memory://",
+    # Extra keyword arguments of the store (for Redis: the redis client's, e.g. ssl settings).
+    "CHECKOUT_RATELIMIT_STORAGE_OPTIONS": {},
+    # Seconds an identical live price is answered without a new upstream call (0: never).
+    "CHECKOUT_QUOTE_CACHE_SECONDS": 5,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32
@@ -133,6 +145,10 @@ def validate(app: Flask) -> None:
     if not prefix.startswith("/") or prefix.endswith("/"):
         raise ConfigurationError("CHECKOUT_URL_PREFIX must start with '/' and not end with '/'")
     _check_upstream_scheme(app)
+    from .ratelimits import configured_limits, storage_settings
+
+    configured_limits(app)
+    storage_settings(app)
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")

@@ -16,7 +16,7 @@
     │       ├── FeatureNotAvailable       403 feature not enabled for this merchant
     │       ├── OrderNotAvailable         404 {code: ORDER_NOT_AVAILABLE}
     │       ├── UpstreamNotFound          other 404
-    │       └── UpstreamRateLimited       429
+    │       └── UpstreamRateLimited       429: not "no" but "not now" (``retry_after`` seconds)
     ├── LaunchTokenError              a launch token is unsigned, tampered, expired, over-long, reused
     └── WebhookError                  an incoming webhook we must not act on
         ├── WebhookSignatureError     missing, malformed or wrong signature (401)
@@ -111,7 +111,11 @@ class UpstreamNotFound(UpstreamRejected):
 
 
 class UpstreamRateLimited(UpstreamRejected):
+    """The upstream asked us to slow down (429). Nothing was done: the same request may succeed
+    after ``retry_after`` seconds (the upstream's ``Retry-After``, else the client's default)."""
+
     status = 429
+    retry_after: float | None = None
 
     @property
     def retryable(self) -> bool:

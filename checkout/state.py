@@ -18,6 +18,8 @@ from .sessions import SessionStore
 from .store import connect
 
 if TYPE_CHECKING:
+    from .journey.quote_cache import QuoteCache
+    from .ratelimits import RateLimits
     from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
     from .session_purge import PurgeSchedule
     from .upstream.client import UpstreamClient
@@ -35,6 +37,8 @@ class CheckoutState:
     util_catalog: UtilCatalog
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
+    ratelimits: RateLimits
+    quote_cache: QuoteCache
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
@@ -42,6 +46,8 @@ class CheckoutState:
     @classmethod
     def create(cls, app: Flask) -> CheckoutState:
         from . import embedded_sandbox
+        from .journey.quote_cache import QuoteCache, merchant_key
+        from .ratelimits import RateLimits
         from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
         from .session_purge import PurgeSchedule
         from .upstream import UpstreamClient
@@ -66,7 +72,11 @@ class CheckoutState:
                    sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
                    util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
-                   dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule())
+                   dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
+                   ratelimits=RateLimits.create(app),
+                   quote_cache=QuoteCache(
+                       float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
+                       merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])))
 
 
 def get_state() -> CheckoutState:

@@ -1,4 +1,5 @@
-"""Shared fixtures: an app built from a config mapping, its client, and a real PostgreSQL."""
+"""Shared fixtures: an app built from a config mapping, its client, a real PostgreSQL and a real
+Redis."""
 from __future__ import annotations
 
 import pytest
@@ -6,7 +7,7 @@ from flask import Flask
 
 from checkout import Checkout
 
-from . import postgres
+from . import postgres, redis_server
 
 
 def make_app(config: dict) -> Flask:
@@ -44,3 +45,11 @@ def postgres_cluster():
 def postgres_url(postgres_cluster) -> str:
     """URL of a new empty database on the run's PostgreSQL cluster."""
     return postgres.fresh_database(postgres_cluster)
+
+
+@pytest.fixture(scope="session")
+def redis():
+    """The run's throw-away Redis server (``.url``); tests use their own database number or
+    clear what they wrote."""
+    with redis_server.server() as server:
+        yield server

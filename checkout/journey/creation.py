@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import current_app
 
-from ..errors import QuoteExpired, UpstreamError, UpstreamRejected
+from ..errors import QuoteExpired, UpstreamError, UpstreamRateLimited, UpstreamRejected
 from ..sessions import CheckoutSession
 from ..state import get_state
 
@@ -187,6 +187,11 @@ def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateRe
     except QuoteExpired:
         _forget_attempt(session.id)
         return CreateResult(Outcome.REQUOTE)
+    except UpstreamRateLimited:
+        # Refused before anything was done (or not even sent: the client's wait list): no order
+        # exists, and the 429 page (views.pages) says when "Confirm" may be pressed again.
+        _forget_attempt(session.id)
+        raise
     except UpstreamRejected as exc:
         _forget_attempt(session.id)
         return CreateResult(Outcome.REJECTED, message=exc.message,

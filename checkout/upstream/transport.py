@@ -12,6 +12,11 @@ the upstream accepts for about a minute only. A POST is never repeated: one that
 upstream surfaces as ``UpstreamUnavailable``/``UpstreamTimeout`` and the caller reconciles by reading
 the order back (creating a second order would charge the user twice).
 
+A 429 is never retried either, here or later in a loop: the upstream's ``Retry-After`` (else
+``RATE_LIMIT_WAIT``) is kept on the ``UpstreamRateLimited`` and remembered per endpoint, and until
+it has passed this process refuses calls to that endpoint itself, without sending them. Status polls,
+a user pressing again, the webhook fetcher: none of them reaches an upstream that asked us to wait.
+
 Logging: one line per attempt with method, path, status and duration. Never the query string (it may
 carry e-mail addresses, phone numbers and wallet addresses), never a header.
 """
@@ -20,10 +25,13 @@ from __future__ import annotations
 import json
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
+from email.utils import parsedate_to_datetime
 from http.cookiejar import Cookie, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
@@ -64,6 +72,10 @@ EXPIRED_CODES = frozenset({"QUOTE_EXPIRED", "ORDER_EXPIRED", "OFFER_EXPIRED"})
 # quote or offer, so only there does "expired" mean that quoting again may help.
 QUOTE_CONSUMING_PATHS = frozenset({"/api/onramp/order/create", "/api/offramp/create-order"})
 _ERROR_BODY_CHARS = 500
+# Seconds to wait after a 429 that says nothing of how long, and the longest wait believed: a
+# Retry-After of a day (a misconfigured proxy) must not stop this process's checkout for a day.
+RATE_LIMIT_WAIT = 30.0
+RATE_LIMIT_MAX_WAIT = 900.0
 
 
 class _NoCookies(DefaultCookiePolicy):
@@ -215,12 +227,52 @@ def _read_body(response: requests.Response) -> object:
 
 
 def _retry_after(response: requests.Response) -> float | None:
-    value = response.headers.get("Retry-After", "")
+    """``Retry-After`` in seconds from now: delta-seconds or an HTTP date (RFC 9110 10.2.3)."""
+    value = response.headers.get("Retry-After", "").strip()
+    if not value:
+        return None
     try:
         seconds = float(value)
     except ValueError:
-        return None                              # the HTTP-date form is not worth parsing here
+        try:
+            moment = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        seconds = max(0.0, (moment - datetime.now(UTC)).total_seconds())
     return seconds if seconds >= 0 else None
+
+
+class WaitList:
+    """Endpoints the upstream asked us to leave alone (429), each until when (monotonic clock).
+
+    Thread-safe: one client serves every request of the process. Entries go once their time is
+    over, so the list holds at most the endpoints limited in the last ``RATE_LIMIT_MAX_WAIT``.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._until: dict[tuple[str, str], float] = {}
+        self._lock = threading.Lock()
+
+    def remaining(self, method: str, path: str) -> float:
+        """Seconds still to wait before ``method path`` may be sent (0: send it)."""
+        with self._lock:
+            until = self._until.get((method, path))
+            if until is None:
+                return 0.0
+            left = until - self.clock()
+            if left <= 0:
+                del self._until[(method, path)]
+                return 0.0
+            return left
+
+    def wait(self, method: str, path: str, seconds: float) -> None:
+        now = self.clock()
+        with self._lock:
+            self._until = {key: until for key, until in self._until.items() if until > now}
+            self._until[(method, path)] = max(self._until.get((method, path), now), now + seconds)
 
 
 class Transport:
@@ -240,6 +292,7 @@ class Transport:
         self.session = session if session is not None else new_session()
         self.backoff = backoff or Backoff()
         self.sleep = sleep
+        self.waits = WaitList()
 
     def request(self, method: str, path: str, *, params: Mapping[str, object] | None = None,
                 body: Mapping[str, object] | None = None, expect_json: bool = True) -> Any:
@@ -250,6 +303,14 @@ class Transport:
         (the confirm endpoint answers with the text ``order confirmed``).
         """
         method = method.upper()
+        waiting = self.waits.remaining(method, path)
+        if waiting:
+            log.info("upstream %s %s: not sent, the upstream asked us to wait %.0f s more",
+                     method, path, waiting)
+            limited = UpstreamRateLimited("the upstream asked us to wait before asking again",
+                                          status=429, method=method, path=path)
+            limited.retry_after = waiting
+            raise limited
         attempts = 1 + self.retries if method in RETRYABLE_METHODS else 1
         for attempt in range(1, attempts + 1):
             # Prepared afresh every time: a retry needs a new timestamp and signature.
@@ -332,7 +393,15 @@ class Transport:
                     f"the upstream answered HTTP {status} with a body that is not JSON",
                     status=status, method=method, path=path) from exc
         body = self._redacted(_read_body(response))
-        raise error_for(status, body, method, path)
+        error = error_for(status, body, method, path)
+        if isinstance(error, UpstreamRateLimited):
+            asked = _retry_after(response)
+            error.retry_after = min(RATE_LIMIT_MAX_WAIT,
+                                    RATE_LIMIT_WAIT if asked is None else asked)
+            self.waits.wait(method, path, error.retry_after)
+            log.warning("upstream %s %s asked us to wait %.0f s (429)", method, path,
+                        error.retry_after)
+        raise error
 
     def _redacted(self, body: object) -> object:
         """The error body with the credentials scrubbed from every string in it."""

@@ -9,6 +9,7 @@ offer with one quote. Without JavaScript, neither follows the user: an "Update p
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -20,7 +21,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from ..errors import UpstreamError, UpstreamRejected
+from ..errors import UpstreamError, UpstreamRateLimited, UpstreamRejected
 from ..flows import Flow
 from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
 from ..htmx import is_htmx, render
@@ -33,6 +34,7 @@ from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currenc
 from ..upstream_text import country_name
 from .context import session_route
 from .journey import StepPage, StepRefused, pages_of
+from .pages import UPSTREAM_WAIT, too_many_requests_text
 
 CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
 UPDATE = "update"           # the name of the no-JavaScript "Update price" button
@@ -185,6 +187,8 @@ class AmountStep(StepPage):
         params = quotes.normalise(self.flow.quote_keys, result.values)
         try:
             record = self.flow.request_quote(params)
+        except UpstreamRateLimited:
+            raise                   # "not now", not "no": the 429 page says when (views.pages)
         except UpstreamRejected:
             raise StepRefused(FormResult.error("amount", _(
                 "We could not get a price for this amount. Check it against the limits and try "
@@ -271,7 +275,9 @@ class AmountStep(StepPage):
 def shown_price(step: AmountStep, session: CheckoutSession,
                 form: Mapping[str, Any]) -> dict[str, Any]:
     """What the price under the amount shows for a draft of the form: the whole breakdown, or
-    why there is none (``message``; ``retry`` when asking again may help). Saves nothing."""
+    why there is none (``message``; ``retry`` when asking again may help; ``retry_after``
+    seconds when the upstream asked us to wait). Saves nothing. Identical drafts within a few
+    seconds are priced once (``quotes.shown_quote``)."""
     none: dict[str, Any] = {"message": None, "breakdown": None, "retry": False}
     flow = step.flow
     corridor = clean_corridor(form, session, flow.catalog())
@@ -287,7 +293,12 @@ def shown_price(step: AmountStep, session: CheckoutSession,
         return {**none, "message": amount.errors.get("amount") or amount.errors.get("currency")}
     params = quotes.normalise(flow.quote_keys, {**corridor.values, **amount.values})
     try:
-        record = flow.request_quote(params)
+        record = quotes.shown_quote(flow, params)
+    except UpstreamRateLimited as limited:
+        # Said in place of the price, with when to try again; nothing asks again by itself.
+        wait = limited.retry_after or UPSTREAM_WAIT
+        return {**none, "message": too_many_requests_text(wait, upstream=True),
+                "retry_after": wait}
     except UpstreamRejected:
         return {**none, "message": _(
             "We could not get a price for this amount. Check it against the limits.")}
@@ -304,4 +315,9 @@ def live_quote(session: CheckoutSession) -> Response:
     step = pages_of(session).steps.get("choose")
     if session.order_id or not isinstance(step, AmountStep):
         return render(template, template, message=None, breakdown=None)
-    return render(template, template, **shown_price(step, session, request.args.to_dict()))
+    price = shown_price(step, session, request.args.to_dict())
+    response = render(template, template, **price)
+    if price.get("retry_after"):
+        response.status_code = 429          # swapped all the same (base.html's htmx config)
+        response.headers["Retry-After"] = str(math.ceil(price["retry_after"]))
+    return response

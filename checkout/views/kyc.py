@@ -36,6 +36,7 @@ from ..errors import (
     UpstreamBadRequest,
     UpstreamBadResponse,
     UpstreamError,
+    UpstreamRateLimited,
     UpstreamRejected,
     UpstreamUnavailable,
 )
@@ -199,6 +200,8 @@ class KycStep(journey.StepPage):
                 refused.form_error = " ".join(filter(None, (
                     refused.form_error, _("Add your photos again."))))
             raise journey.StepRefused(refused) from None
+        except UpstreamRateLimited:
+            raise           # not read: the 429 page says when to send it again
         except UpstreamRejected:
             raise journey.StepRefused(FormResult(form_error=_(
                 "Our verification partner could not take this document now. Try again in a "

@@ -27,7 +27,14 @@ from werkzeug.wrappers import Response
 
 from .. import order_status, tokens, tracking
 from ..addresses import AddressError, validate_transaction_hash
-from ..errors import OrderExpired, QuoteExpired, UpstreamBadRequest, UpstreamError, UpstreamRejected
+from ..errors import (
+    OrderExpired,
+    QuoteExpired,
+    UpstreamBadRequest,
+    UpstreamError,
+    UpstreamRateLimited,
+    UpstreamRejected,
+)
 from ..flows import flow_named
 from ..flows.offramp import VIRTUAL_WALLET, fields_digest, payment_type, user_pays
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
@@ -398,6 +405,11 @@ def deposit_sent(session: CheckoutSession) -> Response:
     client = get_state().upstream
     try:
         client.offramp_confirm_order(order_id=session.order_id, hash=tx_hash)
+    except UpstreamRateLimited:
+        # Not passed on: the hash stays for the deposit page; the 429 page says when to press
+        # again.
+        _release(session, mine, keep_hash=True)
+        raise
     except UpstreamRejected as refused:
         order = FLOW.fetch_order(session.order_id)
         if order.hash and order.hash.lower() == tx_hash.lower():

@@ -19,7 +19,7 @@ from werkzeug.wrappers import Response
 
 from .. import tracking
 from ..addresses import network_has_memo
-from ..errors import OrderExpired, UpstreamRejected
+from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
 from ..flows import flow_named
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
@@ -193,6 +193,8 @@ def confirm(session: CheckoutSession) -> Response:
         get_state().upstream.onramp_confirm_order(order_id=session.order_id)
     except OrderExpired:
         return _back_to_pay(session, _order_expired())
+    except UpstreamRateLimited:
+        raise           # nothing was recorded: the 429 page says when to try again
     except UpstreamRejected:
         return _back_to_pay(session, _("We could not record your payment: this order can no "
                                        "longer be paid. See its status below."))
@@ -210,6 +212,8 @@ def otp(session: CheckoutSession) -> Response:
     client = get_state().upstream
     try:
         client.onramp_submit_otp(order_id=session.order_id, otp=code)
+    except UpstreamRateLimited:
+        raise           # the code was not checked: never "that code is not right"
     except OrderExpired:
         return _back_to_pay(session, _(
             "Too many wrong codes: this order has expired. Go back to the shop to start again."))
@@ -238,6 +242,8 @@ def retry_push(session: CheckoutSession) -> Response:
         get_state().upstream.onramp_retry_push(order_id=session.order_id)
     except OrderExpired:
         return _back_to_pay(session, _order_expired())
+    except UpstreamRateLimited:
+        raise           # the 429 page says when to try again
     except UpstreamRejected:
         return _back_to_pay(session, _("A new request cannot be sent now. Wait for the "
                                        "time shown, or check your phone."))

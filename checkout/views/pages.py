@@ -3,19 +3,29 @@
 A full page for normal requests, with the real status code. For htmx requests, a small error box
 with a retry button and status 200, because htmx 2 swaps nothing on 4xx/5xx and the user would be
 left looking at a page that silently did nothing.
+
+"Too many requests" (our limits, :mod:`checkout.ratelimits`, or the upstream's 429) is the one
+error answered with its real status to htmx too: 429 with ``Retry-After``, which ``base.html``'s
+htmx configuration swaps like a 2xx. The page says in words when to try again and offers a link,
+never an automatic retry.
 """
 from __future__ import annotations
 
 import logging
+import math
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, current_app, g, request, url_for
-from flask_babel import gettext
+from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
+from flask_babel import gettext, ngettext
+from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
-from ..errors import UpstreamError
-from ..htmx import is_htmx, render
+from .. import i18n
+from ..errors import UpstreamError, UpstreamRateLimited
+from ..htmx import add_vary, is_htmx, render
 from ..inputs import is_session_id
+from ..state import get_state
+from ..upstream.transport import RATE_LIMIT_WAIT
 from .context import CSRFError, SessionNotFound, UnreadableInput
 
 log = logging.getLogger(__name__)
@@ -108,9 +118,85 @@ def route_for_log() -> str:
     return request.endpoint or "(no route)"
 
 
+# -- too many requests --------------------------------------------------------------------------------
+
+QUOTE_ENDPOINT = "checkout.quote"
+# Seconds, for an UpstreamRateLimited that carries no wait of its own (the client's always does).
+UPSTREAM_WAIT = RATE_LIMIT_WAIT
+
+
+def try_again_in(seconds: float) -> str:
+    """When to try again, in words: seconds up to a minute and a half, then whole minutes."""
+    wait = max(1, math.ceil(seconds))
+    if wait <= 90:
+        return ngettext("Try again in %(num)d second.", "Try again in %(num)d seconds.", wait)
+    minutes = math.ceil(wait / 60)
+    return ngettext("Try again in %(num)d minute.", "Try again in %(num)d minutes.", minutes)
+
+
+def too_many_requests_text(seconds: float, *, upstream: bool) -> str:
+    """What the user reads: who is busy, and when to try again."""
+    if upstream:
+        reason = gettext("Our payment partner is receiving too many requests right now.")
+    else:
+        reason = gettext("There have been too many requests from this connection in a short "
+                         "time.")
+    return f"{reason} {try_again_in(seconds)}"
+
+
+def _wants_json() -> bool:
+    accepted = request.accept_mimetypes
+    return accepted.best_match(["text/html", "application/json"]) == "application/json" \
+        and accepted["application/json"] > accepted["text/html"]
+
+
+def _load_session_for_page() -> None:
+    """Our limits refuse a request before its view has found the session: find it here, so that
+    the page is in the session's language and framed by the session's parent (a primary-key
+    read; an unknown or expired id is simply not used)."""
+    if g.get("checkout_session") is not None:
+        return
+    session_id = (request.view_args or {}).get("session_id")
+    if not isinstance(session_id, str) or not is_session_id(session_id):
+        return
+    session = get_state().sessions.get(session_id)
+    if session is not None and not session.expired:
+        g.checkout_session = session
+        i18n.set_session_locale()
+
+
+def render_too_many_requests(seconds: float, *, upstream: bool) -> Response:
+    """429 with ``Retry-After``: the page (or the htmx box) that says when to try again; the
+    live price's own holder for the price; JSON for a client that asks only for JSON."""
+    wait = max(1, math.ceil(seconds))
+    message = too_many_requests_text(wait, upstream=upstream)
+    response: Response
+    if _wants_json():
+        response = jsonify(error="too_many_requests", retry_after=wait)
+    elif request.endpoint == QUOTE_ENDPOINT:
+        # In place of the price, where the user is looking (#quote-message stays the field's
+        # description); never the box, whose alert role would nest in the price's live region.
+        template = "checkout/journey/_quote.html"
+        response = render(template, template, message=message, breakdown=None, retry=False)
+    else:
+        response = render_error(429, message, title=gettext("Please wait a moment"))
+    response.status_code = 429
+    response.headers["Retry-After"] = str(wait)
+    return add_vary(response)
+
+
+def handle_rate_limited(exc: RateLimitExceeded) -> Response:
+    """One of our limits refused the request (checkout.ratelimits)."""
+    _load_session_for_page()
+    seconds = get_state().ratelimits.retry_after(exc)
+    return render_too_many_requests(seconds, upstream=False)
+
+
 def handle_upstream_error(exc: UpstreamError) -> Response:
     # repr() of our upstream errors carries no credential (see checkout.errors).
     log.warning("upstream error on %s %s: %r", request.method, route_for_log(), exc)
+    if isinstance(exc, UpstreamRateLimited):
+        return render_too_many_requests(exc.retry_after or UPSTREAM_WAIT, upstream=True)
     if exc.retryable:
         message = gettext("Our payment partner is not answering right now. Please try again in "
                           "a moment.")
@@ -144,4 +230,5 @@ def init(bp: Blueprint) -> None:
     bp.register_error_handler(HTTPException, handle_http_error)
     bp.register_error_handler(Exception, handle_unexpected_error)
     bp.register_error_handler(UpstreamError, handle_upstream_error)
+    bp.register_error_handler(RateLimitExceeded, handle_rate_limited)
     bp.register_error_handler(500, handle_server_error)

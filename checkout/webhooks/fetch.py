@@ -5,7 +5,9 @@ or off-ramp order sets ``fetch_due_at`` and bumps ``fetch_seq``. The dispatcher 
 orders (a conditional UPDATE that pushes ``fetch_due_at`` a lease ahead, so one worker asks), calls
 the upstream's get-order endpoint through :func:`checkout.order_status.fetch_and_store`, and on a
 retryable failure tries again after 1, 2, 4 ... seconds (at most ``MAX_BACKOFF``), up to
-``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS`` times. A 4xx is not retried. The status in the answer is not
+``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS`` times, and never before the wait an upstream 429 asked for (the
+client refuses the call itself until then: an attempt spent earlier would be wasted). Another 4xx
+is not retried. The status in the answer is not
 applied here: while webhooks flow they alone order the status (see :mod:`checkout.order_status`).
 """
 from __future__ import annotations
@@ -17,7 +19,7 @@ from flask import Flask
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
-from ..errors import UpstreamError
+from ..errors import UpstreamError, UpstreamRateLimited
 from .orders import fetch_and_store
 from .store import orders_table, utcnow, write_transaction
 
@@ -70,6 +72,8 @@ def _failed(engine: Engine, order_id: str, seq: int, exc: Exception, max_attempt
         attempts = conn.execute(select(c.fetch_attempts).where(c.order_id == order_id)).scalar()
         retry = bool(getattr(exc, "retryable", False)) and (attempts or 0) < max_attempts
         wait = min(2.0 ** max((attempts or 1) - 1, 0), MAX_BACKOFF)
+        if isinstance(exc, UpstreamRateLimited) and exc.retry_after:
+            wait = max(wait, exc.retry_after)
         log.warning("full-order fetch of %s failed (attempt %s%s): %r", order_id, attempts,
                     f", retry in {wait:g} s" if retry else ", giving up", exc)
         conn.execute(update(orders_table)

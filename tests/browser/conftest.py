@@ -240,6 +240,30 @@ def checkout_app(checkout_server) -> Flask:
     return checkout_server.app
 
 
+@pytest.fixture(autouse=True)
+def counted_from_zero(request):
+    """The one checkout server, and so its rate limiter, serves every browser test, all from
+    127.0.0.1: each test starts with nothing counted, as a new shopper would, and then runs under
+    the default limits (a test that met one would have found a limit a person can meet)."""
+    if "checkout_server" in request.fixturenames:
+        request.getfixturevalue("checkout_app").extensions["checkout"].ratelimits.reset()
+
+
+@pytest.fixture
+def rate_limits(checkout_app, monkeypatch):
+    """``rate_limits(quote_per_session="2/minute", ...)``: these limits, counted from now, for
+    the rest of one test (start-up checks the strings; a test gives well-formed ones)."""
+    ratelimits = checkout_app.extensions["checkout"].ratelimits
+
+    def configure(**overrides: str) -> None:
+        for name, value in overrides.items():
+            assert name in ratelimits.limits, name
+            monkeypatch.setitem(ratelimits.limits, name, value)
+        ratelimits.reset()
+
+    return configure
+
+
 @pytest.fixture
 def checkout_config(checkout_app):
     """``checkout_config(KEY=value, ...)`` sets the running checkout's config for one test; the

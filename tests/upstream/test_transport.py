@@ -14,7 +14,14 @@ import responses
 
 from checkout import errors
 from checkout.upstream import UpstreamClient
-from checkout.upstream.transport import Backoff, encode_body, encode_query, error_for
+from checkout.upstream.transport import (
+    RATE_LIMIT_MAX_WAIT,
+    RATE_LIMIT_WAIT,
+    Backoff,
+    encode_body,
+    encode_query,
+    error_for,
+)
 
 BASE = "https://upstream.test"
 CLIENT_ID = "merchant-id-7Hq2xZ"
@@ -157,6 +164,73 @@ def test_retry_after_is_honoured_up_to_the_cap(client, sleeps):
     responses.add(responses.GET, url, json=LIMITS)
     limits(client)
     assert sleeps and sleeps[0] >= 2
+
+
+# -- 429: told to wait -----------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 500.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(client) -> Clock:
+    clock = Clock()
+    client.transport.waits.clock = clock
+    return clock
+
+
+@responses.activate
+@pytest.mark.parametrize("header, wait", [
+    ({"Retry-After": "12"}, 12.0),
+    ({}, RATE_LIMIT_WAIT),                                  # no hint: our default
+    ({"Retry-After": "86400"}, RATE_LIMIT_MAX_WAIT),        # a day: not believed
+    ({"Retry-After": "soon"}, RATE_LIMIT_WAIT),
+])
+def test_a_429_is_not_retried_and_says_how_long_to_wait(client, sleeps, clock, header, wait):
+    url = f"{BASE}/api/onramp/limits"
+    responses.add(responses.GET, url, status=429, json={"message": "slow down"}, headers=header)
+    with pytest.raises(errors.UpstreamRateLimited) as info:
+        limits(client)
+    assert info.value.retry_after == wait
+    assert len(responses.calls) == 1 and sleeps == []
+
+
+@responses.activate
+def test_a_retry_after_date_is_read():
+    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=0)
+    later = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 40))
+    responses.add(responses.GET, f"{BASE}/api/onramp/limits", status=429,
+                  headers={"Retry-After": later})
+    with pytest.raises(errors.UpstreamRateLimited) as info:
+        limits(client)
+    assert 35 <= info.value.retry_after <= 41
+
+
+@responses.activate
+def test_after_a_429_the_endpoint_is_left_alone_until_the_wait_is_over(client, clock, caplog):
+    url = f"{BASE}/api/onramp/limits"
+    responses.add(responses.GET, url, status=429, headers={"Retry-After": "20"})
+    responses.add(responses.GET, url, json=LIMITS)
+    responses.add(responses.GET, f"{BASE}/api/onramp/assets", json=[])
+    with pytest.raises(errors.UpstreamRateLimited):
+        limits(client)
+    clock.now += 15
+    caplog.set_level(logging.INFO, logger="checkout.upstream")
+    for _ in range(5):                  # polls, a user pressing again: none is sent
+        with pytest.raises(errors.UpstreamRateLimited) as info:
+            limits(client)
+    assert info.value.retry_after == pytest.approx(5)
+    assert len(responses.calls) == 1
+    assert "not sent, the upstream asked us to wait" in caplog.text
+    client.onramp_assets()              # another endpoint was not limited
+    clock.now += 5
+    assert limits(client).max_usd == Decimal(500)
+    assert len(responses.calls) == 3
 
 
 # -- status and body mapping -----------------------------------------------------------------

@@ -4,10 +4,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from checkout import order_status
-from checkout.errors import UpstreamUnavailable
+from checkout.errors import UpstreamRateLimited, UpstreamUnavailable
 from checkout.webhooks.store import orders_table, utcnow
 
 from .helpers import T0, iso, order_payload, signed_webhook
@@ -148,6 +148,31 @@ def test_full_order_is_fetched_after_the_ack_with_retries(app, receiver, fake_up
     assert row.full_order["transferInstructions"] == {"type": "manual"}
     receiver.process()
     assert len(fake_upstream.calls) == 3      # done: not fetched again
+
+
+def test_a_fetch_told_to_wait_comes_back_after_the_wait(app, receiver, fake_upstream,
+                                                        monkeypatch):
+    app.config["CHECKOUT_WEBHOOK_FETCH_ORDERS"] = True
+    fake_upstream.orders["o6"] = {"_id": "o6", "status": "swap_initiated"}
+
+    def busy(order_id=None, order_params=None):
+        limited = UpstreamRateLimited("too many requests", status=429)
+        limited.retry_after = 90.0
+        raise limited
+
+    monkeypatch.setattr(fake_upstream, "onramp_order", busy)
+    receiver.post(signed_webhook(order_payload("o6", "deposit_awaiting")))
+    before = utcnow()
+    receiver.process()
+    row = _order_row(app, "o6")
+    assert row.fetch_attempts == 1 and "UpstreamRateLimited" in row.fetch_error
+    due = row.fetch_due_at.replace(tzinfo=None)        # SQLite gives it back without its zone
+    assert due - before.replace(tzinfo=None) >= timedelta(seconds=89)   # the upstream's 90, not 1
+
+
+def _order_row(app, order_id):
+    with app.extensions["checkout"].engine.connect() as conn:
+        return conn.execute(select(orders_table).where(orders_table.c.order_id == order_id)).one()
 
 
 def _make_fetch_due(app, order_id):
