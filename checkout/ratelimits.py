@@ -3,8 +3,8 @@
 Why: every session opened is a row kept for days, and every price, order action and page of an
 order is a call to the upstream made with the merchant's key. Unlimited, one client could fill the
 database and spend the merchant's upstream quota, and every shopper of that merchant would pay for
-it. The default limits are far above what a person does (``tests/test_ratelimits.py`` walks whole
-orders and a half-hour wait under them), so only a client that hammers the checkout meets them.
+it. The default limits are far above what a person does (``tests/ratelimits/test_real_users.py`` walks
+whole orders and a half-hour wait under them), so only a client that hammers the checkout meets them.
 
 Each request falls in at most one category (:func:`category`); each category has a limit per client
 address and, under ``/s/<session>/``, one per session (``<category>_per_ip``,
