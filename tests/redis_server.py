@@ -15,6 +15,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from .gunicorn_support import free_port
+
 
 def _binary() -> str:
     found = shutil.which("redis-server") or (
@@ -22,12 +24,6 @@ def _binary() -> str:
     if not found:
         raise RuntimeError("redis-server not found: run scripts/test (installs redis-server)")
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class RedisServer:

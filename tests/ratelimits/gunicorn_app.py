@@ -12,6 +12,8 @@ from flask import Flask
 
 from checkout import Checkout
 
+from ..gunicorn_support import mark_ready
+
 
 def create() -> Flask:
     app = Flask("gunicorn_ratelimit_host")
@@ -22,11 +24,5 @@ def create() -> Flask:
         CHECKOUT_WEBHOOK_BACKGROUND=False,
     )
     Checkout(app)
-    ready = os.environ.get("CHECKOUT_TEST_READY_LOG")
-    if ready:                       # this worker has its app: it is about to take requests
-        fd = os.open(ready, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, f"{os.getpid()}\n".encode())
-        finally:
-            os.close(fd)
+    mark_ready()                    # this worker has its app: it is about to take requests
     return app

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -18,8 +15,8 @@ import redis as redis_client
 import requests
 
 from ..conftest import make_app
-from ..redis_server import RedisServer, free_port
-from ..webhooks.test_two_workers import _wait_for_workers
+from ..gunicorn_support import free_port, gunicorn_workers
+from ..redis_server import RedisServer
 from .conftest import Shopper
 
 pytestmark = pytest.mark.redis
@@ -121,21 +118,12 @@ def test_the_store_going_down_mid_way(config):
 def test_two_gunicorn_workers_hold_one_limit(config, postgres_url, redis_url, tmp_path):
     # Tables first, once, as a deploy step would.
     make_app({**config, "CHECKOUT_DATABASE_URL": postgres_url})
-    access_log, ready_log = tmp_path / "access.log", tmp_path / "ready.log"
-    port = free_port()
     limits = {"open_per_ip": "20/minute", "quote_per_session": "15/minute"}
-    env = {**os.environ, "CHECKOUT_TEST_DATABASE_URL": postgres_url,
-           "CHECKOUT_TEST_REDIS_URL": redis_url, "CHECKOUT_TEST_RATELIMITS": json.dumps(limits),
-           "CHECKOUT_TEST_READY_LOG": str(ready_log)}
-    gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "-w", "2", "-k", "gthread",
-                "--threads", "8", "-b", f"127.0.0.1:{port}", "--access-logfile",
-                str(access_log), "--access-logformat", "%(p)s %(s)s %(U)s",
-                "tests.ratelimits.gunicorn_app:create()"]
-    proc = subprocess.Popen(gunicorn, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}/checkout"
-    try:
-        _wait_for_workers(ready_log, proc, 2)
+    env = {"CHECKOUT_TEST_DATABASE_URL": postgres_url, "CHECKOUT_TEST_REDIS_URL": redis_url,
+           "CHECKOUT_TEST_RATELIMITS": json.dumps(limits)}
+    with gunicorn_workers("tests.ratelimits.gunicorn_app:create()", env, tmp_path,
+                          access_format="%(p)s %(s)s %(U)s") as (port, access_log):
+        base = f"http://127.0.0.1:{port}/checkout"
 
         def get(path):
             # A new connection each time, so that both workers take requests.
@@ -156,10 +144,3 @@ def test_two_gunicorn_workers_hold_one_limit(config, postgres_url, redis_url, tm
         # Both workers answered the hammered address, and together let exactly 20 through.
         assert len({pid for pid, _status, path in served if path == "/checkout/onramp"}) == 2
         assert not any(session_id in key for key in redis_keys(redis_url))
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()

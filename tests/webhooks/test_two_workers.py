@@ -3,15 +3,10 @@ processed once and each signal sent once, by database constraints (no lock is sh
 processes)."""
 from __future__ import annotations
 
-import os
 import random
-import socket
-import subprocess
-import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import requests
@@ -20,29 +15,8 @@ from sqlalchemy import select
 from checkout.webhooks.store import events_table, orders_table, signal_log_table
 
 from ..conftest import make_app
+from ..gunicorn_support import gunicorn_workers
 from .helpers import history, signed_webhook
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for_workers(ready_log: Path, proc: subprocess.Popen, count: int,
-                      timeout: float = 60.0) -> None:
-    """Wait until ``count`` workers have built their app. The port alone is not enough: the
-    master listens before its workers load the app, and a worker booting late on a loaded
-    machine could miss every delivery (the test wants both workers to receive some)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "gunicorn exited"
-        if ready_log.exists() and len(set(ready_log.read_text().split())) >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError("gunicorn's workers did not start")
 
 
 @pytest.mark.postgres
@@ -51,19 +25,10 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
     webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
     app = make_app(dict(webhook_config))
     engine = app.extensions["checkout"].engine
-    signal_log, access_log = tmp_path / "signals.log", tmp_path / "access.log"
-    ready_log = tmp_path / "ready.log"
-    port = _free_port()
-    env = {**os.environ, "CHECKOUT_TEST_DATABASE_URL": postgres_url,
-           "CHECKOUT_TEST_SIGNAL_LOG": str(signal_log), "CHECKOUT_TEST_READY_LOG": str(ready_log)}
-    gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "-w", "2", "-k", "gthread",
-                "--threads", "8", "-b", f"127.0.0.1:{port}", "--access-logfile",
-                str(access_log), "--access-logformat", "%(p)s %(s)s",
-                "tests.webhooks.gunicorn_app:create()"]
-    proc = subprocess.Popen(gunicorn, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    try:
-        _wait_for_workers(ready_log, proc, 2)
+    signal_log = tmp_path / "signals.log"
+    env = {"CHECKOUT_TEST_DATABASE_URL": postgres_url, "CHECKOUT_TEST_SIGNAL_LOG": str(signal_log)}
+    with gunicorn_workers("tests.webhooks.gunicorn_app:create()", env, tmp_path,
+                          access_format="%(p)s %(s)s") as (port, access_log):
         rng = random.Random(7)
         finals, deliveries = {}, []
         for n in range(60):
@@ -116,11 +81,4 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
         assert {(state, attempts) for state, attempts, _ in events} == {("processed", 1)}
         assert sum(d for _, _, d in events) == 2 * len(deliveries)
         assert stored == finals
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        engine.dispose()
+    engine.dispose()
