@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -235,3 +236,43 @@ def test_a_hostile_incoming_request_id_is_replaced(app: Flask, hostile):
 def test_host_pages_get_no_request_id_header(app: Flask):
     app.add_url_rule("/basket", "basket", lambda: "basket")
     assert "X-Request-ID" not in app.test_client().get("/basket").headers
+
+
+# -- a real gunicorn ----------------------------------------------------------------------------
+
+def test_gunicorn_with_the_logger_class_writes_no_secret_and_the_request_id(config, tmp_path):
+    import requests
+
+    from tests.conftest import make_app
+    from tests.gunicorn_support import gunicorn_workers
+
+    database = f"sqlite:///{tmp_path}/logs.sqlite3"
+    make_app({**config, "CHECKOUT_DATABASE_URL": database})          # the tables, once
+    access_format = '"%(r)s" %(s)s "%(f)s" %({checkout.request_id}e)s'
+    with gunicorn_workers("tests.logs_gunicorn_app:create()",
+                          {"CHECKOUT_TEST_DATABASE_URL": database}, tmp_path,
+                          access_format=access_format, workers=1,
+                          extra_args=["--logger-class", "checkout.logs.GunicornLogger"]) as (
+                              port, access_log):
+        base = f"http://127.0.0.1:{port}/checkout"
+        opened = requests.get(base + "/onramp", allow_redirects=False, timeout=20)
+        session_url = opened.headers["Location"]
+        session_id = session_url.rstrip("/").rsplit("/", 1)[-1]
+        page = requests.get(session_url if session_url.startswith("http") else
+                            f"http://127.0.0.1:{port}{session_url}",
+                            headers={"Referer": f"{base}/launch?token={LAUNCH_TOKEN}"},
+                            allow_redirects=False, timeout=20)
+        launched = requests.get(f"{base}/launch?token={LAUNCH_TOKEN}", allow_redirects=False,
+                                timeout=20)
+        ids = [r.headers["X-Request-ID"] for r in (opened, page, launched)]
+        deadline = time.monotonic() + 10
+        while len(access_log.read_text().splitlines()) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    text = access_log.read_text()
+    assert session_id not in text and LAUNCH_TOKEN not in text and "eyJ" not in text
+    # One line per request, ending with its id (the lines of two requests may come in any order).
+    by_id = {line.rsplit(" ", 1)[-1]: line for line in text.splitlines()}
+    assert len(set(ids)) == 3 and set(ids) <= set(by_id)
+    assert f"/checkout/s/[masked:{short_id(session_id)}]" in by_id[ids[1]]
+    assert '"http://127.0.0.1' in by_id[ids[1]] and "/launch?token=[masked:" in by_id[ids[1]]
+    assert "/checkout/launch?token=[masked:" in by_id[ids[2]]
