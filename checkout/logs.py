@@ -17,8 +17,8 @@
 
 :func:`init_app` (called by ``Checkout.init_app``) adds the request id filter to the checkout's own
 loggers and, unless ``CHECKOUT_MASK_ACCESS_LOGS`` is False, the masking filter to the ``werkzeug``,
-``gunicorn.access`` and ``gunicorn.error`` loggers. It only adds filters: the host's handlers,
-levels and formats stay as they are.
+``gunicorn.access`` and ``gunicorn.error`` loggers and to ``app.logger``. It only adds filters: the
+host's handlers, levels and formats stay as they are.
 """
 from __future__ import annotations
 
@@ -187,8 +187,10 @@ def init_app(app: Flask) -> None:
     for logger in _checkout_loggers():
         _add_filter(logger, RequestIdFilter)
     if app.config["CHECKOUT_MASK_ACCESS_LOGS"]:
-        for name in ("werkzeug", "gunicorn.access", "gunicorn.error"):
-            _add_filter(logging.getLogger(name), MaskSecretsFilter)
+        # app.logger too: Flask logs an unhandled error as "Exception on <path> [GET]".
+        for logger in (*map(logging.getLogger, ("werkzeug", "gunicorn.access", "gunicorn.error")),
+                       app.logger):
+            _add_filter(logger, MaskSecretsFilter)
     # On the app: also on responses under the prefix that no checkout view answered.
     app.after_request(add_request_id_header)
 

@@ -279,3 +279,16 @@ def test_gunicorn_with_the_logger_class_writes_no_secret_and_the_request_id(conf
     assert f"/checkout/s/[masked:{short_id(session_id)}]" in by_id[ids[1]]
     assert '"http://127.0.0.1' in by_id[ids[1]] and "/launch?token=[masked:" in by_id[ids[1]]
     assert "/checkout/launch?token=[masked:" in by_id[ids[2]]
+
+
+def test_flasks_line_about_an_unhandled_error_on_a_session_page_is_masked(app: Flask, caplog):
+    def boom(session_id: str) -> str:
+        raise RuntimeError("boom")
+
+    app.add_url_rule("/checkout/s/<session_id>/boom", "boom", boom)
+    app.testing = False                         # answered with a 500 and logged, not raised
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    caplog.set_level(logging.ERROR)
+    assert app.test_client().get(f"/checkout/s/{SESSION_ID}/boom").status_code == 500
+    [line] = [r.getMessage() for r in caplog.records if r.name == app.logger.name]
+    assert line == f"Exception on /checkout/s/[masked:{short_id(SESSION_ID)}]/boom [GET]"
