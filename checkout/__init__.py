@@ -26,7 +26,7 @@ class Checkout:
             self.init_app(app)
 
     def init_app(self, app: Flask) -> None:
-        from . import config, public_address
+        from . import config, logs, public_address
         from .cli import checkout_cli
         from .i18n import init_babel
         from .state import CheckoutState
@@ -42,6 +42,8 @@ class Checkout:
         state.ratelimits.protect(blueprint)
         app.register_blueprint(blueprint, url_prefix=app.config["CHECKOUT_URL_PREFIX"])
         app.cli.add_command(checkout_cli)
+        # Last: the request id filter goes on every checkout logger imported by now.
+        logs.init_app(app)
 
     @staticmethod
     def launch_url(flow: str, **claims: Any) -> str:

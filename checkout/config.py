@@ -96,6 +96,8 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_RATELIMIT_STORAGE_OPTIONS": {},
     # Seconds an identical live price is answered without a new upstream call (0: never).
     "CHECKOUT_QUOTE_CACHE_SECONDS": 5,
+    # Mask session ids and tokens in the werkzeug, gunicorn and app.logger lines (checkout.logs).
+    "CHECKOUT_MASK_ACCESS_LOGS": True,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32

@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,13 +52,16 @@ def _wait_for_workers(ready_log: Path, proc: subprocess.Popen[bytes], count: int
 
 @contextmanager
 def gunicorn_workers(app: str, env: Mapping[str, str], tmp_path: Path, *,
-                     access_format: str, workers: int = 2) -> Iterator[tuple[int, Path]]:
+                     access_format: str, workers: int = 2,
+                     extra_args: Sequence[str] = ()) -> Iterator[tuple[int, Path]]:
     """Serve ``app`` (``module:factory()``) with ``workers`` gthread workers on a free port; yield
-    the port and the access log (one line per request, in ``access_format``)."""
+    the port and the access log (one line per request, in ``access_format``). ``extra_args`` go
+    on gunicorn's command line before the app."""
     port, access_log, ready_log = free_port(), tmp_path / "access.log", tmp_path / "ready.log"
     command = [str(Path(sys.executable).with_name("gunicorn")), "-w", str(workers),
                "-k", "gthread", "--threads", "8", "-b", f"127.0.0.1:{port}",
-               "--access-logfile", str(access_log), "--access-logformat", access_format, app]
+               "--access-logfile", str(access_log), "--access-logformat", access_format,
+               *extra_args, app]
     proc = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env, READY_LOG: str(ready_log)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

@@ -27,3 +27,24 @@ def test_upstream_error_on_a_session_page_logs_the_route_not_the_session_id(flow
         assert flow.session_id not in record.getMessage()
         assert flow.session_id not in (record.exc_text or "")
         assert flow.session_id not in repr(record.args)
+
+
+def test_every_log_line_of_a_request_carries_its_request_id(flow, monkeypatch, caplog):
+    flow.to_pay("manual")
+    with flow.app.app_context():
+        client = get_state().upstream
+
+    def unavailable(**kwargs):
+        raise UpstreamUnavailable("connection refused")
+
+    monkeypatch.setattr(client, "onramp_order", unavailable)
+    caplog.set_level(logging.DEBUG)
+    ids = []
+    for _ in range(2):
+        caplog.clear()
+        response = flow.get("/pay")
+        ids.append(response.headers["X-Request-ID"])
+        checkout_records = [r for r in caplog.records if r.name.startswith("checkout")]
+        assert checkout_records
+        assert {r.request_id for r in checkout_records} == {ids[-1]}
+    assert ids[0] != ids[1]
