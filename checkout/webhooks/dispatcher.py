@@ -3,7 +3,9 @@
 One daemon thread per process and app, started lazily by the first request of any kind (and again
 after a fork, so each gunicorn worker has its own). It wakes when a delivery is stored and every
 ``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds, so events stored by a process that died before
-processing them are picked up by another: claims are in the database, not in this process.
+processing them are picked up by another: claims are in the database, not in this process. Each
+sweep also purges expired sessions (hourly) and asks the upstream about orders whose webhooks were
+lost (:mod:`checkout.webhooks.reconcile`).
 
 :func:`process_pending` does one round synchronously (tests, the CLI, or a cron job when
 ``CHECKOUT_WEBHOOK_BACKGROUND`` is False).
@@ -26,6 +28,7 @@ from ..state import real_app, state_of
 from .dispatch import dispatch_signals
 from .fetch import fetch_due_orders
 from .processing import process_stored_events
+from .reconcile import maybe_reconcile
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +164,9 @@ class Dispatcher:
             # The sweep already runs periodically in every process: it also deletes expired
             # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
             maybe_purge(app)
+            # Orders whose webhooks were lost: due ones are asked of the upstream, within this
+            # process's per-minute bound (never raises). A status it stores wakes this thread.
+            maybe_reconcile(app)
             del app
 
 
