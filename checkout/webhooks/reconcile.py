@@ -69,6 +69,14 @@ class CallBudget:
             self._calls.append(now)
             return True
 
+    def give_back(self, now: float) -> None:
+        """Uncount a call taken at ``now`` that was not made."""
+        with self._lock:
+            try:
+                self._calls.remove(now)
+            except ValueError:
+                pass
+
 
 @dataclass(frozen=True)
 class Check:
@@ -122,6 +130,7 @@ def reconcile(app: Flask, *, older_than: float | None = None, now: datetime | No
             break
         quiet_checks = _claim(engine, order_id, flow, now)
         if quiet_checks is None:
+            state.reconcile_budget.give_back(now.timestamp())
             continue                      # another worker has it, or it moved meanwhile
         check = _check(app, order_id, flow)
         checks.append(check)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import select
 
 from checkout import order_status
+from checkout.sessions import sessions_table
 from checkout.webhooks.reconcile import CallBudget, reconcile
 from checkout.webhooks.store import utcnow, watch_table
 
@@ -226,3 +228,38 @@ def test_the_cli_checks_due_orders_once_and_sends_the_signals(app, recorder, fak
     again = runner.invoke(args=["checkout", "orders", "reconcile", "--older-than", "0"])
     assert "0 order(s) checked" in again.output and recorder.statuses() == \
         [("ord_cli", "payout_successful")]
+
+
+def test_an_order_whose_session_was_purged_is_no_longer_watched(app, fake_upstream):
+    _session_with_order(app, "onramp", "ord_gone")
+    fake_upstream.failures = 1
+    assert len(reconcile(app, older_than=0).checks) == 1
+    assert _watch(app, "ord_gone") is not None
+    engine = app.extensions["checkout"].engine
+    with engine.begin() as conn:
+        conn.execute(sessions_table.delete())
+    assert reconcile(app, older_than=0, now=utcnow() + timedelta(hours=2)).checks == []
+    assert _watch(app, "ord_gone") is None and len(fake_upstream.calls) == 1
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_reconciler_and_late_webhooks_agree(webhook_config, postgres_url):
+    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
+    app = make_app(dict(webhook_config))
+    fake = FakeUpstream()
+    app.extensions["checkout"].upstream = fake
+    recorder = Recorder(app)
+    try:
+        test_a_late_webhook_after_the_reconciler_changes_nothing(app, Receiver(app), recorder, fake)
+        other = make_app(dict(webhook_config))
+        other_upstream = FakeUpstream()
+        other.extensions["checkout"].upstream = other_upstream
+        _session_with_order(app, "onramp", "ord_pg")
+        fake.orders["ord_pg"] = {"id": "ord_pg", "status": "pending"}
+        seen_by_other: list = []
+        fake.during_fetch = lambda: seen_by_other.append(reconcile(other, older_than=0))
+        assert [c.after for c in reconcile(app, older_than=0).checks] == ["payout_pending"]
+        assert seen_by_other[0].checks == [] and other_upstream.calls == []
+    finally:
+        recorder.disconnect()
+        app.extensions["checkout"].engine.dispose()
