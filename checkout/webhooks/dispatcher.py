@@ -157,16 +157,20 @@ class Dispatcher:
             self._wake.clear()
             if self._stop.is_set():
                 return
+            round_failed = False
             try:
                 process_pending(app, between_batches=self._give_way)
             except Exception:  # the database may be down; try again later
                 log.exception("webhook dispatcher round failed")
+                round_failed = True
             # The sweep already runs periodically in every process: it also deletes expired
             # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
             maybe_purge(app)
             # Orders whose webhooks were lost: due ones are asked of the upstream, within this
             # process's per-minute bound (never raises). A status it stores wakes this thread.
-            maybe_reconcile(app)
+            # Not while the round above failed: the database is likely down for it too.
+            if not round_failed:
+                maybe_reconcile(app)
             del app
 
 
