@@ -39,6 +39,7 @@ class CheckoutState:
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
     reconcile_budget: CallBudget     # the reconciler's upstream calls per minute, this process
+    reconcile_schedule: PurgeSchedule  # when this process's dispatcher last reconciled
     ratelimits: RateLimits
     quote_cache: QuoteCache
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
@@ -76,7 +77,7 @@ class CheckoutState:
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
                    util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
                    dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
-                   reconcile_budget=CallBudget(),
+                   reconcile_budget=CallBudget(), reconcile_schedule=PurgeSchedule(),
                    ratelimits=RateLimits.create(app),
                    quote_cache=QuoteCache(
                        float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),

@@ -22,7 +22,8 @@ UPDATE that pushes it a lease ahead, so of several workers one asks. A check tha
 new (or fails: upstream down, 404) waits ``CHECKOUT_RECONCILE_AFTER`` × 2, 4, 8 ... seconds, at
 most ``CHECKOUT_RECONCILE_MAX_BACKOFF``; a status move starts over. Each process makes at most
 ``CHECKOUT_RECONCILE_PER_MINUTE`` calls a minute (0 turns the background reconciler off). It runs
-from the dispatcher thread and from ``flask checkout orders reconcile``. Logs name the order, never
+from the dispatcher thread (a pass per quarter of ``CHECKOUT_RECONCILE_AFTER``, at most 30 s
+apart) and from ``flask checkout orders reconcile``. Logs name the order, never
 a session.
 """
 from __future__ import annotations
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 FLOWS = ("onramp", "offramp")    # the flows with a get-order endpoint
 LEASE = timedelta(seconds=120)   # longer than the client's own timeouts and retries
 BATCH = 50                       # candidates read per pass
+PASS_INTERVAL_MAX = 30.0         # seconds between two background passes of a process, at most
 
 
 class CallBudget:
@@ -141,6 +143,11 @@ def reconcile(app: Flask, *, older_than: float | None = None, now: datetime | No
 def maybe_reconcile(app: Flask) -> Pass | None:
     """One pass from the dispatcher thread, unless turned off. Never raises."""
     if int(app.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30)) <= 0:
+        return None
+    # Every sweep would read the sessions and orders tables every few seconds in every worker;
+    # a pass per quarter of CHECKOUT_RECONCILE_AFTER (at most 30 s apart) finds orders in time.
+    after = float(app.config.get("CHECKOUT_RECONCILE_AFTER", 300))
+    if not state_of(app).reconcile_schedule.due(min(max(after / 4, 1e-3), PASS_INTERVAL_MAX)):
         return None
     try:
         return reconcile(app)

@@ -9,8 +9,9 @@ import pytest
 from sqlalchemy import select
 
 from checkout import order_status
+from checkout.session_purge import PurgeSchedule
 from checkout.sessions import sessions_table
-from checkout.webhooks.reconcile import CallBudget, reconcile
+from checkout.webhooks.reconcile import CallBudget, maybe_reconcile, reconcile
 from checkout.webhooks.store import utcnow, watch_table
 
 from ..conftest import make_app
@@ -263,3 +264,11 @@ def test_on_postgresql_the_reconciler_and_late_webhooks_agree(webhook_config, po
     finally:
         recorder.disconnect()
         app.extensions["checkout"].engine.dispose()
+
+
+def test_the_background_pass_runs_at_most_once_per_interval_and_can_be_turned_off(app):
+    assert maybe_reconcile(app) is not None            # CHECKOUT_RECONCILE_AFTER 300: every 30 s
+    assert maybe_reconcile(app) is None
+    app.config["CHECKOUT_RECONCILE_PER_MINUTE"] = 0
+    app.extensions["checkout"].reconcile_schedule = PurgeSchedule()
+    assert maybe_reconcile(app) is None
