@@ -253,7 +253,7 @@ def _schedule(app: Flask, engine: Engine, check: Check, quiet_checks: int, after
         if check.settled:
             conn.execute(delete(watch_table).where(w.order_id == check.order_id))
             return
-        quiet = 0 if check.moved else quiet_checks + 1
+        quiet = 0 if check.moved else min(quiet_checks + 1, 40)   # 2 ** 40: capped long before
         cap = float(app.config.get("CHECKOUT_RECONCILE_MAX_BACKOFF", 3600))
         wait = min(max(after, 1e-3) * 2.0 ** quiet, cap)
         if check.error is None and check.moved:

@@ -272,3 +272,18 @@ def test_the_background_pass_runs_at_most_once_per_interval_and_can_be_turned_of
     app.config["CHECKOUT_RECONCILE_PER_MINUTE"] = 0
     app.extensions["checkout"].reconcile_schedule = PurgeSchedule()
     assert maybe_reconcile(app) is None
+
+
+def test_an_order_checked_for_ever_stays_at_the_cap(app, fake_upstream):
+    app.config.update(CHECKOUT_RECONCILE_AFTER=10, CHECKOUT_RECONCILE_MAX_BACKOFF=3600)
+    _session_with_order(app, "onramp", "ord_long")
+    at = utcnow() + timedelta(seconds=11)
+    reconcile(app, now=at)                                  # 404: unknown upstream
+    with app.extensions["checkout"].engine.begin() as conn:
+        conn.execute(watch_table.update().values(quiet_checks=5000))
+    at += timedelta(seconds=3600)
+    assert [c.error is not None for c in reconcile(app, now=at).checks] == [True]
+    row = _watch(app, "ord_long")
+    assert row.quiet_checks == 40
+    assert reconcile(app, now=at + timedelta(seconds=3599)).checks == []
+    assert len(reconcile(app, now=at + timedelta(seconds=3600)).checks) == 1
