@@ -72,6 +72,7 @@ def purge_sessions_command(older_than_days: int) -> None:
 
 checkout_cli.add_command(sessions_cli)
 
-from .webhooks.cli import webhooks_cli  # noqa: E402 - the webhooks concern's own subgroup
+from .webhooks.cli import orders_cli, webhooks_cli  # noqa: E402 - the webhooks concern's subgroups
 
 checkout_cli.add_command(webhooks_cli)
+checkout_cli.add_command(orders_cli)

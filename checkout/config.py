@@ -73,6 +73,14 @@ DEFAULTS: dict[str, Any] = {
     # `flask checkout sessions purge` (e.g. from cron, also needed when CHECKOUT_WEBHOOK_BACKGROUND
     # is False).
     "CHECKOUT_SESSION_PURGE_INTERVAL": 3600,
+    # Orders whose webhooks were lost (checkout.webhooks.reconcile): an order not settled whose
+    # status has not been known current for this many seconds is asked of the upstream, by each
+    # process's dispatcher thread and by `flask checkout orders reconcile`.
+    "CHECKOUT_RECONCILE_AFTER": 300,
+    # A check that learns nothing waits AFTER x 2, 4, 8 ... seconds before the next, at most this.
+    "CHECKOUT_RECONCILE_MAX_BACKOFF": 3600,
+    # Upstream calls of the reconciler per minute and process; 0 turns the background one off.
+    "CHECKOUT_RECONCILE_PER_MINUTE": 30,
     # KYC: True when the merchant's user endpoints are enabled upstream (spec 4.6, off by
     # default): the user's standing is then read by email with its exact level. Otherwise by
     # phone from /api/kyc/state, whose pass counts as basic.

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .session_purge import PurgeSchedule
     from .upstream.client import UpstreamClient
     from .webhooks.dispatcher import Dispatcher
+    from .webhooks.reconcile import CallBudget
 
 
 @dataclass
@@ -37,6 +38,8 @@ class CheckoutState:
     util_catalog: UtilCatalog
     dispatcher: Dispatcher
     purge_schedule: PurgeSchedule
+    reconcile_budget: CallBudget     # the reconciler's upstream calls per minute, this process
+    reconcile_schedule: PurgeSchedule  # when this process's dispatcher last reconciled
     ratelimits: RateLimits
     quote_cache: QuoteCache
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
@@ -53,6 +56,7 @@ class CheckoutState:
         from .upstream import UpstreamClient
         from .upstream.inprocess import mount_wsgi_app
         from .webhooks.dispatcher import Dispatcher
+        from .webhooks.reconcile import CallBudget
 
         engine = connect(app.config["CHECKOUT_DATABASE_URL"])
         sandbox_app = embedded_sandbox.create(app) if config.uses_sandbox(app) else None
@@ -73,6 +77,7 @@ class CheckoutState:
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
                    util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
                    dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
+                   reconcile_budget=CallBudget(), reconcile_schedule=PurgeSchedule(),
                    ratelimits=RateLimits.create(app),
                    quote_cache=QuoteCache(
                        float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),

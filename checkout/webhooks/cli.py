@@ -1,5 +1,6 @@
-"""``flask checkout webhooks list | show ID | replay ID``. Prints no secret: the webhook secret is
-never stored, and x-signature (derived from the body) is not one."""
+"""``flask checkout webhooks list | show ID | replay ID | process`` and ``flask checkout orders
+reconcile``. Prints no secret: the webhook secret is never stored, and x-signature (derived from
+the body) is not one."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ from flask.cli import AppGroup
 from ..state import real_app
 from .admin import EventRecord, find_event, recent_events, replay
 from .dispatcher import process_pending
+from .reconcile import reconcile
 
 webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
 
@@ -63,6 +65,35 @@ def process_command() -> None:
     done = process_pending(real_app(current_app))
     click.echo(f"{done.events} event(s) processed, {done.signals} signal(s) sent, "
                f"{done.fetches} full order(s) fetched")
+
+
+orders_cli = AppGroup("orders", help="Orders: ask the upstream about those whose webhooks were lost.")
+
+
+@orders_cli.command("reconcile")
+@click.option("--older-than", type=click.FloatRange(min=0), default=None,
+              help="seconds an order's status has not been known current  "
+                   "[default: CHECKOUT_RECONCILE_AFTER]")
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True,
+              help="orders asked about at most (CHECKOUT_RECONCILE_PER_MINUTE also bounds them)")
+def reconcile_command(older_than: float | None, limit: int) -> None:
+    """Ask the upstream once about each due order that is not settled, store what it says, and
+    send the signals owed."""
+    app = real_app(current_app)
+    done = reconcile(app, older_than=older_than, limit=limit)
+    for check in done.checks:
+        outcome = (f"error: {check.error}" if check.error
+                   else f"{check.before or '-'} -> {check.after}" if check.moved
+                   else f"unchanged ({check.after or 'unknown'})")
+        click.echo(f"{check.order_id}  {check.flow:<7}  {outcome}"
+                   + ("  settled" if check.settled else ""))
+    sent = process_pending(app, fetch=False).signals
+    left = done.due - len(done.checks)
+    click.echo(f"{len(done.checks)} order(s) checked, "
+               f"{sum(1 for c in done.checks if c.moved)} moved, "
+               f"{sum(1 for c in done.checks if c.error)} failed, {sent} signal(s) sent"
+               + (f"; {left} left for later (per-minute bound reached)" if done.budget_spent
+                  else ""))
 
 
 def _print_event(event: EventRecord) -> None:

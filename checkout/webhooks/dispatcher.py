@@ -3,7 +3,9 @@
 One daemon thread per process and app, started lazily by the first request of any kind (and again
 after a fork, so each gunicorn worker has its own). It wakes when a delivery is stored and every
 ``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds, so events stored by a process that died before
-processing them are picked up by another: claims are in the database, not in this process.
+processing them are picked up by another: claims are in the database, not in this process. Each
+sweep also purges expired sessions (hourly) and asks the upstream about orders whose webhooks were
+lost (:mod:`checkout.webhooks.reconcile`).
 
 :func:`process_pending` does one round synchronously (tests, the CLI, or a cron job when
 ``CHECKOUT_WEBHOOK_BACKGROUND`` is False).
@@ -26,6 +28,7 @@ from ..state import real_app, state_of
 from .dispatch import dispatch_signals
 from .fetch import fetch_due_orders
 from .processing import process_stored_events
+from .reconcile import maybe_reconcile
 
 log = logging.getLogger(__name__)
 
@@ -154,13 +157,20 @@ class Dispatcher:
             self._wake.clear()
             if self._stop.is_set():
                 return
+            round_failed = False
             try:
                 process_pending(app, between_batches=self._give_way)
             except Exception:  # the database may be down; try again later
                 log.exception("webhook dispatcher round failed")
+                round_failed = True
             # The sweep already runs periodically in every process: it also deletes expired
             # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
             maybe_purge(app)
+            # Orders whose webhooks were lost: due ones are asked of the upstream, within this
+            # process's per-minute bound (never raises). A status it stores wakes this thread.
+            # Not while the round above failed: the database is likely down for it too.
+            if not round_failed:
+                maybe_reconcile(app)
             del app
 
 

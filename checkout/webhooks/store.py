@@ -13,6 +13,10 @@
     UNIQUE (order_id, status): the exactly-once guard of ``order_status_changed``. A row is
     inserted in the same transaction as the status move, and doubles as the outbox entry that the
     dispatcher delivers after commit (``state``: pending, dispatching, dispatched, failed).
+``checkout_order_watch``
+    The reconciler's schedule (:mod:`checkout.webhooks.reconcile`): one row per order it has
+    asked the upstream about and not yet seen settled, with its next check time (also the lease
+    that keeps two workers off the same order) and its backoff.
 ``checkout_signal_outbox``
     The other signals waiting for the dispatcher: ``webhook_received`` (one per verified delivery:
     a duplicate's row is written with its acknowledgement; the first delivery's by processing, so
@@ -103,6 +107,19 @@ orders_table = Table(
     Column("fetch_attempts", Integer, nullable=False, default=0),
     Column("fetch_error", Text, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+watch_table = Table(
+    "checkout_order_watch",
+    metadata,
+    Column("order_id", String(128), primary_key=True),
+    Column("flow", String(32), nullable=False),
+    # Not before this time; claiming pushes it a lease ahead (a conditional UPDATE).
+    Column("next_check_at", DateTime(timezone=True), nullable=False, index=True),
+    # Checks in a row that learned nothing new (or failed): the exponent of the backoff.
+    Column("quiet_checks", Integer, nullable=False, default=0),
+    Column("last_checked_at", DateTime(timezone=True), nullable=True),
+    Column("last_error", Text, nullable=True),
 )
 
 signal_log_table = Table(

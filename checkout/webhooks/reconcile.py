@@ -1,0 +1,264 @@
+"""No order stuck in a non-final status: asking the upstream about orders whose webhooks were lost.
+
+Webhooks get lost (a dashboard misconfiguration, an outage longer than the sender's retries). The
+reconciler looks for orders that are not settled for their flow (``Flow.settled_statuses``) and
+whose stored status has not been known current for ``CHECKOUT_RECONCILE_AFTER`` seconds, and asks
+the upstream's get-order endpoint of their flow. Where it learns of them:
+
+* sessions with an ``order_id`` (the order was created here, whether or not a webhook ever came:
+  the watch ends when the expired session is purged);
+* stored orders of the on-ramp and off-ramp flows without such a session, created in the last
+  ``SESSION_LIFETIME`` (webhooks told us of them; older ones are left alone).
+
+What it learns is stored by :func:`checkout.webhooks.orders.fetch_and_store`, the path a status
+page's refresh takes: a status moves only to a newer time (``updatedAt``, or for an on-ramp order
+the time of the fetch; never when a webhook moved the row meanwhile), and ``order_status_changed``
+is owed through the same UNIQUE (order_id, status) guard as webhooks. So a webhook that arrives
+after the reconciler changes nothing it already recorded, and signals nothing twice; there is no
+second path that fires signals.
+
+Each order has its own next check time in ``checkout_order_watch``. Claiming is a conditional
+UPDATE that pushes it a lease ahead, so of several workers one asks. A check that learns nothing
+new (or fails: upstream down, 404) waits ``CHECKOUT_RECONCILE_AFTER`` × 2, 4, 8 ... seconds, at
+most ``CHECKOUT_RECONCILE_MAX_BACKOFF``; a status move starts over. Each process makes at most
+``CHECKOUT_RECONCILE_PER_MINUTE`` calls a minute (0 turns the background reconciler off). It runs
+from the dispatcher thread (a pass per quarter of ``CHECKOUT_RECONCILE_AFTER``, at most 30 s
+apart) and from ``flask checkout orders reconcile``. Logs name the order, never
+a session.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from flask import Flask
+from sqlalchemy import and_, delete, func, not_, or_, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.sql.elements import ColumnElement
+
+from ..errors import UpstreamError
+from ..flows import flow_named
+from ..sessions import SESSION_LIFETIME, sessions_table
+from ..state import real_app, state_of
+from .orders import fetch_and_store, get
+from .store import dialect_insert, orders_table, utcnow, watch_table, write_transaction
+
+log = logging.getLogger(__name__)
+
+FLOWS = ("onramp", "offramp")    # the flows with a get-order endpoint
+LEASE = timedelta(seconds=120)   # longer than the client's own timeouts and retries
+BATCH = 50                       # candidates read per pass
+PASS_INTERVAL_MAX = 30.0         # seconds between two background passes of a process, at most
+
+
+class CallBudget:
+    """At most ``per_minute`` upstream calls in any 60 seconds, in this process (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: deque[float] = deque()
+
+    def take(self, per_minute: int, now: float) -> bool:
+        """True (and one call is counted) when a call is allowed at ``now`` (seconds)."""
+        with self._lock:
+            while self._calls and self._calls[0] <= now - 60.0:
+                self._calls.popleft()
+            if len(self._calls) >= per_minute:
+                return False
+            self._calls.append(now)
+            return True
+
+    def give_back(self, now: float) -> None:
+        """Uncount a call taken at ``now`` that was not made."""
+        with self._lock:
+            try:
+                self._calls.remove(now)
+            except ValueError:
+                pass
+
+
+@dataclass(frozen=True)
+class Check:
+    """One order the reconciler asked about, and what it learned."""
+
+    order_id: str
+    flow: str
+    before: str | None       # the stored status before the check (None: none stored)
+    after: str | None        # after it
+    error: str | None = None
+
+    @property
+    def moved(self) -> bool:
+        return self.error is None and self.after is not None and self.after != self.before
+
+    @property
+    def settled(self) -> bool:
+        return self.after in flow_named(self.flow).settled_statuses
+
+
+@dataclass(frozen=True)
+class Pass:
+    """What one :func:`reconcile` pass did."""
+
+    checks: list[Check]
+    due: int              # orders that were due (some may be left for the budget or another worker)
+    budget_spent: bool    # stopped because the per-minute bound was reached
+
+
+def reconcile(app: Flask, *, older_than: float | None = None, now: datetime | None = None,
+              limit: int = BATCH) -> Pass:
+    """Ask the upstream about due orders (one pass) and store what it says. Never raises for one
+    order's failure; raises if the database cannot be read.
+
+    ``older_than`` overrides ``CHECKOUT_RECONCILE_AFTER``; ``now`` is for tests.
+    """
+    app = real_app(app)
+    state = state_of(app)
+    engine = state.engine
+    now = now or utcnow()
+    after = float(app.config.get("CHECKOUT_RECONCILE_AFTER", 300) if older_than is None
+                  else older_than)
+    per_minute = int(app.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30))
+    forget_finished(engine, now=now)
+    due = due_orders(engine, now=now, after=timedelta(seconds=after), limit=limit)
+    checks: list[Check] = []
+    spent = False
+    for order_id, flow in due:
+        if not state.reconcile_budget.take(per_minute, now.timestamp()):
+            spent = True
+            break
+        quiet_checks = _claim(engine, order_id, flow, now)
+        if quiet_checks is None:
+            state.reconcile_budget.give_back(now.timestamp())
+            continue                      # another worker has it, or it moved meanwhile
+        check = _check(app, order_id, flow)
+        checks.append(check)
+        _schedule(app, engine, check, quiet_checks, after, now)
+    return Pass(checks=checks, due=len(due), budget_spent=spent)
+
+
+def maybe_reconcile(app: Flask) -> Pass | None:
+    """One pass from the dispatcher thread, unless turned off. Never raises."""
+    if int(app.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30)) <= 0:
+        return None
+    # Every sweep would read the sessions and orders tables every few seconds in every worker;
+    # a pass per quarter of CHECKOUT_RECONCILE_AFTER (at most 30 s apart) finds orders in time.
+    after = float(app.config.get("CHECKOUT_RECONCILE_AFTER", 300))
+    if not state_of(app).reconcile_schedule.due(min(max(after / 4, 1e-3), PASS_INTERVAL_MAX)):
+        return None
+    try:
+        return reconcile(app)
+    except Exception:  # the database may be down; try again next sweep
+        log.exception("order reconciliation pass failed")
+        return None
+
+
+def due_orders(engine: Engine, *, now: datetime, after: timedelta,
+               limit: int = BATCH) -> list[tuple[str, str]]:
+    """(order_id, flow) of orders not settled, not known current for ``after``, and due."""
+    s, o, w = sessions_table.c, orders_table.c, watch_table.c
+    quiet_since = now - after
+    due: ColumnElement[bool] = or_(w.order_id.is_(None), w.next_check_at <= now)
+    with engine.connect() as conn:
+        from_sessions = conn.execute(
+            select(s.order_id, s.flow)
+            .select_from(sessions_table
+                         .outerjoin(orders_table, o.order_id == s.order_id)
+                         .outerjoin(watch_table, w.order_id == s.order_id))
+            .where(s.order_id.is_not(None), s.flow.in_(FLOWS),
+                   or_(o.order_id.is_(None), not_(_settled(s.flow, o.status))),
+                   func.coalesce(o.refreshed_at, s.updated_at) <= quiet_since, due)
+            .order_by(func.coalesce(w.next_check_at, s.updated_at))
+            .limit(limit)).all()
+        has_session = select(s.order_id).where(s.order_id == o.order_id).exists()
+        from_orders = conn.execute(
+            select(o.order_id, o.flow)
+            .select_from(orders_table.outerjoin(watch_table, w.order_id == o.order_id))
+            .where(o.flow.in_(FLOWS), not_(_settled(o.flow, o.status)),
+                   o.refreshed_at <= quiet_since, o.created_at > now - SESSION_LIFETIME,
+                   not_(has_session), due)
+            .order_by(func.coalesce(w.next_check_at, o.refreshed_at))
+            .limit(limit)).all()
+    seen: set[str] = set()
+    found: list[tuple[str, str]] = []
+    for order_id, flow in [*from_sessions, *from_orders]:
+        if order_id not in seen:
+            seen.add(order_id)
+            found.append((str(order_id), str(flow)))
+    return found[:limit]
+
+
+def forget_finished(engine: Engine, *, now: datetime) -> int:
+    """Delete schedules no longer needed: the order settled (a webhook may have done it), or it
+    is no longer watched (its session purged, its stored order too old). Returns how many."""
+    s, o, w = sessions_table.c, orders_table.c, watch_table.c
+    settled = select(o.order_id).where(_settled(o.flow, o.status))
+    has_session = select(s.order_id).where(s.order_id == w.order_id).exists()
+    recent_order = select(o.order_id).where(o.order_id == w.order_id,
+                                            o.created_at > now - SESSION_LIFETIME).exists()
+    with write_transaction(engine) as conn:
+        result = conn.execute(delete(watch_table).where(
+            or_(w.order_id.in_(settled), and_(not_(has_session), not_(recent_order)))))
+    return int(result.rowcount or 0)
+
+
+def _settled(flow: ColumnElement[str | None], status: ColumnElement[str | None]
+             ) -> ColumnElement[bool]:
+    return or_(*(and_(flow == name, status.in_(sorted(flow_named(name).settled_statuses)))
+                 for name in FLOWS))
+
+
+def _claim(engine: Engine, order_id: str, flow: str, now: datetime) -> int | None:
+    """Take the order for one check: its quiet checks so far, or None if not ours now."""
+    w = watch_table.c
+    with write_transaction(engine) as conn:
+        inserted = conn.execute(
+            dialect_insert(conn.dialect.name, watch_table)
+            .values(order_id=order_id, flow=flow, next_check_at=now + LEASE, quiet_checks=0)
+            .on_conflict_do_nothing(index_elements=["order_id"])
+            .returning(w.quiet_checks)).first()
+        if inserted is not None:
+            return 0
+        claimed = conn.execute(
+            update(watch_table).where(w.order_id == order_id, w.next_check_at <= now)
+            .values(next_check_at=now + LEASE).returning(w.quiet_checks)).first()
+    return int(claimed.quiet_checks) if claimed is not None else None
+
+
+def _check(app: Flask, order_id: str, flow: str) -> Check:
+    engine = state_of(app).engine
+    seen = get(engine, order_id)
+    before = seen.status if seen is not None else None
+    try:
+        stored = fetch_and_store(app, order_id, flow, seen=seen)
+    except UpstreamError as exc:
+        log.warning("reconciling order %s (%s) failed: %r", order_id, flow, exc)
+        return Check(order_id, flow, before, before, error=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # never let one order stop the pass
+        log.exception("reconciling order %s (%s) crashed", order_id, flow)
+        return Check(order_id, flow, before, before, error=f"{type(exc).__name__}: {exc}")
+    after = stored.status if stored is not None else None
+    if after != before:
+        log.info("reconciled order %s (%s): %s -> %s", order_id, flow, before, after)
+    return Check(order_id, flow, before, after)
+
+
+def _schedule(app: Flask, engine: Engine, check: Check, quiet_checks: int, after: float,
+              now: datetime) -> None:
+    w = watch_table.c
+    with write_transaction(engine) as conn:
+        if check.settled:
+            conn.execute(delete(watch_table).where(w.order_id == check.order_id))
+            return
+        quiet = 0 if check.moved else min(quiet_checks + 1, 40)   # 2 ** 40: capped long before
+        cap = float(app.config.get("CHECKOUT_RECONCILE_MAX_BACKOFF", 3600))
+        wait = min(max(after, 1e-3) * 2.0 ** quiet, cap)
+        if check.error is None and check.moved:
+            wait = min(after, cap)
+        conn.execute(update(watch_table).where(w.order_id == check.order_id)
+                     .values(next_check_at=now + timedelta(seconds=wait), quiet_checks=quiet,
+                             last_checked_at=now, last_error=check.error))
+
