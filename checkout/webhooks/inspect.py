@@ -14,7 +14,7 @@ has them, for the operator who asked about that one order).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -152,7 +152,7 @@ def list_orders(client: UpstreamClient, engine: Engine, families: Sequence[str],
             break
     stored = stored_statuses(engine, [row.id for row in rows])
     return [row if stored.get(row.id) in (None, row.status)
-            else OrderRow(**{**row.__dict__, "stored_status": stored[row.id]}) for row in rows]
+            else replace(row, stored_status=stored[row.id]) for row in rows]
 
 
 def stored_statuses(engine: Engine, order_ids: Sequence[str]) -> dict[str, str]:

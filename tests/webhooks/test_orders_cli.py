@@ -199,3 +199,11 @@ def test_upstream_down_is_one_clean_line(app, monkeypatch):
         assert result.output.startswith("Error: the upstream failed")
         assert "connection refused" in result.output and len(result.output.splitlines()) == 1
         assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_legacy_status_filter_matches_either_half(app, orders):
+    rows = _json(app, "--flow", "legacy")
+    buy = rows[0]["status"].split("/")[0]
+    kept = _json(app, "--flow", "legacy", "--status", buy)
+    assert rows[0]["id"] in {r["id"] for r in kept}
+    assert all(r["status"].split("/")[0] == buy for r in kept)
