@@ -1,17 +1,24 @@
 """``flask checkout webhooks list | show ID | replay ID | process`` and ``flask checkout orders
-reconcile``. Prints no secret: the webhook secret is never stored, and x-signature (derived from
-the body) is not one."""
+reconcile | list | show ID``. Prints no secret: the webhook secret is never stored, and x-signature
+(derived from the body) is not one; upstream errors print their message, never the credentials."""
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
+from datetime import timedelta
+from typing import Any
 
 import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from ..state import real_app
+from ..errors import UpstreamError
+from ..state import real_app, state_of
 from .admin import EventRecord, find_event, recent_events, replay
 from .dispatcher import process_pending
+from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
 from .reconcile import reconcile
 
 webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
@@ -67,7 +74,8 @@ def process_command() -> None:
                f"{done.fetches} full order(s) fetched")
 
 
-orders_cli = AppGroup("orders", help="Orders: ask the upstream about those whose webhooks were lost.")
+orders_cli = AppGroup("orders", help="Orders: list and show them; ask the upstream about those "
+                                     "whose webhooks were lost.")
 
 
 @orders_cli.command("reconcile")
@@ -94,6 +102,127 @@ def reconcile_command(older_than: float | None, limit: int) -> None:
                f"{sum(1 for c in done.checks if c.error)} failed, {sent} signal(s) sent"
                + (f"; {left} left for later (per-minute bound reached)" if done.budget_spent
                   else ""))
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+class Duration(click.ParamType[timedelta]):
+    """``90s``, ``30m``, ``2h``, ``3d``, ``1w``."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> timedelta:
+        if isinstance(value, timedelta):
+            return value
+        match = _DURATION.match(str(value))
+        if not match:
+            self.fail(f"{value!r} is not a duration like 30m, 2h or 3d", param, ctx)
+        return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])
+
+
+def _upstream_failed(exc: UpstreamError) -> click.ClickException:
+    # One line, no traceback; the message names the call, never the credentials.
+    where = f" ({exc.method} {exc.path})" if exc.method and exc.path else ""
+    status = f" HTTP {exc.status}" if exc.status else ""
+    return click.ClickException(f"the upstream failed{where}:{status} {exc.message}".rstrip())
+
+
+@orders_cli.command("list")
+@click.option("--flow", type=click.Choice([*FAMILIES, "all"]), default="all", show_default=True,
+              help="onramp, offramp (both variants) or legacy (the pay-widget family)")
+@click.option("--status", "statuses", multiple=True,
+              help="keep orders in this status (repeatable; legacy: buy swap or withdrawal status)")
+@click.option("--older-than", type=Duration(), help="created at least this long ago: 30m, 2h, 3d")
+@click.option("--newer-than", type=Duration(), help="created at most this long ago: 30m, 2h, 3d")
+@click.option("--order-params", help="only the order with this orderParams (your reference)")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True)
+@click.option("--limit", type=click.IntRange(1, 100_000), default=200, show_default=True,
+              help="orders printed at most")
+@click.option("--page-size", type=click.IntRange(1, 100), default=100, show_default=True,
+              help="orders asked of the upstream per page")
+def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timedelta | None,
+                        newer_than: timedelta | None, order_params: str | None, fmt: str,
+                        limit: int, page_size: int) -> None:
+    """Every order the upstream has (each family's list walked by cursor, newest first), one row
+    each: id, flow, variant, status, storedStatus (the checkout's, when it differs), amount,
+    currency, asset, network, orderParams, createdAt, updatedAt. User emails and phone numbers are
+    never printed here (``orders show ID`` prints the upstream's full order, which has them)."""
+    app = real_app(current_app)
+    state = state_of(app)
+    wanted = ListFilter(frozenset(statuses), older_than, newer_than, order_params)
+    families = FAMILIES if flow == "all" else (flow,)
+    try:
+        rows = [row.as_dict() for row in list_orders(state.upstream, state.engine, families,
+                                                      wanted, limit=limit, page_size=page_size)]
+    except UpstreamError as exc:
+        raise _upstream_failed(exc) from None
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    elif fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=ROW_KEYS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        click.echo(out.getvalue(), nl=False)
+    elif not rows:
+        click.echo("no orders")
+    else:
+        widths = {"id": 26, "flow": 7, "variant": 7, "status": 24, "storedStatus": 20,
+                  "amount": 12, "currency": 8, "asset": 6, "network": 9, "orderParams": 20,
+                  "createdAt": 25, "updatedAt": 25}
+        click.echo("  ".join(f"{key.upper():<{widths[key]}}" for key in ROW_KEYS).rstrip())
+        for row in rows:
+            click.echo("  ".join(f"{_cut(row[key], widths[key]):<{widths[key]}}"
+                                 for key in ROW_KEYS).rstrip())
+
+
+@orders_cli.command("show")
+@click.argument("order_id")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+def show_order_command(order_id: str, fmt: str) -> None:
+    """One order: the checkout's stored status, the upstream's full order (asked in each family
+    until one knows it; includes the user's contact details), the webhook deliveries for it and
+    the signals fired. Exits 1 when neither the checkout nor the upstream knows the order."""
+    app = real_app(current_app)
+    state = state_of(app)
+    try:
+        report = order_report(state.upstream, state.engine, order_id)
+    except UpstreamError as exc:
+        raise _upstream_failed(exc) from None
+    if not report.found:
+        raise click.ClickException(f"no order {order_id} (not stored, not known upstream)")
+    if fmt == "json":
+        click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str))
+        return
+    click.echo(f"order {order_id}")
+    stored = report.stored
+    if stored:
+        click.echo(f"  stored      {stored['status']} ({stored['flow'] or '-'}, from "
+                   f"{stored['status_source']}, updatedAt {stored['status_updated_at'] or '-'}, "
+                   f"previous {stored['previous_status'] or '-'})")
+    else:
+        click.echo("  stored      -")
+    click.echo(f"  upstream    {report.family or 'not found'}")
+    click.echo("deliveries:")
+    if not report.deliveries:
+        click.echo("  none")
+    for d in report.deliveries:
+        click.echo(f"  event {d['id']}  received {d['received_at']}  {d['event_type'] or '-'}  "
+                   f"{d['status'] or '-'}  {d['state']}"
+                   + (f" ({d['outcome']})" if d["outcome"] else "")
+                   + f"  {d['duplicates']} duplicate(s)"
+                   + (f"  error: {d['error']}" if d["error"] else ""))
+    click.echo("signals:")
+    for s in report.signals or [{"signal": "none"}]:
+        click.echo("  " + ", ".join(f"{k}={v}" for k, v in s.items() if v is not None))
+    click.echo("upstream order:")
+    click.echo(json.dumps(report.upstream, indent=2, ensure_ascii=False, default=str)
+               if report.upstream is not None else "  -")
 
 
 def _print_event(event: EventRecord) -> None:
