@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import logging
 
+import pytest
+
 from checkout.errors import UpstreamUnavailable
 from checkout.state import get_state
 
 
-def test_upstream_error_on_a_session_page_logs_the_route_not_the_session_id(flow, monkeypatch,
-                                                                            caplog):
+@pytest.fixture
+def upstream_down_at_pay(flow, monkeypatch):
+    """An order at its pay page, whose status the upstream can no longer give (a logged error)."""
     flow.to_pay("manual")
     with flow.app.app_context():
         client = get_state().upstream
@@ -17,6 +20,12 @@ def test_upstream_error_on_a_session_page_logs_the_route_not_the_session_id(flow
         raise UpstreamUnavailable("connection refused")
 
     monkeypatch.setattr(client, "onramp_order", unavailable)
+    return flow
+
+
+def test_upstream_error_on_a_session_page_logs_the_route_not_the_session_id(upstream_down_at_pay,
+                                                                            caplog):
+    flow = upstream_down_at_pay
     caplog.set_level(logging.DEBUG)
     caplog.clear()
     assert flow.get("/pay").status_code == 502
@@ -29,15 +38,8 @@ def test_upstream_error_on_a_session_page_logs_the_route_not_the_session_id(flow
         assert flow.session_id not in repr(record.args)
 
 
-def test_every_log_line_of_a_request_carries_its_request_id(flow, monkeypatch, caplog):
-    flow.to_pay("manual")
-    with flow.app.app_context():
-        client = get_state().upstream
-
-    def unavailable(**kwargs):
-        raise UpstreamUnavailable("connection refused")
-
-    monkeypatch.setattr(client, "onramp_order", unavailable)
+def test_every_log_line_of_a_request_carries_its_request_id(upstream_down_at_pay, caplog):
+    flow = upstream_down_at_pay
     caplog.set_level(logging.DEBUG)
     ids = []
     for _ in range(2):
