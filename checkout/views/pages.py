@@ -52,6 +52,10 @@ def _session_id_in_path() -> str | None:
 
 def default_retry_url() -> str | None:
     """Where "Try again" goes: the page the user was on, else the session's page."""
+    if g.get("checkout_order_view") is not None:
+        # The order view (checkout.capabilities) knows the session but must never name it: try
+        # the order view's own address again.
+        return request.full_path.rstrip("?") if request.method == "GET" else None
     if is_htmx():
         current = _same_origin(request.headers.get("HX-Current-URL"))
         if current:

@@ -79,3 +79,27 @@ def test_the_order_view_speaks_the_session_s_language(flow):
     flow.to_pay("redirect")
     html = flow.client.get(order_view_path(flow)).get_data(as_text=True)
     assert '<html lang="fr"' in html and "Votre commande" in html
+
+
+def test_when_the_upstream_fails_the_order_view_s_error_page_names_no_session(app, flow,
+                                                                              monkeypatch):
+    """Its "Try again" goes to the order view again: the session's page would hand the holder of
+    the return address the session id."""
+    from checkout import order_status
+    from checkout.errors import UpstreamUnavailable
+
+    flow.to_pay("redirect")
+    path = order_view_path(flow)
+
+    def unavailable(*args, **kwargs):
+        raise UpstreamUnavailable("connection refused", method="GET", path="/api/onramp/order")
+
+    monkeypatch.setattr(order_status, "current", unavailable)
+    for url, headers in ((path, {}), (f"{path}/live", {}),
+                         (f"{path}/live", {"HX-Request": "true", "HX-Current-URL":
+                                           f"http://shop.test/checkout/s/{flow.session_id}/"})):
+        response = flow.client.get(url, headers=headers)
+        html = response.get_data(as_text=True)
+        assert response.status_code in (200, 502), url
+        assert "Try again" in html or "try again" in html
+        assert flow.session_id not in html and flow.csrf not in html, url
