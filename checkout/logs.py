@@ -51,8 +51,10 @@ _SECRETS = re.compile(
 )
 
 # Request headers whose whole value is a credential (gunicorn atoms "{name}i", lower case).
+# X-Checkout-Session: htmx sends the bare session id in it, with no "/s/" for the pattern to see.
 _SECRET_ATOMS = frozenset(
-    "{" + name + "}i" for name in ("x-checkout-csrf", "authorization", "proxy-authorization", "cookie")
+    "{" + name + "}i" for name in ("x-checkout-csrf", "x-checkout-session", "authorization",
+                                   "proxy-authorization", "cookie")
 )
 
 

@@ -104,10 +104,12 @@ def test_gunicorn_access_records_are_masked_in_every_atom():
     environ = session_environ(f"/checkout/s/{SESSION_ID}/wallet", f"csrf_token={CSRF}")
     headers = [("Referer", f"https://pay.example/checkout/launch?token={LAUNCH_TOKEN}"),
                ("X-Checkout-CSRF", CSRF), ("Cookie", "host_session=abc"),
-               ("User-Agent", "Mozilla/5.0")]
+               # htmx sends the bare session id here (no "/s/" before it)
+               ("X-Checkout-Session", SESSION_ID), ("User-Agent", "Mozilla/5.0")]
     atoms = SafeAtoms(gunicorn_atoms(environ, headers))
     fmt = ('%(h)s "%(r)s" %(s)s "%(f)s" "%({user-agent}i)s" %(U)s %(q)s %({referer}i)s '
-           '%({x-checkout-csrf}i)s %({cookie}i)s %({raw_uri}e)s %({nothere}i)s')
+           '%({x-checkout-csrf}i)s %({x-checkout-session}i)s %({cookie}i)s %({raw_uri}e)s '
+           '%({nothere}i)s')
     rec = logging.getLogger("gunicorn.access").makeRecord(
         "gunicorn.access", logging.INFO, __file__, 1, fmt, (atoms,), None)
     assert isinstance(rec.args, SafeAtoms)
