@@ -268,7 +268,8 @@ def _normalise(name: str, value: Any, flow: str) -> Any:
     """One claim's value in the form the session stores, or LaunchTokenError."""
     if name == "amount":
         return _amount(value)
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not storable(value):
+        # No claim may carry a NUL, a lone surrogate or a control character (checkout.inputs).
         raise refused(BAD_CLAIMS, f"{name} is not valid")
     checks: dict[str, tuple[re.Pattern[str], Any]] = {
         "network": (_CODE, str.upper), "asset": (_CODE, str.upper),

@@ -125,9 +125,10 @@ def test_a_launch_amount_is_bounded_in_size_and_places(app, client, amount, acce
     assert len(page.get_data()) < 100_000
 
 
-@pytest.mark.parametrize("claim", ["orderParams", "memo"])
+@pytest.mark.parametrize("claim", ["orderParams", "memo", "email", "address"])
 def test_a_launch_claim_no_database_stores_is_refused(app, client, claim):
-    extra = {claim: "ref\x00" if claim == "orderParams" else "m\x1b"}
+    extra = {claim: {"orderParams": "ref\x00", "memo": "m\x1b", "email": "a\x00b@shop.test",
+                     "address": "0xab\x00cd"}[claim]}
     if claim == "memo":
         extra.update(network="STELLAR")
     token = sign(app, json.loads(json.dumps(claims(**extra))))
