@@ -56,11 +56,19 @@ def public_base() -> str | None:
     if not has_request_context():
         return None
     # With TRUSTED_HOSTS, Flask has already refused a request whose Host is not in it.
-    if app.config.get("TRUSTED_HOSTS") or is_loopback_host(request.host.rsplit(":", 1)[0]
-                                                           .strip("[]")):
+    if app.config.get("TRUSTED_HOSTS") or is_loopback_host(_hostname(request.host)):
         return request.host_url.rstrip("/")
     _warn_once(app)
     return None
+
+
+def _hostname(host: str) -> str | None:
+    """The host name of a ``Host`` header, without its port (``[::1]:5000`` and ``[::1]`` are
+    both ``::1``); None when it does not parse."""
+    try:
+        return urlsplit("//" + host).hostname
+    except ValueError:
+        return None
 
 
 def external_url(endpoint: str, **values: Any) -> str | None:

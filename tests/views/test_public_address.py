@@ -89,7 +89,8 @@ def test_with_trusted_hosts_another_host_is_refused_and_a_trusted_one_is_used(co
     assert f"http://pay.shop.example/checkout/s/{flow.session_id}/" in html
 
 
-@pytest.mark.parametrize("host", ["localhost:5000", "127.0.0.1:8000", "[::1]:5000"])
+@pytest.mark.parametrize("host", ["localhost:5000", "127.0.0.1:8000", "[::1]:5000", "[::1]",
+                                  "localhost"])
 def test_on_a_developer_s_own_machine_the_loopback_host_is_used(config, host):
     config.pop("SERVER_NAME")
     app = on_host(make_app(dict(config)), host)
