@@ -73,6 +73,8 @@ def test_a_query_or_a_form_with_what_no_database_stores_is_refused_and_nothing_s
                            data={"csrf_token": token, "address": value, "email": value})
     assert response.status_code == 400
     assert "Your request could not be understood" in response.get_data(as_text=True)
+    # A way back to the session's page, to type it again: never a dead end in the frame.
+    assert f'href="/checkout/s/{sid}/">Try again</a>' in response.get_data(as_text=True)
     with app.app_context():
         after = get_state().sessions.get(sid)
     assert after.version == before.version and after.data == before.data

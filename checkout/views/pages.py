@@ -91,9 +91,14 @@ def handle_http_error(exc: HTTPException) -> Response:
             "This checkout was not found or has expired. Please go back to the shop and start "
             "again."), title=gettext("Checkout not found"), use_default_retry=False)
     if isinstance(exc, UnreadableInput):
-        # No "Try again": the address or form itself is what cannot be read.
+        # Never back to the address itself (it is what cannot be read): a form of a session
+        # found goes back to the session's page, where the user can type it again.
+        session = g.get("checkout_session")
+        back = url_for("checkout.flow", session_id=session.id) \
+            if session is not None and g.get("checkout_order_view") is None else None
         return render_error(400, gettext("Your request could not be understood."),
-                            title=gettext("Please try again"), use_default_retry=False)
+                            title=gettext("Please try again"), retry_url=back,
+                            use_default_retry=False)
     if isinstance(exc, CSRFError):
         return render_error(400, gettext(
             "We could not verify that this request came from this checkout page. Please "
