@@ -201,17 +201,25 @@ def test_call_budget_is_a_sliding_minute():
         [True, True, False, False, True, True, False]
 
 
-def test_two_workers_do_not_ask_about_the_same_order(webhook_config, fake_upstream, app):
-    other = make_app(dict(webhook_config))
+def assert_a_second_worker_makes_no_call(app, config, upstream, order_id: str) -> list:
+    """While ``app`` asks about ``order_id``, a second app on the same database runs its own
+    pass: it must find the order claimed and ask nothing. Returns the first app's checks."""
+    other = make_app(dict(config))
     other_upstream = FakeUpstream()
     other.extensions["checkout"].upstream = other_upstream
-    _session_with_order(app, "onramp", "ord_shared")
-    fake_upstream.orders["ord_shared"] = {"id": "ord_shared", "status": "pending"}
+    _session_with_order(app, "onramp", order_id)
+    upstream.orders[order_id] = {"id": order_id, "status": "pending"}
     seen_by_other: list = []
-    # While this worker is asking, the other one runs its own pass.
-    fake_upstream.during_fetch = lambda: seen_by_other.append(reconcile(other, older_than=0))
-    assert len(reconcile(app, older_than=0).checks) == 1
+    upstream.during_fetch = lambda: seen_by_other.append(reconcile(other, older_than=0))
+    checks = reconcile(app, older_than=0).checks
     assert seen_by_other[0].checks == [] and other_upstream.calls == []
+    return checks
+
+
+def test_two_workers_do_not_ask_about_the_same_order(webhook_config, fake_upstream, app):
+    checks = assert_a_second_worker_makes_no_call(app, webhook_config, fake_upstream,
+                                                  "ord_shared")
+    assert len(checks) == 1
 
 
 def test_the_cli_checks_due_orders_once_and_sends_the_signals(app, recorder, fake_upstream):
@@ -252,15 +260,8 @@ def test_on_postgresql_the_reconciler_and_late_webhooks_agree(webhook_config, po
     recorder = Recorder(app)
     try:
         test_a_late_webhook_after_the_reconciler_changes_nothing(app, Receiver(app), recorder, fake)
-        other = make_app(dict(webhook_config))
-        other_upstream = FakeUpstream()
-        other.extensions["checkout"].upstream = other_upstream
-        _session_with_order(app, "onramp", "ord_pg")
-        fake.orders["ord_pg"] = {"id": "ord_pg", "status": "pending"}
-        seen_by_other: list = []
-        fake.during_fetch = lambda: seen_by_other.append(reconcile(other, older_than=0))
-        assert [c.after for c in reconcile(app, older_than=0).checks] == ["payout_pending"]
-        assert seen_by_other[0].checks == [] and other_upstream.calls == []
+        checks = assert_a_second_worker_makes_no_call(app, webhook_config, fake, "ord_pg")
+        assert [c.after for c in checks] == ["payout_pending"]
     finally:
         recorder.disconnect()
         app.extensions["checkout"].engine.dispose()
