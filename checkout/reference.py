@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -37,12 +38,21 @@ class _Entry:
 
 
 class TTLCache:
-    """A small thread-safe cache; one loader runs per key at a time (no stampede on expiry)."""
+    """A small thread-safe cache; one loader runs per key at a time (no stampede on expiry).
 
-    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+    ``max_entries`` bounds it (the least recently used go first): for keys without end, such as
+    the live prices of every amount typed (checkout.journey.quote_cache). ``stale_factor``: how
+    many TTLs an entry may still be served for when its reload fails upstream (reference data);
+    0 never serves one (a price must not outlive its few seconds).
+    """
+
+    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic, *,
+                 max_entries: int | None = None, stale_factor: float = STALE_FACTOR) -> None:
         self.ttl = float(ttl)
         self.clock = clock
-        self._entries: dict[Hashable, _Entry] = {}
+        self.max_entries = max_entries
+        self.stale_factor = stale_factor
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._key_locks: dict[Hashable, threading.Lock] = {}
 
@@ -51,16 +61,19 @@ class TTLCache:
             return self._key_locks.setdefault(key, threading.Lock())
 
     def _fresh(self, key: Hashable) -> _Entry | None:
-        entry = self._entries.get(key)
-        if entry is not None and self.clock() - entry.fetched_at < self.ttl:
-            return entry
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and self.clock() - entry.fetched_at < self.ttl:
+                self._entries.move_to_end(key)
+                return entry
         return None
 
     def get(self, key: Hashable, load: Callable[[], T]) -> T:
         entry = self._fresh(key)
         if entry is not None:
             return cast(T, entry.value)     # a key holds what its loader returns
-        with self._key_lock(key):
+        gate = self._key_lock(key)
+        with gate:
             entry = self._fresh(key)          # another thread may have loaded it meanwhile
             if entry is not None:
                 return cast(T, entry.value)
@@ -68,12 +81,22 @@ class TTLCache:
                 value = load()
             except UpstreamError:
                 stale = self._entries.get(key)
-                if stale is not None and self.clock() - stale.fetched_at < self.ttl * STALE_FACTOR:
+                if stale is not None and \
+                        self.clock() - stale.fetched_at < self.ttl * self.stale_factor:
                     log.warning("reference data refresh failed; serving the cached copy: %s",
                                 key[0] if isinstance(key, tuple) else key)
                     return cast(T, stale.value)
                 raise
-            self._entries[key] = _Entry(value, self.clock())
+            finally:
+                with self._lock:
+                    # Loaded or failed, the gate's work is done: keys never pile up here.
+                    if self._key_locks.get(key) is gate:
+                        del self._key_locks[key]
+            with self._lock:
+                self._entries[key] = _Entry(value, self.clock())
+                self._entries.move_to_end(key)
+                while self.max_entries is not None and len(self._entries) > self.max_entries:
+                    self._entries.popitem(last=False)
             return value
 
     def clear(self) -> None:

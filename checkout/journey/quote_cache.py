@@ -11,20 +11,21 @@ ever share a ``quoteId``.
 
 Keyed by merchant (the upstream's address and client id, as a digest), flow and the normalised
 parameters (``quotes.normalise``: "5000" and "5000.00" are one ask): two merchants or two amounts
-never share an entry. Bounded (least recently used entries go first) and thread-safe; callers that
-ask for the same key while it is being fetched wait for that one call rather than make their own.
-Failures are not kept: the next ask tries again (an upstream 429 is held back by the client's own
-wait list, see ``checkout.upstream.transport``).
+never share an entry. Kept in the project's one small cache (``checkout.reference.TTLCache``),
+bounded (least recently used entries go first) and thread-safe; callers that ask for the same
+key while it is being fetched wait for that one call rather than make their own. Failures are not
+kept, and no stale price is ever served: the next ask tries again (an upstream 429 is held back
+by the client's own wait list, see ``checkout.upstream.transport``).
 """
 from __future__ import annotations
 
 import copy
 import hashlib
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
+
+from ..reference import TTLCache
 
 __all__ = ["QuoteCache", "merchant_key"]
 
@@ -44,11 +45,8 @@ class QuoteCache:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds = float(seconds)
         self.merchant = merchant
-        self.max_entries = max_entries
-        self.clock = clock
-        self._entries: OrderedDict[Key, tuple[float, Record]] = OrderedDict()
-        self._fetching: dict[Key, threading.Lock] = {}
-        self._lock = threading.Lock()
+        self._cache = TTLCache(self.seconds, clock, max_entries=max_entries, stale_factor=0)
+        self._entries = self._cache._entries        # what is kept (the tests count it)
 
     def key(self, flow: str, params: Mapping[str, Any]) -> Key:
         return (self.merchant, flow, tuple(sorted((k, str(v)) for k, v in params.items()
@@ -59,43 +57,7 @@ class QuoteCache:
         ``fetch()``'s (kept for the next asks). A copy: callers may change it freely."""
         if self.seconds <= 0:
             return fetch()
-        key = self.key(flow, params)
-        with self._lock:
-            kept = self._fresh(key)
-            if kept is not None:
-                return copy.deepcopy(kept)
-            gate = self._fetching.setdefault(key, threading.Lock())
-        with gate:
-            # Whoever held the gate before us may have fetched it meanwhile.
-            with self._lock:
-                kept = self._fresh(key)
-            if kept is not None:
-                return copy.deepcopy(kept)
-            try:
-                record = fetch()
-                with self._lock:
-                    self._entries[key] = (self.clock() + self.seconds, record)
-                    self._entries.move_to_end(key)
-                    while len(self._entries) > self.max_entries:
-                        self._entries.popitem(last=False)
-            finally:
-                with self._lock:
-                    if self._fetching.get(key) is gate:
-                        del self._fetching[key]
-            return copy.deepcopy(record)
-
-    def _fresh(self, key: Key) -> Record | None:
-        """The kept record while it is young enough (call with the lock held)."""
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        expires, record = entry
-        if expires <= self.clock():
-            del self._entries[key]
-            return None
-        self._entries.move_to_end(key)
-        return record
+        return copy.deepcopy(self._cache.get(self.key(flow, params), fetch))
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._cache.clear()
