@@ -40,6 +40,13 @@ class SessionNotFound(NotFound):
     description = "session-not-found"
 
 
+class OrderViewNotFound(SessionNotFound):
+    """An order view address (checkout.capabilities) that opens no order: its holder may have
+    paid already, so the page never says to start again."""
+
+    description = "order-view-not-found"
+
+
 class CSRFError(BadRequest):
     """A POST without the session's anti-forgery token (a friendly 400 page)."""
 

@@ -26,7 +26,7 @@ from ..htmx import add_vary, is_htmx, render
 from ..inputs import is_session_id
 from ..state import get_state
 from ..upstream.transport import RATE_LIMIT_WAIT
-from .context import CSRFError, SessionNotFound, UnreadableInput
+from .context import CSRFError, OrderViewNotFound, SessionNotFound, UnreadableInput
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +86,12 @@ def render_error(status: int, message: str, *, title: str | None = None,
 
 def handle_http_error(exc: HTTPException) -> Response:
     status = exc.code or 500
+    if isinstance(exc, OrderViewNotFound):
+        # Its holder is back from a payment page: "start again" could make a second payment.
+        return render_error(404, gettext(
+            "This checkout was not found or has expired. If you have paid, your payment is not "
+            "lost: go back to the shop to see your order."),
+            title=gettext("Checkout not found"), use_default_retry=False)
     if isinstance(exc, SessionNotFound):
         return render_error(404, gettext(
             "This checkout was not found or has expired. Please go back to the shop and start "

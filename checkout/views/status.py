@@ -29,7 +29,7 @@ from ..public_address import external_url
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
 from ..urls import safe_external_url
-from .context import SessionNotFound, load_session, session_route
+from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
 from .journey import pages_of
 
 POLL = "every 3s"
@@ -175,9 +175,14 @@ def payment_return(session: CheckoutSession) -> Response:
 
 def _order_view_session(token: str) -> CheckoutSession:
     """The session an order view token opens (set up for the locale and money formats like
-    any session page), or the friendly 404."""
-    session = load_session(session_id_of(token) or "")
+    any session page), or the order view's own 404."""
+    try:
+        session = load_session(session_id_of(token) or "")
+    except SessionNotFound:
+        raise OrderViewNotFound() from None
     g.checkout_order_view = OrderView(session)
+    if not session.order_id:
+        raise OrderViewNotFound()
     return session
 
 
@@ -195,8 +200,6 @@ def order_view(token: str) -> Response:
     """Back from a payment provider's page, by the address the provider was given: the order's
     status and the way back to the shop."""
     session = _order_view_session(token)
-    if not session.order_id:
-        raise SessionNotFound()
     return render("checkout/status/return.html", "checkout/status/_status.html",
                   step="status", **_order_view_context(session, token))
 
@@ -204,8 +207,6 @@ def order_view(token: str) -> Response:
 def order_view_live(token: str) -> Response:
     """The order view's status block alone, for polling."""
     session = _order_view_session(token)
-    if not session.order_id:
-        raise SessionNotFound()
     return render("checkout/status/_live.html", "checkout/status/_live.html",
                   **_order_view_context(session, token))
 

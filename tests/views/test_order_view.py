@@ -62,6 +62,9 @@ def test_a_forged_altered_or_foreign_token_opens_nothing(app, flow):
         response = flow.client.get(f"/checkout/o/{bad}")
         assert response.status_code == 404, bad
         assert "This checkout was not found" in response.get_data(as_text=True)
+        # Back from a payment page: never told to start again (a second payment).
+        assert "your payment is not lost" in response.get_data(as_text=True)
+        assert "start again" not in response.get_data(as_text=True)
     assert flow.client.get(f"/checkout/o/{flipped}/live").status_code == 404
     # Only GET: it shows, it never acts.
     assert flow.client.post(path).status_code == 405
