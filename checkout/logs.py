@@ -1,10 +1,10 @@
 """Log lines without secrets, and one request id on every line of a request.
 
-* :class:`MaskSecretsFilter` rewrites a record's message and arguments so that no session id
-  (``/s/<id>``), order view token (``/o/<token>``), launch token or other JWT, ``*token=`` query
-  value (``token``, ``csrf_token``) or credential header reaches a log. Each becomes
-  ``[masked:<12 hex>]``, the first characters of the value's sha256: the same value always gets the
-  same hint, and a session's hint is its name in the checkout's own log lines
+* :class:`MaskSecretsFilter` rewrites a record's message, arguments and traceback so that no
+  session id (``/s/<id>``), order view token (``/o/<token>``), launch token or other JWT,
+  ``*token=`` query value (``token``, ``csrf_token``) or credential header reaches a log. Each
+  becomes ``[masked:<12 hex>]``, the first characters of the value's sha256: the same value always
+  gets the same hint, and a session's hint is its name in the checkout's own log lines
   (``checkout.journey.creation.short_id``). It matches those shapes anywhere in a line, so it needs
   neither the URL prefix nor an app context, and works on any server's access log: werkzeug's
   (a request line among the arguments) and gunicorn's (a dict of atoms, headers included: a
@@ -107,6 +107,7 @@ class MaskSecretsFilter(logging.Filter):
             masked = mask(text)
             if masked != text:
                 record.msg, record.args = masked, None
+            _mask_traceback(record)
         except Exception:
             # getMessage failed (arguments that do not fit the message): the handler will report
             # the message and arguments as they are, so mask those one by one.
@@ -117,7 +118,27 @@ class MaskSecretsFilter(logging.Filter):
         return True
 
 
+_TRACEBACKS = logging.Formatter()
+
+
+def _mask_traceback(record: logging.LogRecord) -> None:
+    """Masks the record's traceback and stack too: an exception's text often quotes a URL or a
+    token (``404 Not Found for url: .../s/<id>``).
+
+    Handlers format a traceback after filters have run, so it is formatted here, once, into
+    ``exc_text``, which formatters print as it is when it is set (the standard library's
+    ``Formatter.format`` does).
+    """
+    if record.exc_info and not record.exc_text:
+        record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+    if record.exc_text:
+        record.exc_text = mask(record.exc_text)
+    if record.stack_info:
+        record.stack_info = mask(record.stack_info)
+
+
 def _mask_parts(record: logging.LogRecord) -> None:
+    _mask_traceback(record)
     if isinstance(record.msg, str):
         record.msg = mask(record.msg)
     if isinstance(record.args, Mapping):

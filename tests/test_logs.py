@@ -294,3 +294,32 @@ def test_flasks_line_about_an_unhandled_error_on_a_session_page_is_masked(app: F
     assert app.test_client().get(f"/checkout/s/{SESSION_ID}/boom").status_code == 500
     [line] = [r.getMessage() for r in caplog.records if r.name == app.logger.name]
     assert line == f"Exception on /checkout/s/[masked:{short_id(SESSION_ID)}]/boom [GET]"
+
+
+def test_a_traceback_quoting_a_secret_is_masked_as_handlers_print_it():
+    try:
+        raise RuntimeError(f"404 Not Found for url: https://pay.example/s/{SESSION_ID}/pay"
+                           f" (token={LAUNCH_TOKEN})")
+    except RuntimeError:
+        import sys
+        rec = logging.LogRecord("werkzeug", logging.ERROR, __file__, 1, "failed", None,
+                                sys.exc_info(), sinfo=f"Stack (most recent call last):\n"
+                                                      f"  /s/{SESSION_ID}/pay")
+    MaskSecretsFilter().filter(rec)
+    printed = logging.Formatter("%(message)s").format(rec)
+    assert "RuntimeError: 404 Not Found for url: https://pay.example/s/[masked:" in printed
+    assert "Traceback (most recent call last)" in printed and "Stack (most recent" in printed
+    assert_no_secret(printed)
+
+
+def test_flasks_traceback_of_an_unhandled_error_is_masked(app: Flask, caplog):
+    def boom(session_id: str) -> str:
+        raise RuntimeError(f"could not load /s/{session_id} with {ORDER_TOKEN}")
+
+    app.add_url_rule("/checkout/s/<session_id>/boom", "boom", boom)
+    app.testing = False
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    caplog.set_level(logging.ERROR)
+    assert app.test_client().get(f"/checkout/s/{SESSION_ID}/boom").status_code == 500
+    assert "RuntimeError: could not load /s/[masked:" in caplog.text
+    assert_no_secret(caplog.text)
