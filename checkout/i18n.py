@@ -115,11 +115,13 @@ def _session_country() -> str | None:
     return country.upper() if isinstance(country, str) else None
 
 
-def money_locale() -> Locale:
-    """The request's language with the session's country when Babel knows that combination."""
+def money_locale(country: str | None = None) -> Locale:
+    """The request's language with ``country`` (by default the session's) when Babel knows that
+    combination: ``en`` + ``NG`` writes ₦, not NGN. A page that is choosing the country passes
+    it, since the session's own country is not saved until the step is."""
     locale = get_locale() if has_request_context() else None
     language = locale.language if locale else DEFAULT_LANGUAGE
-    country = _session_country()
+    country = country.upper() if country else _session_country()
     if locale is not None and locale.territory:
         return locale
     if country:

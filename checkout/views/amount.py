@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from babel import Locale, UnknownLocaleError
+from babel import Locale
 from flask import request
-from flask_babel import get_locale
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -25,7 +24,7 @@ from ..errors import UpstreamError, UpstreamRateLimited, UpstreamRejected
 from ..flows import Flow
 from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
 from ..htmx import is_htmx, render
-from ..i18n import format_crypto, format_money
+from ..i18n import format_crypto, format_money, money_locale
 from ..journey import quotes
 from ..journey.steps import update_before_order
 from ..names import asset_name, network_name
@@ -56,10 +55,10 @@ class AmountTexts:
     currency_error: Any                    # "Choose local money or crypto."
 
 
-def typing_locale(country: str | None) -> Locale | str:
+def typing_locale(country: str | None) -> Locale:
     """How the user writes numbers: the money locale of the country being chosen (``pt_MZ``
     groups with spaces where plain ``pt`` groups with dots), else the page's language."""
-    return money_locale(country) or str(get_locale() or "en")
+    return money_locale(country)
 
 
 def amount_places(flow: Flow, values: Mapping[str, Any]) -> dict[str, int]:
@@ -69,18 +68,6 @@ def amount_places(flow: Flow, values: Mapping[str, Any]) -> dict[str, int]:
     if country is not None:
         places["local"] = currency_places(country.currency)
     return places
-
-
-def money_locale(country: str | None) -> Locale | None:
-    """The user's language in the country being chosen (``en`` + ``NG`` writes ₦, not NGN);
-    the session's own country is not saved until the step is."""
-    language = get_locale()
-    if not country or language is None or language.territory:
-        return None
-    try:
-        return Locale.parse(f"{language.language}_{country}")
-    except (ValueError, UnknownLocaleError):
-        return None
 
 
 class AmountStep(StepPage):
