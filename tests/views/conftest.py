@@ -184,3 +184,13 @@ def sandbox_order(app: Flask, order_id: str, family: str = "onramp") -> Any:
         store = current().orders
         with store.lock:
             return store.get(order_id, family)
+
+
+def advance_sandbox_order(app: Flask, order_id: str) -> None:
+    """Run the sandbox order's next timer now (an expiry, a payout), rather than waiting for it."""
+    from checkout.sandbox.state import current
+
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        current().orders.advance(order_id)
