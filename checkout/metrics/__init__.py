@@ -14,6 +14,9 @@ the 429 page                :meth:`Metrics.rate_limited` (which of our limits re
 the reconciler              :meth:`Metrics.reconciler_check` (flow, moved / unchanged / failed)
 ==========================  ====================================================================
 
+Orders reaching a status are counted from the checkout's own ``order_status_changed`` signal, and
+the stored orders by flow and status are counted in the database at scrape time.
+
 Every label is bounded and names no person, order, session or amount: an upstream endpoint is
 its route template (``/api/offramp/order/{id}``), never the path that was sent.
 
