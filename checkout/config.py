@@ -106,6 +106,12 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_QUOTE_CACHE_SECONDS": 5,
     # Mask session ids and tokens in the werkzeug, gunicorn and app.logger lines (checkout.logs).
     "CHECKOUT_MASK_ACCESS_LOGS": True,
+    # Set (a random string of 32 characters or more): GET {prefix}/metrics serves Prometheus
+    # metrics to requests bearing it (checkout.metrics). Unset: no such route, nothing counted.
+    "CHECKOUT_METRICS_TOKEN": None,
+    # Seconds a count of the stored orders by flow and status (a scan of checkout_orders) is
+    # reused by scrapes.
+    "CHECKOUT_METRICS_ORDERS_CACHE_SECONDS": 30,
 }
 
 MIN_LAUNCH_SECRET_BYTES = 32
@@ -159,6 +165,9 @@ def validate(app: Flask) -> None:
 
     configured_limits(app)
     storage_settings(app)
+    from . import metrics
+
+    metrics.check_config(app)
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")

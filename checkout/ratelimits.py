@@ -143,6 +143,10 @@ UNLIMITED: dict[str, str] = {
     "checkout.static": "files with long cache lifetimes, no work behind them",
     "checkout.sandbox_pages": "the embedded sandbox's test pages (absent with a real upstream)",
     "checkout.not_found": "a 404 or 405 page: no work behind it",
+    # A scraper every few seconds from one address; without the bearer token a request costs one
+    # comparison, and a scrape's one query (the stored orders) is cached
+    # (CHECKOUT_METRICS_ORDERS_CACHE_SECONDS). A 429 would only leave holes in the graphs.
+    "checkout.metrics": "bearer token only; its one database count is cached",
 }
 
 REDIS_OPTIONS: dict[str, Any] = {
@@ -349,6 +353,12 @@ class RateLimits:
         session_id = str((request.view_args or {}).get("session_id") or "")
         return hmac.new(self.session_secret, session_id.encode(),
                         hashlib.sha256).hexdigest()[:32]
+
+    @staticmethod
+    def limit_name(exc: RateLimitExceeded) -> str:
+        """Which of :data:`DEFAULT_LIMITS` refused the request (``quote_per_session``...)."""
+        scope = exc.limit.scope
+        return str(scope(request.endpoint or "") if callable(scope) else scope)
 
     def retry_after(self, exc: RateLimitExceeded) -> int:
         """Whole seconds until the limit that refused this request lets one more through."""

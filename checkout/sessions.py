@@ -396,8 +396,11 @@ class SessionConflict(Exception):
 
 
 class SessionStore:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine,
+                 on_open: Callable[[str, str], None] | None = None) -> None:
         self.engine = engine
+        # Told (flow, "launch" or "unsigned") of each session opened: the app's metrics.
+        self.on_open = on_open
 
     def create(self, flow: str, *, claims: dict[str, Any] | None = None,
                locked: list[str] | None = None, jti: str | None = None) -> CheckoutSession:
@@ -425,6 +428,8 @@ class SessionStore:
             if existing is None:
                 raise
             return existing
+        if self.on_open is not None:
+            self.on_open(flow, "unsigned" if jti is None else "launch")
         return session
 
     def get(self, session_id: str) -> CheckoutSession | None:

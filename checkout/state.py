@@ -13,6 +13,8 @@ from flask import Flask, current_app
 from sqlalchemy.engine import Engine
 
 from . import config
+from .metrics import Metrics
+from .metrics import create as create_metrics
 from .readiness import ReadinessCache
 from .sessions import SessionStore
 from .store import connect
@@ -42,6 +44,7 @@ class CheckoutState:
     reconcile_schedule: PurgeSchedule  # when this process's dispatcher last reconciled
     ratelimits: RateLimits
     quote_cache: QuoteCache
+    metrics: Metrics        # counts nothing unless CHECKOUT_METRICS_TOKEN is set
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
@@ -59,6 +62,7 @@ class CheckoutState:
         from .webhooks.reconcile import CallBudget
 
         engine = connect(app.config["CHECKOUT_DATABASE_URL"])
+        counts = create_metrics(app, engine)
         sandbox_app = embedded_sandbox.create(app) if config.uses_sandbox(app) else None
         base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox_app is None \
             else config.EMBEDDED_SANDBOX_URL
@@ -67,12 +71,14 @@ class CheckoutState:
             client_id=app.config["CHECKOUT_CLIENT_ID"],
             client_secret=app.config.get("CHECKOUT_CLIENT_SECRET"),
             timeout=tuple(app.config["CHECKOUT_HTTP_TIMEOUT"]),
+            on_call=counts.upstream_call,
         )
         if sandbox_app is not None:
             mount_wsgi_app(upstream.http, base_url, sandbox_app,
                            environ_extras=embedded_sandbox.public_base)
         ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
-        return cls(engine=engine, sessions=SessionStore(engine), upstream=upstream,
+        return cls(engine=engine, sessions=SessionStore(engine, on_open=counts.session_opened),
+                   upstream=upstream,
                    sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
                    util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
@@ -81,7 +87,8 @@ class CheckoutState:
                    ratelimits=RateLimits.create(app),
                    quote_cache=QuoteCache(
                        float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
-                       merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])))
+                       merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
+                   metrics=counts)
 
 
 def get_state() -> CheckoutState:

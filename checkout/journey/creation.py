@@ -229,6 +229,7 @@ def _attach(session: CheckoutSession, flow: Flow, order: Any) -> CreateResult:
                   short_id(session.id), attached)
         return CreateResult(Outcome.CREATED, order_id=attached)
     log.info("%s order attached to a checkout session", flow.name)
+    get_state().metrics.order_created(flow.name)
     return CreateResult(Outcome.CREATED, order_id=order.id)
 
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from ..errors import UpstreamBadResponse
 from . import types as t
 from .signing import Credentials
-from .transport import Timeout, Transport, new_session
+from .transport import CallObserver, Timeout, Transport, new_session
 
 T = TypeVar("T")
 Amount = Decimal | int | float | str
@@ -80,16 +80,19 @@ class UpstreamClient:
     sandbox does, via ``inprocess.mount_wsgi_app``). The session is shared by every thread that
     uses the client: its connection pool is thread-safe, and it keeps no cookies (the one part of a
     session that is not, and that would mix one shopper's state into another's requests).
+    ``on_call`` is told of every attempt (see ``transport``: the app's metrics).
     """
 
     def __init__(self, base_url: str, *, client_id: str, client_secret: str | None = None,
-                 timeout: Timeout = (3.05, 20.0), retries: int = 3) -> None:
+                 timeout: Timeout = (3.05, 20.0), retries: int = 3,
+                 on_call: CallObserver | None = None) -> None:
         if not base_url or not base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must be an http(s) URL")
         self.base_url = base_url.rstrip("/")
         self.http = new_session()
         self.transport = Transport(self.base_url, Credentials(client_id, client_secret),
-                                   timeout=timeout, retries=retries, session=self.http)
+                                   timeout=timeout, retries=retries, session=self.http,
+                                   on_call=on_call)
 
     def __repr__(self) -> str:
         return f"UpstreamClient(base_url={self.base_url!r})"
@@ -107,8 +110,8 @@ class UpstreamClient:
 
     def _call(self, method: str, path: str, parse: Callable[[Any], T], *,
               params: Mapping[str, object] | None = None,
-              body: Mapping[str, object] | None = None) -> T:
-        data = self.transport.request(method, path, params=params, body=body)
+              body: Mapping[str, object] | None = None, endpoint: str | None = None) -> T:
+        data = self.transport.request(method, path, params=params, body=body, endpoint=endpoint)
         try:
             return parse(data)
         except UpstreamBadResponse as exc:
@@ -308,7 +311,8 @@ class UpstreamClient:
         if not id:
             raise ValueError("an order id is required")
         # The id is a path segment: quote it so that '/' or '?' in it cannot change the endpoint.
-        return self._get(f"/api/offramp/order/{quote(id, safe='')}", t.OfframpOrder.from_json)
+        return self._call("GET", f"/api/offramp/order/{quote(id, safe='')}",
+                          t.OfframpOrder.from_json, endpoint="/api/offramp/order/{id}")
 
     def offramp_orders(self, limit: int, cursor: str | None = None,
                        **filters: object) -> t.Page[t.OfframpOrder]:

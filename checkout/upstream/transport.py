@@ -18,7 +18,9 @@ it has passed this process refuses calls to that endpoint itself, without sendin
 a user pressing again, the webhook fetcher: none of them reaches an upstream that asked us to wait.
 
 Logging: one line per attempt with method, path, status and duration. Never the query string (it may
-carry e-mail addresses, phone numbers and wallet addresses), never a header.
+carry e-mail addresses, phone numbers and wallet addresses), never a header. The same attempt is
+told to ``on_call`` (the app's metrics) by endpoint *template*: a path that names an order is
+given as ``/api/offramp/order/{id}``, so no id becomes a metric label.
 """
 from __future__ import annotations
 
@@ -61,6 +63,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("checkout.upstream")
 
 Timeout = tuple[float, float]
+# (method, endpoint template, status or "timeout"/"unreachable", seconds) of one attempt.
+CallObserver = Callable[[str, str, str, float], None]
 
 RETRYABLE_STATUSES = frozenset({502, 503, 504})
 RETRYABLE_METHODS = frozenset({"GET"})
@@ -281,7 +285,8 @@ class Transport:
     def __init__(self, base_url: str, credentials: Credentials, *, timeout: Timeout,
                  retries: int, session: requests.Session | None = None,
                  backoff: Backoff | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 on_call: CallObserver | None = None) -> None:
         if retries < 0:
             raise ValueError("retries must be 0 or more")
         connect, read = timeout                  # a single number would hide a missing read timeout
@@ -293,12 +298,15 @@ class Transport:
         self.backoff = backoff or Backoff()
         self.sleep = sleep
         self.waits = WaitList()
+        self.on_call = on_call
 
     def request(self, method: str, path: str, *, params: Mapping[str, object] | None = None,
-                body: Mapping[str, object] | None = None, expect_json: bool = True) -> Any:
+                body: Mapping[str, object] | None = None, expect_json: bool = True,
+                endpoint: str | None = None) -> Any:
         """Parsed JSON of a 2xx answer, or raise from ``checkout.errors``.
 
         ``path`` is the endpoint path without query; it is what logs and errors show.
+        ``endpoint`` is its template when the path carries an id (metrics); else the path.
         With ``expect_json=False`` a 2xx body that is not JSON is accepted and ``None`` returned
         (the confirm endpoint answers with the text ``order confirmed``).
         """
@@ -316,7 +324,7 @@ class Transport:
             # Prepared afresh every time: a retry needs a new timestamp and signature.
             prepared = self._prepare(method, path, params, body)
             try:
-                response = self._send(prepared, method, path, attempt)
+                response = self._send(prepared, method, path, attempt, endpoint or path)
             except UpstreamUnavailable as exc:
                 if attempt == attempts or not _connection_failed(exc):
                     raise
@@ -348,7 +356,7 @@ class Transport:
         return prepared
 
     def _send(self, prepared: requests.PreparedRequest, method: str, path: str,
-              attempt: int) -> requests.Response:
+              attempt: int, endpoint: str) -> requests.Response:
         # Session.send skips the environment (proxies, CA bundle) that Session.request would add.
         settings = self.session.merge_environment_settings(prepared.url, {}, None, None, None)
         started = time.monotonic()
@@ -357,15 +365,22 @@ class Transport:
                                          **settings)
         except requests.Timeout as exc:
             self._log_failure(method, path, started, attempt, exc)
+            self._observe(method, endpoint, "timeout", started)
             raise UpstreamTimeout("the upstream did not answer in time",
                                   method=method, path=path) from exc
         except requests.RequestException as exc:
             self._log_failure(method, path, started, attempt, exc)
+            self._observe(method, endpoint, "unreachable", started)
             raise UpstreamUnavailable("the upstream could not be reached",
                                       method=method, path=path) from exc
+        self._observe(method, endpoint, str(response.status_code), started)
         log.info("upstream %s %s -> %s in %.0f ms (attempt %d)", method, path,
                  response.status_code, (time.monotonic() - started) * 1000, attempt)
         return response
+
+    def _observe(self, method: str, endpoint: str, status: str, started: float) -> None:
+        if self.on_call is not None:
+            self.on_call(method, endpoint, status, time.monotonic() - started)
 
     @staticmethod
     def _log_failure(method: str, path: str, started: float, attempt: int,

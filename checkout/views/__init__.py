@@ -22,6 +22,7 @@ def create_blueprint() -> Blueprint:
         kyc,
         language,
         launch,
+        metrics,
         offramp,
         onramp,
         pages,
@@ -43,6 +44,6 @@ def create_blueprint() -> Blueprint:
     for module in flows:
         module.init(bp)
     journey.init_steps(bp, tuple(name for module in flows for name in module.PAGES.steps))
-    for module in (kyc, language, status, webhooks, sandbox_pages):
+    for module in (kyc, language, status, webhooks, metrics, sandbox_pages):
         module.init(bp)
     return bp

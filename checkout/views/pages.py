@@ -203,7 +203,9 @@ def render_too_many_requests(seconds: float, *, upstream: bool) -> Response:
 def handle_rate_limited(exc: RateLimitExceeded) -> Response:
     """One of our limits refused the request (checkout.ratelimits)."""
     _load_session_for_page()
-    seconds = get_state().ratelimits.retry_after(exc)
+    state = get_state()
+    state.metrics.rate_limited(state.ratelimits.limit_name(exc))
+    seconds = state.ratelimits.retry_after(exc)
     return render_too_many_requests(seconds, upstream=False)
 
 

@@ -14,6 +14,7 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -32,6 +33,26 @@ log = logging.getLogger(__name__)
 
 def receive_webhook() -> Response:
     """Verify, store and acknowledge one upstream webhook; processing follows the answer."""
+    started = time.perf_counter()
+    response = _receive()
+    metrics = get_state().metrics
+    if metrics.enabled:             # (reading the answer's duplicate flag costs a JSON parse)
+        metrics.webhook_delivery(_result(response), time.perf_counter() - started)
+    return response
+
+
+# The metrics' name for each answer of the receiver (200 is accepted or duplicate).
+RESULTS = {400: "invalid", 401: "bad_signature", 413: "too_large", 503: "unavailable"}
+
+
+def _result(response: Response) -> str:
+    if response.status_code == 200:
+        duplicate = (response.get_json(silent=True) or {}).get("duplicate")
+        return "duplicate" if duplicate else "accepted"
+    return RESULTS.get(response.status_code, "error")
+
+
+def _receive() -> Response:
     app = real_app(current_app)
     limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
     if request.content_length is not None and request.content_length > limit:

@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Flask, current_app
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.engine import Engine
 
 from ..errors import OrderNotAvailable, UpstreamError, UpstreamNotFound
@@ -115,6 +115,16 @@ def get(engine: Engine, order_id: str) -> StoredOrder | None:
         row = conn.execute(select(orders_table)
                            .where(orders_table.c.order_id == order_id)).first()
     return _to_stored(row) if row is not None else None
+
+
+def count_by_status(engine: Engine) -> list[tuple[str | None, str, int]]:
+    """(flow, status, how many) of the stored orders: one GROUP BY, a scan of the whole table
+    (no index covers flow and status; the metrics endpoint caches the answer)."""
+    o = orders_table.c
+    with engine.connect() as conn:
+        rows = conn.execute(select(o.flow, o.status, func.count())
+                            .group_by(o.flow, o.status)).all()
+    return [(flow, str(status), int(count)) for flow, status, count in rows]
 
 
 def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:

@@ -95,6 +95,12 @@ class Check:
         return self.error is None and self.after is not None and self.after != self.before
 
     @property
+    def result(self) -> str:
+        """``failed``, ``moved`` (the upstream told of a status we did not have) or
+        ``unchanged``."""
+        return "failed" if self.error is not None else "moved" if self.moved else "unchanged"
+
+    @property
     def settled(self) -> bool:
         return self.after in flow_named(self.flow).settled_statuses
 
@@ -135,6 +141,7 @@ def reconcile(app: Flask, *, older_than: float | None = None, now: datetime | No
             state.reconcile_budget.give_back(now.timestamp())
             continue                      # another worker has it, or it moved meanwhile
         check = _check(app, order_id, flow)
+        state.metrics.reconciler_check(check)
         checks.append(check)
         _schedule(app, engine, check, quiet_checks, after, now)
     return Pass(checks=checks, due=len(due), budget_spent=spent)

@@ -681,3 +681,33 @@ def test_amounts_must_be_finite_numbers(client, amount):
     with pytest.raises((ValueError, TypeError)):
         client.onramp_best_offer(network="CELO", asset="USDT", currency="local", amount=amount,
                                  country_iso_code="KE", payment_channel="mobile_money")
+
+
+# -- metrics -------------------------------------------------------------------------------
+
+@responses.activate
+def test_each_attempt_is_told_to_on_call_by_endpoint_template_and_status(sleeps):
+    calls: list[tuple[str, str, str, float]] = []
+    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=3,
+                            on_call=lambda *call: calls.append(call))
+    client.transport.sleep = sleeps.append
+    limits_url = f"{BASE}/api/onramp/limits"
+    responses.add(responses.GET, limits_url, status=503)
+    responses.add(responses.GET, limits_url, body=requests.ConnectionError("refused"))
+    responses.add(responses.GET, limits_url, json=LIMITS)
+    responses.add(responses.GET, f"{BASE}/api/offramp/order/ord%2F7", status=404, json={})
+    responses.add(responses.POST, f"{BASE}/api/onramp/order/create",
+                  body=requests.ReadTimeout("read"))
+    limits(client)
+    with pytest.raises(errors.UpstreamNotFound):
+        client.offramp_order("ord/7")
+    with pytest.raises(errors.UpstreamTimeout):
+        create_order(client)
+    assert [call[:3] for call in calls] == [
+        ("GET", "/api/onramp/limits", "503"),
+        ("GET", "/api/onramp/limits", "unreachable"),
+        ("GET", "/api/onramp/limits", "200"),
+        ("GET", "/api/offramp/order/{id}", "404"),
+        ("POST", "/api/onramp/order/create", "timeout"),
+    ]
+    assert all(seconds >= 0 for *_, seconds in calls)

@@ -1,0 +1,71 @@
+"""A gunicorn configuration for the checkout: masked access logs and metrics summed over workers.
+
+::
+
+    gunicorn -c python:checkout.gunicorn_config -w 4 'wsgi:app'
+
+or, from a configuration file of your own (its settings and hooks are plain names)::
+
+    from checkout.gunicorn_config import *    # noqa: F403   (or name the ones you want)
+
+* ``logger_class``: :class:`checkout.logs.GunicornLogger`, which masks session ids and tokens
+  (the metrics token in an ``Authorization`` header too) in gunicorn's own lines.
+* ``PROMETHEUS_MULTIPROC_DIR``: prometheus_client's multiprocess mode, so that a scrape of
+  ``{prefix}/metrics``, whichever worker answers it, shows the sum of every worker's counts. The
+  variable must be set before prometheus_client is imported: importing this module sets it, in
+  gunicorn's master process, before any app is loaded (workers inherit it). When it is not set
+  already, a private directory is made for this server and removed when it stops.
+* ``on_starting``: empties that directory of prometheus_client's files left by an earlier run
+  (only ``counter_*.db``, ``histogram_*.db``, ``gauge_*.db``, ``summary_*.db``).
+* ``child_exit``: ``prometheus_client.multiprocess.mark_process_dead`` for a worker that stopped.
+  Its counts stay (the totals must not go down); live gauges of that worker go.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import tempfile
+from typing import Any
+
+from .metrics import MULTIPROC_ENV
+
+__all__ = ["child_exit", "logger_class", "on_exit", "on_starting"]
+
+logger_class = "checkout.logs.GunicornLogger"
+
+# prometheus_client's file names (values.py: "<type>_<pid>.db", gauges "gauge_<mode>_<pid>.db").
+_PROMETHEUS_FILES = ("counter_*.db", "histogram_*.db", "gauge_*.db", "summary_*.db")
+
+
+def _directory() -> tuple[str, bool]:
+    """The multiprocess directory, and whether this module made it."""
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        os.makedirs(given, exist_ok=True)
+        return given, False
+    made = tempfile.mkdtemp(prefix="checkout-metrics-")
+    os.environ[MULTIPROC_ENV] = made
+    return made, True
+
+
+_DIRECTORY, _MADE_HERE = _directory()
+
+
+def on_starting(server: Any) -> None:
+    """In the master, before any worker: no count of an earlier run is added to this one's."""
+    for pattern in _PROMETHEUS_FILES:
+        for path in glob.glob(os.path.join(_DIRECTORY, pattern)):
+            os.remove(path)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """In the master, for each worker that stopped."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid, _DIRECTORY)  # type: ignore[no-untyped-call]
+
+
+def on_exit(server: Any) -> None:
+    if _MADE_HERE:
+        shutil.rmtree(_DIRECTORY, ignore_errors=True)

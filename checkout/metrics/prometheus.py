@@ -1,0 +1,210 @@
+"""The metric families (prometheus_client), the stored orders counted at scrape time, and the
+text a scrape gets. Imported only when ``CHECKOUT_METRICS_TOKEN`` is set.
+
+Names and labels (the README's "Metrics" lists them for operators):
+
+``checkout_upstream_request_duration_seconds{method, endpoint, status}``  histogram, one
+    observation per attempt (a retried GET is two); ``_count`` is the number of calls
+``checkout_webhook_delivery_duration_seconds{result}``  histogram: from the receiver's start to
+    its answer; ``_count`` is the number of deliveries by result
+``checkout_sessions_opened_total{flow, start}``, ``checkout_orders_created_total{flow}``
+``checkout_order_status_changes_total{flow, status}``  one per ``order_status_changed`` sent
+``checkout_ratelimited_requests_total{limit}``, ``checkout_reconciler_checks_total{flow, result}``
+``checkout_orders{flow, status}``  gauge: the stored orders (``checkout_orders`` table) now
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flask import Flask
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+from sqlalchemy.engine import Engine
+
+from .. import signals
+from ..ratelimits import DEFAULT_LIMITS
+from ..webhooks.orders import count_by_status
+from . import MULTIPROC_ENV, Metrics
+
+if TYPE_CHECKING:
+    from ..webhooks.reconcile import Check
+
+log = logging.getLogger(__name__)
+
+# Upstream calls: a fast answer is tens of milliseconds; the read timeout is 20 s by default.
+UPSTREAM_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0)
+# An acknowledgement is one INSERT: milliseconds; the sender gives up after some seconds.
+ACK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+@dataclass(frozen=True)
+class Families:
+    """The metric objects that count events."""
+
+    upstream: Histogram
+    webhooks: Histogram
+    sessions: Counter
+    orders_created: Counter
+    status_changes: Counter
+    rate_limited: Counter
+    reconciler: Counter
+
+    @classmethod
+    def create(cls, registry: CollectorRegistry | None) -> Families:
+        return cls(
+            upstream=Histogram(
+                "checkout_upstream_request_duration_seconds",
+                "Upstream calls (each attempt) by endpoint template and HTTP status (or timeout, "
+                "unreachable), and how long they took",
+                ["method", "endpoint", "status"], buckets=UPSTREAM_BUCKETS, registry=registry),
+            webhooks=Histogram(
+                "checkout_webhook_delivery_duration_seconds",
+                "Webhook deliveries by result, and the time to their acknowledgement",
+                ["result"], buckets=ACK_BUCKETS, registry=registry),
+            sessions=Counter(
+                "checkout_sessions_opened", "Checkout sessions opened, by flow and start "
+                "(launch token or unsigned)", ["flow", "start"], registry=registry),
+            orders_created=Counter(
+                "checkout_orders_created", "Orders created upstream by the checkout, by flow",
+                ["flow"], registry=registry),
+            status_changes=Counter(
+                "checkout_order_status_changes", "Orders that reached a status "
+                "(order_status_changed sent), by flow and status", ["flow", "status"],
+                registry=registry),
+            rate_limited=Counter(
+                "checkout_ratelimited_requests", "Requests refused by one of the checkout's "
+                "rate limits, by limit", ["limit"], registry=registry),
+            reconciler=Counter(
+                "checkout_reconciler_checks", "Orders the reconciler asked the upstream about, "
+                "by flow and result (moved: a status the webhooks had not brought)",
+                ["flow", "result"], registry=registry),
+        )
+
+
+# Multiprocess mode keeps values in per-process files keyed by name and labels: two sets of
+# metric objects in one process would overwrite each other's counts. So one set per process,
+# shared by its apps.
+_process_families: Families | None = None
+_process_lock = threading.Lock()
+
+
+def _families_of_process() -> Families:
+    global _process_families
+    with _process_lock:
+        if _process_families is None:
+            _process_families = Families.create(registry=None)
+        return _process_families
+
+
+class StoredOrders:
+    """``checkout_orders{flow, status}``, counted in the database at scrape time: right whatever
+    worker recorded each status. The count is a scan of the table, so an answer is reused for
+    ``ttl`` seconds, and one scrape at a time counts."""
+
+    NAME = "checkout_orders"
+    HELP = "Orders stored by the checkout (checkout_orders), by flow and current status"
+
+    def __init__(self, engine: Engine, ttl: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.engine = engine
+        self.ttl = ttl
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._counted: tuple[float, list[tuple[str | None, str, int]]] | None = None
+
+    def describe(self) -> Iterable[Metric]:
+        # Registering asks for the names: without this it would run the query.
+        return [GaugeMetricFamily(self.NAME, self.HELP, labels=["flow", "status"])]
+
+    def collect(self) -> Iterator[Metric]:
+        rows = self._rows()
+        if rows is None:
+            return
+        family = GaugeMetricFamily(self.NAME, self.HELP, labels=["flow", "status"])
+        for flow, status, count in rows:
+            family.add_metric([flow or "unknown", status], count)
+        yield family
+
+    def _rows(self) -> list[tuple[str | None, str, int]] | None:
+        with self._lock:
+            now = self.clock()
+            if self._counted is not None and now - self._counted[0] < self.ttl:
+                return self._counted[1]
+            try:
+                rows = count_by_status(self.engine)
+            except Exception:  # the database is down: the other families still answer
+                log.warning("metrics: the stored orders could not be counted", exc_info=True)
+                return None
+            self._counted = (now, rows)
+            return rows
+
+
+class PrometheusMetrics(Metrics):
+    """Counts into prometheus_client, and renders a scrape (:meth:`exposition`)."""
+
+    enabled = True
+
+    def __init__(self, families: Families, orders: StoredOrders,
+                 registry: CollectorRegistry | None, multiprocess_dir: str | None) -> None:
+        self.families = families
+        self.orders = orders
+        self.registry = registry            # None in multiprocess mode: built per scrape
+        self.multiprocess_dir = multiprocess_dir
+
+    @classmethod
+    def create(cls, app: Flask, engine: Engine) -> PrometheusMetrics:
+        orders = StoredOrders(engine, float(app.config["CHECKOUT_METRICS_ORDERS_CACHE_SECONDS"]))
+        directory = os.environ.get(MULTIPROC_ENV) or None
+        if directory is not None:
+            metrics = cls(_families_of_process(), orders, None, directory)
+        else:
+            registry = CollectorRegistry(auto_describe=True)
+            registry.register(orders)
+            metrics = cls(Families.create(registry), orders, registry, None)
+        # The signal is sent once per order and status by whichever process records it.
+        signals.order_status_changed.connect(metrics._status_changed, sender=app)
+        return metrics
+
+    def exposition(self, accept: str | None) -> tuple[bytes, str]:
+        """The scrape's body and content type (the Prometheus text format, or OpenMetrics when
+        the scraper asks for it)."""
+        registry = self.registry
+        if registry is None:
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]
+            registry.register(self.orders)
+        encode, content_type = choose_encoder(accept or "")
+        return encode(registry), content_type
+
+    # -- counting points (see checkout.metrics.Metrics) -------------------------------------------
+
+    def upstream_call(self, method: str, endpoint: str, status: str, seconds: float) -> None:
+        self.families.upstream.labels(method, endpoint, status).observe(seconds)
+
+    def webhook_delivery(self, result: str, seconds: float) -> None:
+        self.families.webhooks.labels(result).observe(seconds)
+
+    def session_opened(self, flow: str, start: str) -> None:
+        self.families.sessions.labels(flow, start).inc()
+
+    def order_created(self, flow: str) -> None:
+        self.families.orders_created.labels(flow).inc()
+
+    def rate_limited(self, limit: str) -> None:
+        # A name of ours, or one bucket for anything else: never a value from the request.
+        self.families.rate_limited.labels(limit if limit in DEFAULT_LIMITS else "other").inc()
+
+    def reconciler_check(self, check: Check) -> None:
+        self.families.reconciler.labels(check.flow, check.result).inc()
+
+    def _status_changed(self, _sender: Any, *, flow: str | None, status: str,
+                        **_details: Any) -> None:
+        self.families.status_changes.labels(flow or "unknown", status).inc()

@@ -1,0 +1,63 @@
+"""``GET /metrics``: Prometheus metrics (:mod:`checkout.metrics`) for requests bearing
+``CHECKOUT_METRICS_TOKEN`` (``Authorization: Bearer <token>``).
+
+The route exists only when the token is set: otherwise the address is an unknown one and gets the
+ordinary 404 page. A missing or wrong token gets 401 with ``WWW-Authenticate: Bearer`` (RFC 6750)
+and no metrics. The token is compared in constant time and accepted from the header only, never
+from the query string, where it would land in access logs and browser histories.
+"""
+from __future__ import annotations
+
+import hmac
+from typing import cast
+
+from flask import Blueprint, Flask, Response, current_app, request
+from flask.blueprints import BlueprintSetupState
+from werkzeug.exceptions import NotFound
+
+from ..metrics import TOKEN_KEY, enabled
+from ..state import get_state
+
+REALM = 'Bearer realm="checkout metrics"'
+
+
+def metrics() -> Response:
+    """Serve the metrics to a scraper that bears the token."""
+    # Here, not at the top: prometheus_client is imported only when metrics are on.
+    from ..metrics.prometheus import PrometheusMetrics
+
+    counts = get_state().metrics
+    if not isinstance(counts, PrometheusMetrics):
+        raise NotFound()                 # (not reached: the route is made with the token only)
+    sent = _bearer_token()
+    if sent is None:
+        return _unauthorized(REALM)
+    expected = current_app.config[TOKEN_KEY].encode()
+    if not hmac.compare_digest(sent.encode("utf-8", "surrogateescape"), expected):
+        return _unauthorized(REALM + ', error="invalid_token"')
+    body, content_type = counts.exposition(request.headers.get("Accept"))
+    return Response(body, status=200, content_type=content_type)
+
+
+def _bearer_token() -> str | None:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def _unauthorized(challenge: str) -> Response:
+    response = Response("401 Unauthorized: send the metrics token as a bearer token\n",
+                        status=401, content_type="text/plain; charset=utf-8")
+    response.headers["WWW-Authenticate"] = challenge
+    return response
+
+
+def _setup(state: BlueprintSetupState) -> None:
+    if enabled(cast(Flask, state.app)):
+        state.add_url_rule("/metrics", endpoint="metrics", view_func=metrics, methods=["GET"])
+
+
+def init(bp: Blueprint) -> None:
+    # Per app: the blueprint is made for each app, but its rules are added when registered.
+    bp.record(_setup)
