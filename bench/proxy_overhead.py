@@ -253,7 +253,6 @@ def corridors(client: Any, count: int) -> list[dict[str, str]]:
                               "asset": asset, "currency": "local", "amount": str(amount)})
                 if len(found) == count:
                     return found
-                break               # one pair per channel: more countries, more variety
     raise RuntimeError(f"the sandbox prices fewer than {count} corridors")
 
 
