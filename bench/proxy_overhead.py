@@ -142,7 +142,7 @@ def serve(factory: str, port: int, env: dict[str, str], workers: int) -> Iterato
                 # An answer, not just a listening socket: the workers have built their apps.
                 requests.get(f"{base}/", timeout=5)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):     # booting, on a busy machine
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"gunicorn ({factory}) did not start") from None
                 time.sleep(0.1)
