@@ -1,5 +1,5 @@
-"""What standing in the middle costs: the checkout's live quote and a whole on-ramp checkout, beside
-the same upstream calls made directly with the client, over real HTTP with a slow upstream.
+"""What standing in the middle costs: the checkout's live price and a whole checkout of each flow,
+beside the same upstream calls made directly with the client, over real HTTP with a slow upstream.
 
     .venv/bin/python bench/proxy_overhead.py [--latency 0.1] [--samples 7] [--workers 1]
 
@@ -16,8 +16,10 @@ In one run it measures (medians of ``--samples``):
   served), each sample on a corridor no earlier session priced (its limits not yet seen);
 - later ("warm") live prices of the same session, a different amount each time (so the few
   seconds' memory of shown prices does not answer them);
-- a whole on-ramp checkout (choose, price, wallet, review, create, pay page) and the upstream calls
-  it made, beside the minimum the flow needs and the time those calls take made directly.
+- a whole checkout of each flow (on-ramp: choose, price, wallet, review, create, pay page;
+  off-ramp: choose, price, payout, payee check, wallet, review, create, deposit page), first on a
+  checkout that never served the flow, then again, and the upstream calls each made, beside the
+  minimum the flow needs and the time those calls take made directly.
 
 Ratios are within one run, so a loaded machine slows both sides alike. Target (issue 11): a live
 price, first or later, within 1.10 times the direct call.
@@ -38,6 +40,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -48,21 +51,46 @@ sys.path.insert(0, str(ROOT))
 TARGET = 1.10
 PREFIX = "/checkout"
 WALLET = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
-# The checkout's one on-ramp corridor: a bank transfer in Nigeria (manual transfer instructions).
-CHECKOUT = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "CELO", "asset": "USDT",
-            "currency": "local"}
-# What one on-ramp checkout cannot do without: a price the order is made from and the create.
-# Reference data (countries and channels, assets, the corridor's limits, each country's KYC
-# thresholds) is also needed, once per reference TTL, not per checkout.
-MINIMUM = ["GET /api/onramp/best-offer", "POST /api/onramp/order/create"]
-REFERENCE = ["GET /api/onramp/payment-channels", "GET /api/onramp/assets",
-             "GET /api/onramp/limits", "GET /api/util/countries"]
-# Why the checkout makes a call beyond the minimum (by design, each of them).
-BEYOND = {
-    "GET /api/onramp/best-offer": "the price shown while typing is shared by sessions for a few "
-                                  "seconds; the order's quote is asked for this session alone",
-    "GET /api/onramp/order": "the pay page reads the order (its transfer instructions, as of now)",
-}
+NG_ACCOUNT = {"bankCode": "011:02", "bankAccountNumber": "0123456789"}
+
+
+@dataclass(frozen=True)
+class Purchase:
+    """What one checkout of a flow is, for the bench: its draft, the calls it cannot do without
+    (the minimum), the reference data it needs once per reference TTL, not per checkout, and
+    why the checkout makes the calls it makes beyond the minimum (by design, each of them)."""
+
+    flow: str
+    draft: dict[str, str]
+    minimum: tuple[str, ...]
+    reference: tuple[str, ...]
+    beyond: dict[str, str]
+
+
+SHOWN_PRICE = ("the price shown while typing is shared by sessions for a few seconds; the "
+               "order's own quote is asked for this session alone")
+# A bank transfer in Nigeria each way (manual transfer instructions; a bank payout).
+BUY = Purchase(
+    "onramp", {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "CELO",
+               "asset": "USDT", "currency": "local", "amount": "5000"},
+    minimum=("GET /api/onramp/best-offer", "POST /api/onramp/order/create"),
+    reference=("GET /api/onramp/payment-channels", "GET /api/onramp/assets",
+               "GET /api/onramp/limits", "GET /api/util/countries"),
+    beyond={"GET /api/onramp/best-offer": SHOWN_PRICE,
+            "GET /api/onramp/order": "the pay page reads the order (its transfer instructions, "
+                                     "as of now)"})
+SELL = Purchase(
+    "offramp", {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
+                "asset": "USDC", "currency": "local", "amount": "20000"},
+    minimum=("GET /api/offramp/best-offer", "POST /api/offramp/validate-fields",
+             "POST /api/offramp/create-order"),
+    # Not /api/util/countries: both flows read it through one cache, and the on-ramp's checkout
+    # has just asked it.
+    reference=("GET /api/offramp/countries", "GET /api/offramp/wallets",
+               "GET /api/offramp/limits"),
+    beyond={"GET /api/offramp/best-offer": SHOWN_PRICE,
+            "GET /api/offramp/order/<id>": "the deposit page reads the order (where to send, "
+                                           "by when)"})
 
 
 # -- the served apps (gunicorn imports these) ------------------------------------------------------
@@ -83,6 +111,7 @@ class CallLog:
             start_response("200 OK", [("Content-Type", "application/json")])
             return [json.dumps(calls).encode()]
         if path.startswith("/api/"):
+            path = re.sub(r"^/api/offramp/order/[^/]+$", "/api/offramp/order/<id>", path)
             with self.lock:
                 self.calls.append(f"{environ['REQUEST_METHOD']} {path}")
         return self.app(environ, start_response)
@@ -188,9 +217,9 @@ class Shopper:
     def page(self) -> str:
         return f"{PREFIX}/s/{self.session_id}"
 
-    def open(self) -> Any:
+    def open(self, flow: str = "onramp") -> Any:
         """The merchant's link opened: the session is made and its first page served."""
-        response = self.get(f"{PREFIX}/onramp")
+        response = self.get(f"{PREFIX}/{flow}")
         self.session_id = response.url.split("/s/", 1)[1].split("/", 1)[0]
         return response
 
@@ -204,21 +233,29 @@ class Shopper:
         assert '<p id="quote-message"></p>' in response.text, response.text[:500]
         return elapsed
 
-    def checkout(self) -> Any:
-        """Choose, price, wallet, (details), review, create: the pay page."""
-        draft = {**CHECKOUT, "amount": "5000"}
-        self.live_price(draft)
-        page = self.post(f"{self.page}/choose", draft)
-        page = self.post(f"{self.page}/wallet", {"address": WALLET, "email": "ada@example.com"})
-        if page.url.endswith("/details"):
-            page = self.post(f"{self.page}/details", {"phoneNumber": "08012345678"})
+    def checkout(self, purchase: Purchase) -> Any:
+        """The whole checkout of a fresh session: its pay (or deposit) page."""
+        self.open(purchase.flow)
+        self.live_price(purchase.draft)
+        self.post(f"{self.page}/choose", purchase.draft)
+        if purchase.flow == "offramp":
+            page = self.post(f"{self.page}/payout", NG_ACCOUNT)
+            check = re.search(r'name="check" value="([^"]*)"', page.text)
+            assert page.url.endswith("/payee") and check, page.url
+            self.post(f"{self.page}/payee", {"check": check.group(1), "confirm": "yes"})
+            page = self.post(f"{self.page}/wallet", {"address": WALLET})
+        else:
+            page = self.post(f"{self.page}/wallet", {"address": WALLET,
+                                                     "email": "ada@example.com"})
+            if page.url.endswith("/details"):
+                page = self.post(f"{self.page}/details", {"phoneNumber": "08012345678"})
         assert page.url.endswith("/review"), page.url
         quote = re.search(r'name="quote_id" value="([^"]+)"', page.text)
         digest = re.search(r'name="review_digest" value="([^"]+)"', page.text)
         assert quote and digest, page.text[:2000]
         page = self.post(f"{self.page}/create", {"quote_id": quote.group(1),
                                                  "review_digest": digest.group(1)})
-        assert page.url.endswith("/pay"), page.url
+        assert page.url.endswith(("/pay", "/deposit")), page.url
         return page
 
 
@@ -241,8 +278,8 @@ def corridors(client: Any, count: int) -> list[dict[str, str]]:
                 continue
             for network, asset in pairs:
                 if (country.country_iso_code, channel.payment_channel, network, asset) == \
-                        tuple(CHECKOUT[k] for k in ("countryIsoCode", "paymentChannel",
-                                                    "network", "asset")):
+                        tuple(BUY.draft[k] for k in ("countryIsoCode", "paymentChannel",
+                                                     "network", "asset")):
                     continue
                 limits = client.onramp_limits(network=network, asset=asset,
                                               country_iso_code=country.country_iso_code,
@@ -286,50 +323,59 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 return measure(args, client, upstream, base, fresh)
 
 
+def direct_checkout(client: Any, purchase: Purchase, n: int) -> None:
+    """The minimum of one checkout, made directly with the client."""
+    draft = purchase.draft
+    amount = Decimal(draft["amount"])
+    reference = f"bench-direct-{n}-{time.time_ns()}"
+    if purchase.flow == "onramp":
+        quote = client.onramp_best_offer(
+            network=draft["network"], asset=draft["asset"], currency="local", amount=amount,
+            country_iso_code=draft["countryIsoCode"], payment_channel=draft["paymentChannel"])
+        client.onramp_create_order(quote_id=quote.quote_id, network=draft["network"],
+                                   asset=draft["asset"], amount=amount, currency="local",
+                                   email="ada@example.com", user_ip="127.0.0.1", address=WALLET,
+                                   order_params=reference)
+        return
+    offer = client.offramp_typed_best_offer(
+        amount=amount, currency="local", country=draft["countryIsoCode"],
+        type=draft["paymentChannel"], network=draft["network"], asset=draft["asset"])
+    client.offramp_validate_fields(offer.offer_id, NG_ACCOUNT)
+    client.offramp_create_order(offer_id=offer.offer_id, payment_type="CRYPTO_WALLET",
+                                network=draft["network"], asset=draft["asset"], address=WALLET,
+                                currency="local", amount=amount, ip="127.0.0.1",
+                                order_params=reference, required_fields=NG_ACCOUNT)
+
+
 def measure(args: argparse.Namespace, client: Any, upstream: str, base: str,
             fresh: list[dict[str, str]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
-    draft = {**CHECKOUT, "amount": "5000"}
-    params = dict(network=draft["network"], asset=draft["asset"], currency="local",
-                  country_iso_code=draft["countryIsoCode"],
-                  payment_channel=draft["paymentChannel"])
+    for purchase in (BUY, SELL):
+        # A whole checkout on a checkout that never served this flow: what a session costs when
+        # nothing is cached yet (the first shopper after a deploy, or after the reference TTL);
+        # then another: reference data cached, as for nearly every shopper.
+        for state in ("cold", "warm"):
+            calls_seen(upstream)
+            t = time.perf_counter()
+            Shopper(base).checkout(purchase)
+            result[purchase.flow, state] = (time.perf_counter() - t, calls_seen(upstream))
+        direct = []
+        for n in range(args.samples):
+            t = time.perf_counter()
+            direct_checkout(client, purchase, n)
+            direct.append(time.perf_counter() - t)
+        result[purchase.flow, "direct"] = median_ms(direct)
 
-    # A whole checkout first, on a checkout just started: what a session costs when nothing is
-    # cached yet (the first shopper after a deploy, or after the reference TTL).
-    calls_seen(upstream)
-    t = time.perf_counter()
-    buyer = Shopper(base)
-    buyer.open()
-    buyer.checkout()
-    result["checkout_cold_s"] = time.perf_counter() - t
-    result["checkout_cold_calls"] = calls_seen(upstream)
-
-    # The same checkout again: reference data cached, as for nearly every shopper.
-    t = time.perf_counter()
-    buyer = Shopper(base)
-    buyer.open()
-    buyer.checkout()
-    result["checkout_warm_s"] = time.perf_counter() - t
-    result["checkout_warm_calls"] = calls_seen(upstream)
-
-    # The minimum, made directly: a price, then the order made from it.
-    direct_flow = []
-    for n in range(args.samples):
-        t = time.perf_counter()
-        quote = client.onramp_best_offer(amount=Decimal(5000), **params)
-        client.onramp_create_order(quote_id=quote.quote_id, network=draft["network"],
-                                   asset=draft["asset"], amount=Decimal(5000), currency="local",
-                                   email="ada@example.com", user_ip="127.0.0.1", address=WALLET,
-                                   order_params=f"bench-direct-{n}-{time.time_ns()}")
-        direct_flow.append(time.perf_counter() - t)
-    result["direct_flow_ms"] = median_ms(direct_flow)
-
-    # Quotes: direct, first of a fresh session, warm ones; interleaved so that a busy moment of
-    # the machine falls on all three alike.
+    # Live prices: direct, first of a fresh session, warm ones; interleaved so that a busy
+    # moment of the machine falls on all three alike.
+    draft = BUY.draft
     direct, first, warm = [], [], []
     for n, corridor in enumerate(fresh):
         t = time.perf_counter()
-        client.onramp_best_offer(amount=Decimal(5000 + n), **params)
+        client.onramp_best_offer(
+            network=draft["network"], asset=draft["asset"], currency="local",
+            amount=Decimal(5000 + n), country_iso_code=draft["countryIsoCode"],
+            payment_channel=draft["paymentChannel"])
         direct.append(time.perf_counter() - t)
 
         shopper = Shopper(base)
@@ -349,7 +395,7 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> bool:
     print(f"\nupstream latency {args.latency * 1000:.0f} ms per request; checkout: gunicorn "
           f"{args.workers} worker(s) x 16 threads; {os.cpu_count()} CPUs; medians of "
           f"{args.samples}\n")
-    print(f"{'live price':<44} {'ms':>8} {'x direct':>9} {'target':>8}")
+    print(f"{'live price (on-ramp)':<44} {'ms':>8} {'x direct':>9} {'target':>8}")
     print(f"{'direct client call (best-offer)':<44} {direct:>8.0f} {1:>9.2f}")
     met = True
     for label, key in (("first of a fresh session (new corridor)", "first_ms"),
@@ -360,24 +406,26 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> bool:
               f"{'met' if ratio <= TARGET else 'MISSED':>8}")
     print(f"  first prices, each sample (ms): {r['first_all']}")
 
-    print(f"\n{'whole on-ramp checkout':<44} {'ms':>8} {'calls':>9} {'minimum':>8}")
-    print(f"{'direct: best-offer + order/create':<44} {r['direct_flow_ms']:>8.0f} "
-          f"{len(MINIMUM):>9} {len(MINIMUM):>8}")
-    for label, key, minimum in (("through the checkout, nothing cached", "checkout_cold",
-                                 MINIMUM + REFERENCE),
-                                ("through the checkout, reference cached", "checkout_warm",
-                                 MINIMUM)):
-        calls = r[f"{key}_calls"]
-        print(f"{label:<44} {r[f'{key}_s'] * 1000:>8.0f} {len(calls):>9} {len(minimum):>8}")
-        needed = Counter(minimum)
-        for call, count in sorted(Counter(calls).items()):
-            extra = count - needed.get(call, 0)
-            note = f"  ({extra} beyond the minimum: {BEYOND.get(call, '?')})" if extra > 0 \
-                else ""
-            print(f"    {count} x {call}{note}")
-    print("  (the checkout's time is all its pages, one after another with no time to think; the"
-          " sandbox sends\n  no webhooks here: each status webhook costs one more order fetch,"
-          " later, by the receiver)")
+    for purchase in (BUY, SELL):
+        print(f"\n{'whole ' + purchase.flow + ' checkout':<44} {'ms':>8} {'calls':>9} "
+              f"{'minimum':>8}")
+        print(f"{'direct: the minimum':<44} {r[purchase.flow, 'direct']:>8.0f} "
+              f"{len(purchase.minimum):>9} {len(purchase.minimum):>8}")
+        for label, state, minimum in (
+                ("through the checkout, first of its flow", "cold",
+                 purchase.minimum + purchase.reference),
+                ("through the checkout, reference cached", "warm", purchase.minimum)):
+            seconds, calls = r[purchase.flow, state]
+            print(f"{label:<44} {seconds * 1000:>8.0f} {len(calls):>9} {len(minimum):>8}")
+            needed = Counter(minimum)
+            for call, count in sorted(Counter(calls).items()):
+                extra = count - needed.get(call, 0)
+                why = purchase.beyond.get(call, "?")
+                print(f"    {count} x {call}"
+                      + (f"  ({extra} beyond the minimum: {why})" if extra > 0 else ""))
+    print("\n(a checkout's time is all its pages, one after another with no time to think; the "
+          "sandbox sends\nno webhooks here: each status webhook costs one more order fetch, "
+          "later, by the receiver)")
     print(f"\ntarget {TARGET:.2f} x direct for every live price: {'MET' if met else 'MISSED'}")
     return met
 
