@@ -366,11 +366,14 @@ def measure(args: argparse.Namespace, client: Any, upstream: str, base: str,
             direct.append(time.perf_counter() - t)
         result[purchase.flow, "direct"] = median_ms(direct)
 
-    # Live prices: direct, first of a fresh session, warm ones; interleaved so that a busy
-    # moment of the machine falls on all three alike.
+    # Live prices: first of a fresh session, then warm ones, each beside a direct call made just
+    # before it, so that a busy moment of the machine falls on both sides alike.
     draft = BUY.draft
-    direct, first, warm = [], [], []
-    for n, corridor in enumerate(fresh):
+    direct: list[float] = []
+    first: list[float] = []
+    warm: list[float] = []
+
+    def direct_price(n: int) -> None:
         t = time.perf_counter()
         client.onramp_best_offer(
             network=draft["network"], asset=draft["asset"], currency="local",
@@ -378,10 +381,13 @@ def measure(args: argparse.Namespace, client: Any, upstream: str, base: str,
             payment_channel=draft["paymentChannel"])
         direct.append(time.perf_counter() - t)
 
+    for n, corridor in enumerate(fresh):
         shopper = Shopper(base)
         shopper.open()
+        direct_price(n)
         first.append(shopper.live_price(corridor))
         for k in range(1, 4):
+            direct_price(n * 10 + k)
             warm.append(shopper.live_price({**corridor,
                                             "amount": str(int(corridor["amount"]) + k)}))
     calls_seen(upstream)
