@@ -68,6 +68,10 @@ class TTLCache:
                 return entry
         return None
 
+    def has(self, key: Hashable) -> bool:
+        """Whether ``get(key, ...)`` would answer now, without calling its loader."""
+        return self._fresh(key) is not None
+
     def get(self, key: Hashable, load: Callable[[], T]) -> T:
         entry = self._fresh(key)
         if entry is not None:
@@ -139,17 +143,44 @@ class CountryChoice:
 class Catalog:
     """What a flow offers, read through the cache from the upstream client: countries with their
     channels and carriers (one call), network and asset pairs (one call), limits (one call per
-    corridor). Subclasses say which endpoints."""
+    corridor). Subclasses say which endpoints: the cache keys and loaders below."""
+
+    countries_key: tuple[str, ...]
+    pairs_key: tuple[str, ...]
 
     def __init__(self, client: UpstreamClient, cache: TTLCache) -> None:
         self.client = client
         self.cache = cache
 
-    def _countries(self) -> list[CountryChoice]:
+    def _load_countries(self) -> list[CountryChoice]:
         raise NotImplementedError
 
-    def _pairs(self) -> list[AssetPair]:
+    def _load_pairs(self) -> list[AssetPair]:
         raise NotImplementedError
+
+    def _limits_key(self, network: str, asset: str, country: str, channel: str,
+                    carrier: str | None) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def _load_limits(self, network: str, asset: str, country: str, channel: str,
+                     carrier: str | None) -> Limits:
+        raise NotImplementedError
+
+    def _countries(self) -> list[CountryChoice]:
+        return self.cache.get(self.countries_key, self._load_countries)
+
+    def _pairs(self) -> list[AssetPair]:
+        return self.cache.get(self.pairs_key, self._load_pairs)
+
+    def preload(self) -> None:
+        """Countries and pairs, both of which every amount page needs, asked at the same time
+        when neither is cached (one round trip to the upstream, not two in a row)."""
+        if self.cache.has(self.countries_key) or self.cache.has(self.pairs_key):
+            return                  # one at most is missing: it is asked when first needed
+        from .meanwhile import meanwhile
+
+        with meanwhile(self._countries):
+            self._pairs()
 
     def countries(self) -> list[CountryChoice]:
         return sorted(self._countries(), key=lambda c: c.name)
@@ -187,26 +218,39 @@ class Catalog:
     def supports(self, network: str | None, asset: str | None) -> bool:
         return any(p.network == network and p.asset == asset for p in self.pairs())
 
+    def limits(self, *, network: str, asset: str, country: str, channel: str,
+               carrier: str | None = None) -> Limits:
+        """The corridor's limits; ``.available`` is False when the upstream cannot price it."""
+        key = self._limits_key(network, asset, country, channel, carrier)
+        return self.cache.get(key, lambda: self._load_limits(network, asset, country, channel,
+                                                             carrier))
+
+    def knows_limits(self, *, network: str, asset: str, country: str, channel: str,
+                     carrier: str | None = None) -> bool:
+        """Whether :meth:`limits` would answer without asking the upstream."""
+        return self.cache.has(self._limits_key(network, asset, country, channel, carrier))
+
 
 class OnrampCatalog(Catalog):
     """The on-ramp's reference data: /api/onramp/payment-channels, /assets, /limits."""
 
-    def _countries(self) -> list[CountryChoice]:
-        return self.cache.get(("onramp-countries",), self._load_countries)
+    countries_key = ("onramp-countries",)
+    pairs_key = ("assets",)
 
     def _load_countries(self) -> list[CountryChoice]:
         return [_onramp_country(c) for c in self.client.onramp_payment_channels()]
 
-    def _pairs(self) -> list[AssetPair]:
-        return self.cache.get(("assets",), self.client.onramp_assets)
+    def _load_pairs(self) -> list[AssetPair]:
+        return self.client.onramp_assets()
 
-    def limits(self, *, network: str, asset: str, country: str, channel: str,
-               carrier: str | None = None) -> Limits:
-        """The corridor's limits; ``.available`` is False when the upstream cannot price it."""
-        key = ("limits", network, asset, country, channel, carrier or "")
-        return self.cache.get(key, lambda: self.client.onramp_limits(
-            network=network, asset=asset, country_iso_code=country, payment_channel=channel,
-            carrier_code=carrier or None))
+    def _limits_key(self, network: str, asset: str, country: str, channel: str,
+                    carrier: str | None) -> tuple[str, ...]:
+        return ("limits", network, asset, country, channel, carrier or "")
+
+    def _load_limits(self, network: str, asset: str, country: str, channel: str,
+                     carrier: str | None) -> Limits:
+        return self.client.onramp_limits(network=network, asset=asset, country_iso_code=country,
+                                         payment_channel=channel, carrier_code=carrier or None)
 
 
 def _onramp_country(country: OnrampCountry) -> CountryChoice:
@@ -224,20 +268,22 @@ class OfframpCatalog(Catalog):
     """The off-ramp's reference data, type-based variant (spec 4.4, notes 5): /api/offramp/
     countries, /wallets, /limits?type=&country= (limits depend on the type and country only)."""
 
-    def _countries(self) -> list[CountryChoice]:
-        return self.cache.get(("offramp-countries",), self._load_countries)
+    countries_key = ("offramp-countries",)
+    pairs_key = ("offramp-wallets",)
 
     def _load_countries(self) -> list[CountryChoice]:
         return [_offramp_country(c) for c in self.client.offramp_countries()]
 
-    def _pairs(self) -> list[AssetPair]:
-        return self.cache.get(("offramp-wallets",), self.client.offramp_wallets)
+    def _load_pairs(self) -> list[AssetPair]:
+        return self.client.offramp_wallets()
 
-    def limits(self, *, network: str, asset: str, country: str, channel: str,
-               carrier: str | None = None) -> Limits:
-        key = ("offramp-limits", country, channel)
-        return self.cache.get(key, lambda: self.client.offramp_typed_limits(
-            type=channel, country=country))
+    def _limits_key(self, network: str, asset: str, country: str, channel: str,
+                    carrier: str | None) -> tuple[str, ...]:
+        return ("offramp-limits", country, channel)
+
+    def _load_limits(self, network: str, asset: str, country: str, channel: str,
+                     carrier: str | None) -> Limits:
+        return self.client.offramp_typed_limits(type=channel, country=country)
 
 
 def _offramp_country(country: OfframpTypeCountry) -> CountryChoice:

@@ -10,19 +10,20 @@ Every path of the upstream spec answers under ``/api/...``; the sandbox's own pa
 ``SANDBOX_CLIENT_SECRET``, ``SANDBOX_WEBHOOK_SECRET``, ``SANDBOX_WEBHOOK_URL``,
 ``SANDBOX_WEBHOOK_ALLOW_LOOPBACK``, ``SANDBOX_WEBHOOK_EVENTS``, ``SANDBOX_TIME_SCALE``,
 ``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_KYC_OUTCOME``, ``SANDBOX_PUBLIC_URL``,
-``SANDBOX_WEBHOOK_IN_PROCESS``. When started by ``flask`` (no config given), each key may also come
-from an environment variable of the same name (JSON values, or plain text); a WSGI app cannot, so
-``SANDBOX_WEBHOOK_IN_PROCESS`` is for code that embeds the sandbox.
+``SANDBOX_WEBHOOK_IN_PROCESS``, ``SANDBOX_LATENCY``. When started by ``flask`` (no config given),
+each key may also come from an environment variable of the same name (JSON values, or plain text); a
+WSGI app cannot, so ``SANDBOX_WEBHOOK_IN_PROCESS`` is for code that embeds the sandbox.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
+import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
@@ -60,8 +61,13 @@ DEFAULTS: dict[str, Any] = {
     # {base URL: WSGI app}: webhooks to URLs under a base are POSTed to that app in process (an
     # embedding host that receives its own sandbox's webhooks need not listen on a socket).
     "SANDBOX_WEBHOOK_IN_PROCESS": None,
+    # Seconds every /api/ request waits before it is answered: the upstream's round trip as a
+    # merchant's server will see it (about 0.1 from a nearby region), so that pages and their
+    # timeouts can be tried against a realistic upstream. Real seconds, not SANDBOX_TIME_SCALE's.
+    "SANDBOX_LATENCY": 0,
 }
 WEBHOOK_EVENT_KINDS = ("order", "auth", "kyc")
+MAX_LATENCY = 30        # seconds: longer than any client waits, so longer is a mistake
 
 
 def _from_environment() -> dict[str, Any]:
@@ -100,6 +106,10 @@ def _check_config(app: Flask) -> None:
     outcome = cfg["SANDBOX_OUTCOME"]
     if outcome is not None and outcome not in OUTCOMES:
         raise ValueError(f"SANDBOX_OUTCOME must be one of {', '.join(OUTCOMES)}")
+    latency = cfg["SANDBOX_LATENCY"]
+    if isinstance(latency, bool) or not isinstance(latency, (int, float)) \
+            or not 0 <= latency <= MAX_LATENCY:
+        raise ValueError(f"SANDBOX_LATENCY must be a number of seconds from 0 to {MAX_LATENCY}")
     kyc_outcome = cfg["SANDBOX_KYC_OUTCOME"]
     if kyc_outcome is not None and kyc_outcome not in KYC_DECISIONS:
         raise ValueError(f"SANDBOX_KYC_OUTCOME must be one of {', '.join(KYC_DECISIONS)}")
@@ -129,6 +139,19 @@ def _register_error_handlers(app: Flask) -> None:
         response = jsonify(message="Internal server error")
         response.status_code = 500
         return response
+
+
+def _add_latency(app: Flask) -> None:
+    """``SANDBOX_LATENCY``: every API answer (an error too) comes that much later, as over a
+    network; the sandbox's own pages do not wait."""
+    latency = float(app.config["SANDBOX_LATENCY"])
+    if not latency:
+        return
+
+    @app.before_request
+    def wait() -> None:
+        if request.path.startswith("/api/"):
+            time.sleep(latency)
 
 
 def _register_blueprints(app: Flask) -> None:
@@ -178,6 +201,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     from . import auth
 
+    _add_latency(app)           # first: a refused request takes its round trip too
     auth.init_app(app)
     _register_error_handlers(app)
     _register_blueprints(app)

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from typing import Any
 
 from babel import Locale
@@ -27,6 +28,7 @@ from ..htmx import is_htmx, render
 from ..i18n import format_crypto, format_money, money_locale
 from ..journey import quotes
 from ..journey.steps import update_before_order
+from ..meanwhile import meanwhile
 from ..names import asset_name, network_name
 from ..sessions import CheckoutSession
 from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
@@ -37,6 +39,7 @@ from .pages import UPSTREAM_WAIT, too_many_requests_text
 
 CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
 UPDATE = "update"           # the name of the no-JavaScript "Update price" button
+NO_PRICE: Mapping[str, Any] = {"message": None, "breakdown": None, "retry": False}
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,9 @@ class AmountStep(StepPage):
             return None
         return {k: v for k, v in values.items() if v is not None}
 
-    def limits(self, values: Mapping[str, Any]) -> Any | None:
+    def corridor(self, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What the corridor's limits are asked with, once the draft names one the catalog
+        offers (so that no key a user typed is ever kept in the cache); else None."""
         catalog = self.flow.catalog()
         channel = catalog.channel(values.get("countryIsoCode"), values.get("paymentChannel"))
         if channel is None or not catalog.supports(values.get("network"), values.get("asset")):
@@ -129,9 +134,12 @@ class AmountStep(StepPage):
         carrier = values.get("carrierCode") if channel.requires_carrier else None
         if channel.requires_carrier and channel.carrier(carrier) is None:
             return None
-        return catalog.limits(network=values["network"], asset=values["asset"],
-                              country=values["countryIsoCode"], channel=channel.code,
-                              carrier=carrier)
+        return {"network": values["network"], "asset": values["asset"],
+                "country": values["countryIsoCode"], "channel": channel.code, "carrier": carrier}
+
+    def limits(self, values: Mapping[str, Any]) -> Any | None:
+        corridor = self.corridor(values)
+        return self.flow.catalog().limits(**corridor) if corridor is not None else None
 
     def show_amount(self, values: Mapping[str, Any]) -> Callable[[Decimal, str], str]:
         """How a limit is written in a message: as local money, US dollars or the asset."""
@@ -219,6 +227,7 @@ class AmountStep(StepPage):
                result: FormResult | None = None, *,
                price: Mapping[str, Any] | None = None) -> Response:
         catalog = self.flow.catalog()
+        catalog.preload()
         values = self.draft(session, form or {})
         country = catalog.country(values.get("countryIsoCode"))
         channel = catalog.channel(values.get("countryIsoCode"), values.get("paymentChannel"))
@@ -265,22 +274,48 @@ def shown_price(step: AmountStep, session: CheckoutSession,
     why there is none (``message``; ``retry`` when asking again may help; ``retry_after``
     seconds when the upstream asked us to wait). Saves nothing. Identical drafts within a few
     seconds are priced once (``quotes.shown_quote``)."""
-    none: dict[str, Any] = {"message": None, "breakdown": None, "retry": False}
+    none = NO_PRICE
     flow = step.flow
+    flow.catalog().preload()
     corridor = clean_corridor(form, session, flow.catalog())
     if not corridor.ok or not (form.get("amount") or session.is_locked("amount")):
-        return none
-    amount = clean_amount(form, session, locale=typing_locale(corridor.values.get(
-                              "countryIsoCode")),
-                          places=amount_places(flow, corridor.values), currencies=flow.currencies,
-                          currency_error=str(step.texts.currency_error),
-                          limits=step.limits(corridor.values),
-                          show=step.show_amount(corridor.values))
-    if not amount.ok:
+        return dict(none)
+
+    def amount_within(limits: Any | None, *, check_limits: bool = True) -> FormResult:
+        return clean_amount(form, session, locale=typing_locale(corridor.values.get(
+                                "countryIsoCode")),
+                            places=amount_places(flow, corridor.values),
+                            currencies=flow.currencies,
+                            currency_error=str(step.texts.currency_error), limits=limits,
+                            check_limits=check_limits, show=step.show_amount(corridor.values))
+
+    def refused(amount: FormResult) -> dict[str, Any]:
         return {**none, "message": amount.errors.get("amount") or amount.errors.get("currency")}
-    params = quotes.normalise(flow.quote_keys, {**corridor.values, **amount.values})
+
+    typed = amount_within(None, check_limits=False)
+    if not typed.ok:
+        return refused(typed)
+    params = quotes.normalise(flow.quote_keys, {**corridor.values, **typed.values})
+    ask = partial(quotes.shown_quote, flow, params)
+    limits_args = step.corridor(corridor.values)
+    if limits_args is None or flow.catalog().knows_limits(**limits_args):
+        amount = amount_within(step.limits(corridor.values))
+        return priced(session, flow, params, ask) if amount.ok else refused(amount)
+    # The corridor's limits are not known yet (the first price of a session, mostly): they are
+    # asked at the same time as the price, so that the user waits one round trip, not two. The
+    # price is shown only if the amount is within them (else it is dropped: only shown, never
+    # used for an order, it changes nothing upstream).
+    with meanwhile(ask) as price:
+        amount = amount_within(step.limits(corridor.values))
+        return priced(session, flow, params, price) if amount.ok else refused(amount)
+
+
+def priced(session: CheckoutSession, flow: Flow, params: Mapping[str, Any],
+           fetch: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The price of ``fetch()``'s quote record, or why there is none (see :func:`shown_price`)."""
+    none = NO_PRICE
     try:
-        record = quotes.shown_quote(flow, params)
+        record = fetch()
     except UpstreamRateLimited as limited:
         # Said in place of the price, with when to try again; nothing asks again by itself.
         wait = limited.retry_after or UPSTREAM_WAIT

@@ -43,10 +43,26 @@ def test_defaults_and_state(sandbox_factory):
 @pytest.mark.parametrize("bad", [{"SANDBOX_TIME_SCALE": 0}, {"SANDBOX_TIME_SCALE": "fast"},
                                  {"SANDBOX_WEBHOOK_EVENTS": ["orders"]},
                                  {"SANDBOX_OUTCOME": "win"}, {"SANDBOX_CLIENT_ID": ""},
-                                 {"SANDBOX_PUBLIC_URL": "shop.example"}])
+                                 {"SANDBOX_PUBLIC_URL": "shop.example"},
+                                 {"SANDBOX_LATENCY": -0.1}, {"SANDBOX_LATENCY": "100ms"},
+                                 {"SANDBOX_LATENCY": True}, {"SANDBOX_LATENCY": 31}])
 def test_bad_config_fails_at_start(bad):
     with pytest.raises(ValueError):
         create_app(bad)
+
+
+def test_latency_delays_every_api_answer_and_no_page(sandbox_factory, monkeypatch):
+    waits: list[float] = []
+    monkeypatch.setattr("checkout.sandbox.time.sleep", waits.append)
+    client = sandbox_factory(SANDBOX_LATENCY=0.1).test_client()
+    assert client.get("/api/onramp/assets", headers={"x-client-id": CLIENT_ID}).status_code == 200
+    assert client.get("/api/onramp/assets").status_code == 401      # refused, as late
+    assert waits == [0.1, 0.1]
+    assert client.get("/sandbox/").status_code == 200                # a page for people
+    assert waits == [0.1, 0.1]
+    quick = sandbox_factory().test_client()                         # the default: no wait
+    quick.get("/api/onramp/assets", headers={"x-client-id": CLIENT_ID})
+    assert waits == [0.1, 0.1]
 
 
 def test_every_spec_path_is_routed(sandbox_app):
