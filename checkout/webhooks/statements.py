@@ -19,12 +19,13 @@ _EVENT_COLUMNS = ("body_sha256", "body", "headers", "received_at", "last_seen_at
 
 
 @cache
-def insert_event(dialect: str) -> Any:
-    """INSERT a delivery unless its body was seen; RETURNING id, state (nothing if it was)."""
+def insert_events(dialect: str) -> Any:
+    """INSERT deliveries (executed with a list: one multi-row INSERT) unless their body was seen;
+    RETURNING body_sha256, id, state of each one inserted (nothing for one seen before)."""
     return (dialect_insert(dialect, events_table)
             .values({name: bindparam(name) for name in _EVENT_COLUMNS})
             .on_conflict_do_nothing(index_elements=["body_sha256"])
-            .returning(events_table.c.id, events_table.c.state))
+            .returning(events_table.c.body_sha256, events_table.c.id, events_table.c.state))
 
 
 COUNT_DUPLICATE = (
