@@ -137,7 +137,9 @@ def _insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Row[Any] | 
     if its body was stored before (also by an earlier copy in this batch)."""
     try:
         with autocommit_connection(engine) as conn:
-            rows = conn.execute(statements.insert_events(conn.dialect.name), batch).all()
+            dialect = conn.dialect.name
+            rows = conn.execute(statements.insert_events(dialect),
+                                statements.insert_events_params(dialect, batch)).all()
     except OperationalError:
         raise                       # the database is unavailable: each delivery gets its 503
     except SQLAlchemyError as exc:
