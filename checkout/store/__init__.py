@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, MetaData, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.schema import CreateColumn
 
@@ -27,6 +28,12 @@ metadata = MetaData()
 
 # Any fixed number: the PostgreSQL advisory lock under which the tables are created.
 SCHEMA_LOCK_KEY = 0x636B6F75  # "ckou"
+
+# How many connections a PostgreSQL engine keeps open (more are opened, up to 20, and closed when
+# given back to a full pool: each one a server process forked and ended).
+POOL_SIZE = 10
+# A pooled connection given back less than this many seconds ago is used without a ping.
+PING_AFTER_IDLE = 1.0
 
 
 def make_engine(url: str) -> Engine:
@@ -47,7 +54,37 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    engine = create_engine(url, pool_size=POOL_SIZE, max_overflow=20)
+    _ping_idle_connections(engine)
+    return engine
+
+
+def _ping_idle_connections(engine: Engine) -> None:
+    """Ping a pooled connection before use only when it has been idle for a while.
+
+    ``pool_pre_ping`` pings at every checkout: a round trip before each statement's own, and the
+    first cost of a webhook acknowledgement. A connection that was working a moment ago is
+    still good; one left idle may not be (the database restarted, a firewall or
+    ``idle_session_timeout`` closed it), so that one is pinged and replaced if it is dead. A
+    connection that breaks in between fails its statement as it would have after a ping, and
+    SQLAlchemy then discards the whole pool's connections of that age.
+    """
+    @event.listens_for(engine, "checkin")
+    def _given_back(_dbapi_conn: object, record: ConnectionPoolEntry) -> None:
+        record.info["checked_in_at"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _taken(dbapi_conn: DBAPIConnection, record: ConnectionPoolEntry,
+               _proxy: object) -> None:
+        # A new connection has no entry (``info`` goes with the DBAPI connection): just made.
+        given_back = record.info.get("checked_in_at")
+        if given_back is None or time.monotonic() - given_back < PING_AFTER_IDLE:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except Exception as exc:
+            # The pool replaces the connection and tries again with a new one.
+            raise DisconnectionError("idle connection found closed") from exc
 
 
 def _enable_wal(cursor: sqlite3.Cursor, timeout: float = 30.0) -> None:

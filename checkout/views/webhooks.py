@@ -26,7 +26,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from ..errors import ConfigurationError, WebhookSignatureError
 from ..state import get_state, real_app
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
-from ..webhooks.processing import parse_or_reason, record_delivery
+from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,8 @@ def _receive() -> Response:
         return _answer(401, error=str(exc))
 
     parsed, reason = parse_or_reason(body)
-    headers = {name.lower(): value for name, value in request.headers.items()}
+    headers = {name: value for name in KEPT_HEADERS
+               if (value := request.headers.get(name)) is not None}
     state = get_state()
     dispatcher = state.dispatcher
     try:

@@ -3,6 +3,7 @@
 ``events``      signature verification (spec 6.3, or the opt-in ``data`` mode) and payload parsing
 ``store``       the tables
 ``processing``  storing a delivery (in the request); the newer-only status move (after the ack)
+``group_commit`` concurrent deliveries of a process stored by one INSERT and one commit
 ``dispatch``    sending owed signals after commit
 ``fetch``       the full-order fetch with retries
 ``dispatcher``  the per-process background thread and :func:`process_pending`

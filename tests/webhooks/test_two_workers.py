@@ -1,12 +1,14 @@
 """Two gunicorn workers on one PostgreSQL receive the same deliveries concurrently: each event is
 processed once and each signal sent once, by database constraints (no lock is shared between the
-processes)."""
+processes). Forgeries mixed in (a newer status nobody signed, a real body under a wrong signature)
+are refused and change nothing, whichever worker's batch they fall in."""
 from __future__ import annotations
 
 import random
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
 import requests
@@ -16,7 +18,7 @@ from checkout.webhooks.store import events_table, orders_table, signal_log_table
 
 from ..conftest import make_app
 from ..gunicorn_support import gunicorn_workers
-from .helpers import history, signed_webhook
+from .helpers import T0, history, order_payload, signed_webhook
 
 
 @pytest.mark.postgres
@@ -38,6 +40,12 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
             deliveries += [signed_webhook(p) for p in history(f"g_{n}", statuses)]
         # Every delivery three times, all shuffled: the copies race each other across workers.
         sends = deliveries * 3
+        forged = [signed_webhook(order_payload(f"g_{n}", "refund_successful",
+                                               updated_at=T0 + timedelta(days=1)),
+                                 secret="not-the-webhook-secret") for n in range(0, 60, 3)]
+        forged += [signed_webhook(body=d.body, secret="not-the-webhook-secret")
+                   for d in deliveries[::7]]
+        sends += forged
         rng.shuffle(sends)
         url = f"http://127.0.0.1:{port}/checkout/webhooks"
 
@@ -50,7 +58,7 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
 
         with ThreadPoolExecutor(16) as pool:
             codes = Counter(pool.map(post, sends))
-        assert codes == Counter({200: len(sends)})
+        assert codes == Counter({200: len(sends) - len(forged), 401: len(forged)})
 
         def settled():
             with engine.connect() as conn:
@@ -70,6 +78,7 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
         assert set(fired.values()) == {1}                 # exactly once, across both processes
         assert set(fired) == {(order_id, status) for order_id, status, _ in owed}
         assert {(o, s) for o, s in finals.items()} <= set(fired)
+        assert not any(status == "refund_successful" for _, status in fired)    # no forgery
         served_by = {line.split()[0] for line in access_log.read_text().splitlines()}
         assert len(served_by) == 2                        # both workers received deliveries
         with engine.connect() as conn:

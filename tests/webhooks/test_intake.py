@@ -1,0 +1,89 @@
+"""Storing new deliveries in batches (the receiver's group commit), on SQLite and PostgreSQL: copies
+of one body in a batch are one delivery, and a row the database refuses fails alone."""
+from __future__ import annotations
+
+import hashlib
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.exc import DataError
+
+from checkout.webhooks import processing
+from checkout.webhooks.processing import parse_or_reason, record_delivery
+from checkout.webhooks.store import events_table, outbox_table
+
+from ..conftest import make_app
+from .helpers import history, order_payload
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def engine(request, webhook_config):
+    if request.param == "postgresql":
+        webhook_config["CHECKOUT_DATABASE_URL"] = request.getfixturevalue("postgres_url")
+    app = make_app(dict(webhook_config))
+    engine = app.extensions["checkout"].engine
+    yield engine
+    engine.dispose()
+
+
+def _values(body: bytes, **changes) -> dict:
+    parsed, _ = parse_or_reason(body)
+    assert parsed is not None
+    now = processing.utcnow()
+    return {"body_sha256": hashlib.sha256(body).hexdigest(), "body": body, "headers": {},
+            "received_at": now, "last_seen_at": now, "duplicates": 0, "attempts": 0,
+            "state": "stored", "error": None, "event_type": parsed.type,
+            "order_id": parsed.order_id, "status": parsed.status,
+            "updated_at": parsed.updated_at} | changes
+
+
+def test_copies_of_one_body_in_a_batch_are_one_new_delivery(engine):
+    first, second = (json.dumps(p).encode() for p in history("ord_1", ["deposit_awaiting",
+                                                                       "deposit_validating"]))
+    rows = processing._insert_new(engine, [_values(first), _values(second), _values(first)])
+    assert rows[0] is not None and rows[1] is not None and rows[2] is None
+    assert rows[0].id != rows[1].id
+    assert processing._insert_new(engine, [_values(second)]) == [None]   # seen before
+    with engine.connect() as conn:
+        assert conn.execute(select(events_table.c.id).order_by(events_table.c.id)
+                            ).scalars().all() == [rows[0].id, rows[1].id]
+
+
+@pytest.mark.postgres
+def test_a_delivery_the_database_refuses_fails_alone(webhook_config, postgres_url):
+    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
+    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
+    try:
+        good, bad, other = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(3))
+        # Longer than the column: PostgreSQL refuses the row (no delivery the parser accepts is).
+        rows = processing._insert_new(engine, [_values(good), _values(bad, order_id="x" * 200),
+                                               _values(other)])
+        assert isinstance(rows[1], DataError)
+        assert rows[0] is not None and rows[2] is not None
+        with engine.connect() as conn:
+            assert len(conn.execute(select(events_table.c.id)).all()) == 2
+    finally:
+        engine.dispose()
+
+
+def test_concurrent_copies_are_stored_once_and_counted(engine):
+    """Through record_delivery from many threads: each distinct body stored once, every copy
+    counted as a duplicate with its own webhook_received owed."""
+    bodies = [json.dumps(order_payload(f"ord_{n}")).encode() for n in range(20)]
+    sends = bodies * 3
+
+    def record(body: bytes):
+        return record_delivery(engine, body, {"content-type": "application/json"},
+                               parse_or_reason(body)[0])
+
+    with ThreadPoolExecutor(12) as pool:
+        receipts = list(pool.map(record, sends))
+    assert sum(not r.duplicate for r in receipts) == len(bodies)
+    assert len({r.event_id for r in receipts}) == len(bodies)
+    with engine.connect() as conn:
+        events = conn.execute(select(events_table.c.duplicates)).scalars().all()
+        owed = conn.execute(select(outbox_table.c.duplicate)).scalars().all()
+    assert sorted(events) == [2] * len(bodies)
+    assert owed == [1] * (2 * len(bodies))
