@@ -3,9 +3,26 @@ from __future__ import annotations
 
 import click
 from flask import current_app
-from flask.cli import AppGroup
+from flask.cli import AppGroup, ScriptInfo
 
-checkout_cli = AppGroup("checkout", help="Checkout: launch URLs, webhooks, sandbox.")
+
+@click.group("checkout", cls=AppGroup)
+@click.pass_context
+def checkout_cli(ctx: click.Context) -> None:
+    """Checkout: launch URLs, sessions, webhooks, orders, the database."""
+    if ctx.invoked_subcommand == "db":
+        return
+    # Any other command works on the tables: first what start-up does with their schema (the
+    # ``flask`` command left it for now, see checkout.state), as one line if it refuses.
+    from .errors import SchemaError
+    from .state import CheckoutState
+
+    app = ctx.ensure_object(ScriptInfo).load_app()
+    state: CheckoutState = app.extensions["checkout"]
+    try:
+        state.ensure_schema(app)
+    except SchemaError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @checkout_cli.command("launch-url")
@@ -71,6 +88,10 @@ def purge_sessions_command(older_than_days: int) -> None:
 
 
 checkout_cli.add_command(sessions_cli)
+
+from .store.cli import db_cli  # noqa: E402 - the store's subgroup
+
+checkout_cli.add_command(db_cli)
 
 from .webhooks.cli import orders_cli, webhooks_cli  # noqa: E402 - the webhooks concern's subgroups
 
