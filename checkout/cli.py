@@ -6,11 +6,20 @@ from flask import current_app
 from flask.cli import AppGroup, ScriptInfo
 
 
-@click.group("checkout", cls=AppGroup)
+class _CheckoutGroup(AppGroup):
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        ctx.meta["checkout.command_args"] = rest
+        return name, command, rest
+
+
+@click.group("checkout", cls=_CheckoutGroup)
 @click.pass_context
 def checkout_cli(ctx: click.Context) -> None:
     """Checkout: launch URLs, sessions, webhooks, orders, the database."""
-    if ctx.invoked_subcommand == "db":
+    rest = ctx.meta.get("checkout.command_args", [])
+    if ctx.invoked_subcommand == "db" or any(arg in ctx.help_option_names for arg in rest):
         return
     # Any other command works on the tables: first what start-up does with their schema (the
     # ``flask`` command left it for now, see checkout.state), as one line if it refuses.

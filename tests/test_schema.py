@@ -253,6 +253,9 @@ def test_db_commands_on_a_previous_releases_database(db_config, database_url):
     purge = flask("checkout", "sessions", "purge")
     assert purge.exit_code == 1
     assert purge.output.startswith("Error: the checkout's database") and "db upgrade" in purge.output
+    # Its help needs no database.
+    helped = flask("checkout", "sessions", "purge", "--help")
+    assert helped.exit_code == 0 and "Delete expired checkout sessions" in helped.output
 
     history = flask("checkout", "db", "history")
     assert history.exit_code == 0
@@ -273,6 +276,7 @@ def test_other_commands_upgrade_first_when_auto_upgrade_is_on(db_config, databas
     load(PREVIOUS, database_url)
     flask = flask_cli(db_config)
     assert flask("checkout", "db", "current").output.startswith("none:")   # shown as it is
+    assert flask("checkout", "webhooks", "list", "--help").exit_code == 0
     assert recorded(database_url) is None
     purge = flask("checkout", "sessions", "purge")
     assert purge.exit_code == 0, purge.output
