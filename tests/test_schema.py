@@ -425,3 +425,29 @@ def test_schema_errors_are_checkout_errors():
 
     assert issubclass(SchemaBehind, SchemaError) and issubclass(SchemaAhead, SchemaError)
     assert issubclass(SchemaError, CheckoutError)
+
+
+@pytest.mark.parametrize("release", [OLDER])
+def test_gunicorn_workers_booting_together_on_a_previous_releases_database(
+        release, database_url, tmp_path):
+    """Three workers load the app at once on a database that needs an upgrade: all start (one
+    upgrades, the others wait on the lock), and the rows are all there."""
+    import requests
+
+    from .gunicorn_support import gunicorn_workers
+
+    load(release, database_url)
+    before = snapshot(database_url)
+    env = {"CHECKOUT_TEST_DATABASE_URL": database_url,
+           "CHECKOUT_TEST_SIGNAL_LOG": str(tmp_path / "signals.log")}
+    with gunicorn_workers("tests.webhooks.gunicorn_app:create()", env, tmp_path, workers=3,
+                          access_format="%(p)s %(s)s") as (port, _access_log):
+        answer = requests.get(f"http://127.0.0.1:{port}/checkout/onramp", timeout=20,
+                              allow_redirects=False)
+        assert answer.status_code == 303
+    assert recorded(database_url) == HEAD
+    after = snapshot(database_url)
+    for name, rows in before.items():                 # all kept (and one session more)
+        kept = [{column: row[column] for column in rows[0]} for row in after[name]] if rows else []
+        assert [row for row in kept if row in rows] == rows, f"{name} changed in the upgrade"
+    assert len(after["checkout_sessions"]) == len(before["checkout_sessions"]) + 1
