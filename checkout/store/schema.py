@@ -209,9 +209,8 @@ def _resolve(revision: str) -> str | None:
         return None
     try:
         found = scripts().get_revision(revision)
-    except CommandError as exc:
-        raise SchemaError(f"no revision {revision!r} (`flask checkout db history` lists them): "
-                          f"{exc}", current=None, head=head()) from None
+    except CommandError:        # unknown, or a prefix of several
+        found = None
     if found is None:
         raise SchemaError(f"no revision {revision!r} (`flask checkout db history` lists them)",
                           current=None, head=head())
