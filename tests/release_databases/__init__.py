@@ -36,7 +36,7 @@ def load(release: str, url: str) -> dict[str, Any]:
         conn.close()
     else:
         # psql, as pg_dump's plain format expects (COPY ... FROM stdin, \restrict).
-        from tests.postgres import _bindir
+        from ..postgres import _bindir
 
         plain = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         subprocess.run([os.path.join(_bindir(), "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
