@@ -29,6 +29,9 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_CLIENT_SECRET": None,
     "CHECKOUT_FRAME_ANCESTORS": ["'self'"],
     "CHECKOUT_URL_PREFIX": "/checkout",
+    # A database behind this release's schema is upgraded at start-up, under a lock; False: start-up
+    # refuses it with a message naming `flask checkout db upgrade` (checkout.store.schema).
+    "CHECKOUT_DATABASE_AUTO_UPGRADE": True,
     # The origin users reach the checkout at (https://pay.shop.example): absolute links are built
     # from it, never from the request's Host header (checkout.public_address). SERVER_NAME or
     # TRUSTED_HOSTS do instead; outside the sandbox one of the three is required.

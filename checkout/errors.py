@@ -4,6 +4,9 @@
 
     CheckoutError
     ├── ConfigurationError            a setting is missing or wrong; raised at start-up
+    ├── SchemaError                   the database's tables are not at this code's revision
+    │   ├── SchemaBehind              an upgrade is due (and start-up may not make it)
+    │   └── SchemaAhead               a revision this code does not know: a newer release made it
     ├── UpstreamError                 anything the upstream service did or did not answer
     │   ├── UpstreamUnavailable       no usable answer: connection refused, 502/503/504, other 5xx
     │   │   └── UpstreamTimeout       connect or read timeout
@@ -34,6 +37,25 @@ class CheckoutError(Exception):
 
 class ConfigurationError(CheckoutError):
     """A required setting is missing or malformed. Raised by ``Checkout.init_app``."""
+
+
+class SchemaError(CheckoutError):
+    """The checkout's tables are not at the revision this code needs (checkout.store.schema).
+
+    ``current`` is the database's revision (None: no version recorded), ``head`` this code's."""
+
+    def __init__(self, message: str, *, current: str | None, head: str) -> None:
+        super().__init__(message)
+        self.current = current
+        self.head = head
+
+
+class SchemaBehind(SchemaError):
+    """The database is behind this code; ``flask checkout db upgrade`` brings it up."""
+
+
+class SchemaAhead(SchemaError):
+    """The database is at a revision this code does not know (a newer release, rolled back)."""
 
 
 class UpstreamError(CheckoutError):

@@ -37,7 +37,9 @@ sessions_table = Table(
     Column("locked", JSON, nullable=False),        # claim names the user cannot change
     Column("data", JSON, nullable=False),          # what the user chose so far (DATA_FORMAT)
     # Unused since session data records progress itself (``progress``); kept, always "start",
-    # because databases made earlier have it NOT NULL. Dropped by the first schema migration.
+    # because it is NOT NULL and hosts of earlier releases still write it. Dropping it takes two
+    # releases: one whose revision gives it a server default (and stops writing it), then one whose
+    # revision drops it, so that no host still running the release before breaks on it.
     Column("step", String(32), nullable=False),
     Column("order_id", String(64), nullable=True, index=True),
     # Set while one request is creating the order; see claim_order_creation.

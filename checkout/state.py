@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import click
 from flask import Flask, current_app
+from flask.cli import FlaskGroup
 from sqlalchemy.engine import Engine
 
 from . import config
@@ -17,7 +19,8 @@ from .metrics import Metrics
 from .metrics import create as create_metrics
 from .readiness import ReadinessCache
 from .sessions import SessionStore
-from .store import connect
+from .store import make_engine
+from .store.schema import prepare
 
 if TYPE_CHECKING:
     from .journey.quote_cache import QuoteCache
@@ -48,6 +51,15 @@ class CheckoutState:
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
+    # The schema's revision is still to be checked (or upgraded): the ``flask`` command loaded the
+    # app to find one of its commands (see ``_loading_for_a_flask_command``).
+    schema_unchecked: bool = False
+
+    def ensure_schema(self, app: Flask) -> None:
+        """What start-up does with the schema, once: upgrade it or refuse it (``SchemaError``)."""
+        if self.schema_unchecked:
+            prepare(self.engine, auto_upgrade=bool(app.config["CHECKOUT_DATABASE_AUTO_UPGRADE"]))
+            self.schema_unchecked = False
 
     @classmethod
     def create(cls, app: Flask) -> CheckoutState:
@@ -61,7 +73,14 @@ class CheckoutState:
         from .webhooks.dispatcher import Dispatcher
         from .webhooks.reconcile import CallBudget
 
-        engine = connect(app.config["CHECKOUT_DATABASE_URL"])
+        engine = make_engine(app.config["CHECKOUT_DATABASE_URL"])
+        unchecked = _loading_for_a_flask_command()
+        if not unchecked:
+            try:
+                prepare(engine, auto_upgrade=bool(app.config["CHECKOUT_DATABASE_AUTO_UPGRADE"]))
+            except BaseException:
+                engine.dispose()
+                raise
         counts = create_metrics(app, engine)
         sandbox_app = embedded_sandbox.create(app) if config.uses_sandbox(app) else None
         base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox_app is None \
@@ -88,16 +107,32 @@ class CheckoutState:
                    quote_cache=QuoteCache(
                        float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
                        merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
-                   metrics=counts)
+                   metrics=counts, schema_unchecked=unchecked)
+
+
+def _loading_for_a_flask_command() -> bool:
+    """Whether the ``flask`` command is loading the app to find a command in it.
+
+    ``flask checkout db upgrade`` must work on a database that start-up refuses, and ``flask
+    checkout db current`` must show the database as it is, not as start-up would leave it: then the
+    schema is checked at the app's first use instead (:func:`get_state`, and the ``checkout``
+    command group for its other commands). ``flask run`` and a WSGI server load the app
+    otherwise, and start-up checks as usual."""
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and isinstance(ctx.command, FlaskGroup)
 
 
 def get_state() -> CheckoutState:
     state: CheckoutState = current_app.extensions["checkout"]
+    if state.schema_unchecked:
+        state.ensure_schema(current_app)
     return state
 
 
 def state_of(app: Flask) -> CheckoutState:
     state: CheckoutState = app.extensions["checkout"]
+    if state.schema_unchecked:
+        state.ensure_schema(app)
     return state
 
 
