@@ -13,11 +13,12 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 """
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 from flask.typing import ResponseReturnValue
 from sqlalchemy.exc import SQLAlchemyError
@@ -102,10 +103,13 @@ receive_webhook.csrf_exempt = True  # type: ignore[attr-defined]
 
 
 def _answer(status: int, **body: Any) -> Response:
-    response = jsonify(body)
-    response.status_code = status
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    # json.dumps straight into a Response: Flask's JSON provider (jsonify) costs as much again as
+    # the rest of the answer, on the one route where answers are counted in hundreds a second.
+    return Response(json.dumps(body, separators=(",", ":")) + "\n", status=status,
+                    content_type="application/json", headers=NO_STORE)
+
+
+NO_STORE = {"Cache-Control": "no-store"}
 
 
 def _answer_before_host_hooks() -> ResponseReturnValue | None:
