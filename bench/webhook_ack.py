@@ -321,20 +321,8 @@ def print_ack_table(results: dict[str, dict[str, Any]], args) -> bool:
 
 # -- storm -----------------------------------------------------------------------------------------
 
-# Transitions of the webhook status set (upstream notes 4), late payments after canceled/expired.
-NEXT = {
-    "deposit_awaiting": ["deposit_validating", "deposit_canceled", "deposit_expired"],
-    "deposit_validating": ["deposit_successful", "deposit_invalid", "deposit_canceled"],
-    "deposit_canceled": ["deposit_successful"],
-    "deposit_expired": ["deposit_successful"],
-    "deposit_invalid": [],
-    "deposit_successful": ["payout_pending"],
-    "payout_pending": ["payout_successful", "payout_failed"],
-    "payout_failed": ["payout_successful", "refund_pending"],
-    "refund_pending": ["refund_successful"],
-    "payout_successful": [],
-    "refund_successful": [],
-}
+# The webhook status set's transitions, as the storm test walks them.
+from tests.webhooks.helpers import NEXT_STATUSES as NEXT  # noqa: E402
 
 
 class Storm:

@@ -143,3 +143,23 @@ def history(order_id: str, statuses: list[str], start: datetime = T0,
     """One payload per status, each later than the one before."""
     return [order_payload(order_id, status, updated_at=start + step * (i + 1))
             for i, status in enumerate(statuses)]
+
+
+# Transitions of the webhook status set (upstream notes 4), including late payments after canceled or
+# expired; the storm test and bench/webhook_ack.py walk them to make order histories.
+NEXT_STATUSES = {
+    "deposit_awaiting": ["deposit_validating", "deposit_canceled", "deposit_invalid",
+                         "deposit_expired"],
+    "deposit_validating": ["deposit_successful", "deposit_invalid", "deposit_canceled",
+                           "deposit_expired"],
+    "deposit_canceled": ["deposit_successful"],
+    "deposit_expired": ["deposit_successful"],
+    "deposit_invalid": [],
+    "deposit_successful": ["payout_pending"],
+    "payout_pending": ["payout_successful", "payout_failed"],
+    "payout_failed": ["payout_successful", "refund_pending"],
+    "refund_pending": ["refund_successful", "refund_failed"],
+    "refund_failed": ["refund_successful"],
+    "payout_successful": [],
+    "refund_successful": [],
+}

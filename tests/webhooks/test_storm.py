@@ -19,25 +19,8 @@ from checkout.webhooks.store import events_table, orders_table, signal_log_table
 
 from ..conftest import make_app
 from .conftest import Receiver
+from .helpers import NEXT_STATUSES as NEXT
 from .helpers import T0, Recorder, order_payload, signed_webhook
-
-# Transitions of the webhook status set (notes 4), including late payments after canceled/expired.
-NEXT = {
-    "deposit_awaiting": ["deposit_validating", "deposit_canceled", "deposit_invalid",
-                         "deposit_expired"],
-    "deposit_validating": ["deposit_successful", "deposit_invalid", "deposit_canceled",
-                           "deposit_expired"],
-    "deposit_canceled": ["deposit_successful"],
-    "deposit_expired": ["deposit_successful"],
-    "deposit_invalid": [],
-    "deposit_successful": ["payout_pending"],
-    "payout_pending": ["payout_successful", "payout_failed"],
-    "payout_failed": ["payout_successful", "refund_pending"],
-    "refund_pending": ["refund_successful", "refund_failed"],
-    "refund_failed": ["refund_successful"],
-    "payout_successful": [],
-    "refund_successful": [],
-}
 
 
 def _walk(rng: random.Random) -> list[str]:
