@@ -14,13 +14,14 @@ Names and labels (the README's "Metrics" lists them for operators):
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from flask import Flask
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -147,6 +148,29 @@ class StoredOrders:
             return rows
 
 
+P = ParamSpec("P")
+
+
+def _never_raises(count: Callable[P, None]) -> Callable[P, None]:
+    """A counting point that cannot fail what it counts: it runs after the event (an upstream call
+    that created an order, a delivery already stored), and a metric that fails to write (the
+    multiprocess directory removed by a tmp cleaner, a full disk) must not turn that into an
+    error. The first failure is logged with its cause; later ones quietly."""
+    warned = False
+
+    @functools.wraps(count)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> None:
+        nonlocal warned
+        try:
+            count(*args, **kwargs)
+        except Exception:
+            log.log(logging.DEBUG if warned else logging.WARNING,
+                    "metrics: %s could not be counted", count.__name__, exc_info=not warned)
+            warned = True
+
+    return guarded
+
+
 class PrometheusMetrics(Metrics):
     """Counts into prometheus_client, and renders a scrape (:meth:`exposition`)."""
 
@@ -186,25 +210,32 @@ class PrometheusMetrics(Metrics):
 
     # -- counting points (see checkout.metrics.Metrics) -------------------------------------------
 
+    @_never_raises
     def upstream_call(self, method: str, endpoint: str, status: str, seconds: float) -> None:
         self.families.upstream.labels(method, endpoint, status).observe(seconds)
 
+    @_never_raises
     def webhook_delivery(self, result: str, seconds: float) -> None:
         self.families.webhooks.labels(result).observe(seconds)
 
+    @_never_raises
     def session_opened(self, flow: str, start: str) -> None:
         self.families.sessions.labels(flow, start).inc()
 
+    @_never_raises
     def order_created(self, flow: str) -> None:
         self.families.orders_created.labels(flow).inc()
 
+    @_never_raises
     def rate_limited(self, limit: str) -> None:
         # A name of ours, or one bucket for anything else: never a value from the request.
         self.families.rate_limited.labels(limit if limit in DEFAULT_LIMITS else "other").inc()
 
+    @_never_raises
     def reconciler_check(self, check: Check) -> None:
         self.families.reconciler.labels(check.flow, check.result).inc()
 
+    @_never_raises
     def _status_changed(self, _sender: Any, *, flow: str | None, status: str,
                         **_details: Any) -> None:
         self.families.status_changes.labels(flow or "unknown", status).inc()

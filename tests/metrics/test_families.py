@@ -187,3 +187,22 @@ def test_after_a_whole_order_no_label_names_the_session_order_person_or_secret(c
     leaks = {s for s in secrets for v in values if s and s.lower() in v}
     assert leaks == set(), leaks
     assert json.dumps(sorted(seen.label_values("flow"))) == '["onramp"]'
+
+
+def test_a_metric_that_cannot_be_written_never_fails_what_it_counts(app, client, caplog):
+    # A multiprocess directory removed by a tmp cleaner, a full disk: the upstream call already
+    # answered (it may have created an order) and the delivery is already stored.
+    families = app.extensions["checkout"].metrics.families
+
+    def broken(*labels: str):
+        raise OSError("No space left on device")
+
+    for family in (families.upstream, families.webhooks):
+        family.labels = broken
+    assert app.extensions["checkout"].upstream.onramp_assets()
+    delivery = signed_webhook(order_id="ord_metrics_full_disk", status="deposit_awaiting")
+    answer = client.post("/checkout/webhooks", data=delivery.body, headers=delivery.headers)
+    assert answer.status_code == 200 and answer.get_json()["received"] is True
+    warnings = [r for r in caplog.records if "could not be counted" in r.getMessage()]
+    assert {r.levelname for r in warnings} == {"WARNING"}
+    assert len(warnings) == 2                   # once per counting point, then quietly
