@@ -164,6 +164,7 @@ def validate(app: Flask) -> None:
     if not prefix.startswith("/") or prefix.endswith("/"):
         raise ConfigurationError("CHECKOUT_URL_PREFIX must start with '/' and not end with '/'")
     _check_upstream_scheme(app)
+    _check_switches(app)
     from .ratelimits import configured_limits, storage_settings
 
     configured_limits(app)
@@ -174,6 +175,15 @@ def validate(app: Flask) -> None:
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")
+
+
+def _check_switches(app: Flask) -> None:
+    """An on/off setting must be True or False: ``"false"`` read from an environment variable
+    would count as on (an upgrade the operator meant to refuse, masking meant to stay on...)."""
+    for key, default in DEFAULTS.items():
+        if isinstance(default, bool) and not isinstance(app.config.get(key), bool):
+            raise ConfigurationError(
+                f"{key} must be True or False, not {type(app.config.get(key)).__name__}")
 
 
 def is_loopback_host(host: str | None) -> bool:

@@ -43,6 +43,15 @@ def test_short_launch_secret_is_refused(tmp_path):
     assert "s" * 31 not in str(info.value)   # the message names the key, never the value
 
 
+@pytest.mark.parametrize("value", ["false", "0", 0, None])
+def test_an_on_off_setting_that_is_not_a_bool_is_refused_before_the_database_is_touched(
+        tmp_path, value):
+    # "false" from an environment variable would otherwise upgrade a database meant to be refused.
+    with pytest.raises(ConfigurationError, match="CHECKOUT_DATABASE_AUTO_UPGRADE must be True or"):
+        build(tmp_path, CHECKOUT_DATABASE_AUTO_UPGRADE=value)
+    assert not (tmp_path / "c.sqlite3").exists()
+
+
 def test_complete_configuration_starts(tmp_path):
     app = build(tmp_path, **REAL_UPSTREAM)
     assert app.extensions["checkout"].sandbox is None
