@@ -24,8 +24,8 @@ def _engine() -> Engine:
 
 def _database_failed(engine: Engine, exc: SQLAlchemyError) -> click.ClickException:
     cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    where = engine.url.render_as_string(hide_password=True)
-    return click.ClickException(f"the database failed ({where}): {cause[0] if cause else exc}")
+    return click.ClickException(
+        f"the database failed ({schema.where(engine)}): {cause[0] if cause else exc}")
 
 
 @db_cli.command("upgrade")

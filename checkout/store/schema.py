@@ -132,13 +132,14 @@ def status(engine: Engine) -> Status:
         return _status_of(conn)
 
 
-def _where(engine: Engine) -> str:
+def where(engine: Engine) -> str:
+    """The database's URL as messages name it: never with its password."""
     return engine.url.render_as_string(hide_password=True)
 
 
 def ahead_error(engine: Engine, found: Status) -> SchemaAhead:
     return SchemaAhead(
-        f"the checkout's database ({_where(engine)}) is at revision {found.current}, which this "
+        f"the checkout's database ({where(engine)}) is at revision {found.current}, which this "
         f"release does not know (its newest is {found.head}): a newer release upgraded it. Run that "
         "release again, or restore the database from before that upgrade; downgrades are not "
         "supported", current=found.current, head=found.head)
@@ -148,7 +149,7 @@ def behind_error(engine: Engine, found: Status) -> SchemaBehind:
     at = (f"is at revision {found.current}" if found.current is not None
           else "has no revision recorded (it is empty, or was made by a release before migrations)")
     return SchemaBehind(
-        f"the checkout's database ({_where(engine)}) {at}; this release needs {found.head}: run "
+        f"the checkout's database ({where(engine)}) {at}; this release needs {found.head}: run "
         f"`{UPGRADE_COMMAND}` (or set CHECKOUT_DATABASE_AUTO_UPGRADE = True)",
         current=found.current, head=found.head)
 
