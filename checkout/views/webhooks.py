@@ -35,29 +35,18 @@ log = logging.getLogger(__name__)
 def receive_webhook() -> Response:
     """Verify, store and acknowledge one upstream webhook; processing follows the answer."""
     started = time.perf_counter()
-    response = _receive()
-    metrics = get_state().metrics
-    if metrics.enabled:             # (reading the answer's duplicate flag costs a JSON parse)
-        metrics.webhook_delivery(_result(response), time.perf_counter() - started)
+    result, response = _receive()
+    get_state().metrics.webhook_delivery(result, time.perf_counter() - started)
     return response
 
 
-# The metrics' name for each answer of the receiver (200 is accepted or duplicate).
-RESULTS = {400: "invalid", 401: "bad_signature", 413: "too_large", 503: "unavailable"}
-
-
-def _result(response: Response) -> str:
-    if response.status_code == 200:
-        duplicate = (response.get_json(silent=True) or {}).get("duplicate")
-        return "duplicate" if duplicate else "accepted"
-    return RESULTS.get(response.status_code, "error")
-
-
-def _receive() -> Response:
+def _receive() -> tuple[str, Response]:
+    """The answer, and what it was for the metrics (accepted, duplicate, bad_signature, invalid,
+    too_large, unavailable)."""
     app = real_app(current_app)
     limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
     if request.content_length is not None and request.content_length > limit:
-        return _answer(413, error=f"body larger than {limit} bytes")
+        return "too_large", _answer(413, error=f"body larger than {limit} bytes")
     # A body without Content-Length (chunked) is read up to the cap and one byte more: werkzeug's
     # stream stops quietly at its limit, so the extra byte is how an oversized body shows.
     request.max_content_length = limit + 1
@@ -66,7 +55,7 @@ def _receive() -> Response:
     except RequestEntityTooLarge:
         body = None
     if body is None or len(body) > limit:
-        return _answer(413, error=f"body larger than {limit} bytes")
+        return "too_large", _answer(413, error=f"body larger than {limit} bytes")
 
     try:
         signed = verify_delivery(body, request.headers.get("x-signature"),
@@ -74,7 +63,7 @@ def _receive() -> Response:
                                  app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"])
     except WebhookSignatureError as exc:
         log.warning("webhook refused from %s: %s", request.remote_addr, exc)
-        return _answer(401, error=str(exc))
+        return "bad_signature", _answer(401, error=str(exc))
 
     parsed, reason = parse_or_reason(body)
     headers = {name: value for name in KEPT_HEADERS
@@ -89,12 +78,14 @@ def _receive() -> Response:
         log.exception("webhook not stored: database unavailable; answering 503 for a retry")
         response = _answer(503, error="storage unavailable, retry later")
         response.headers["Retry-After"] = "1"
-        return response
+        return "unavailable", response
 
     if parsed is None:
-        return _answer(400, error=reason, id=receipt.event_id, duplicate=receipt.duplicate)
+        return "invalid", _answer(400, error=reason, id=receipt.event_id,
+                                  duplicate=receipt.duplicate)
     dispatcher.notify()
-    return _answer(200, received=True, duplicate=receipt.duplicate, id=receipt.event_id)
+    return ("duplicate" if receipt.duplicate else "accepted",
+            _answer(200, received=True, duplicate=receipt.duplicate, id=receipt.event_id))
 
 
 # A marker that CSRF extensions (Flask-WTF's CSRFProtect) look for on the view function; mypy
