@@ -198,9 +198,10 @@ def _checkout_loggers() -> list[logging.Logger]:
 
 
 def add_request_id_header(response: Response) -> Response:
-    from .security import under_prefix
+    from .security import is_machine_request, under_prefix
 
-    if under_prefix(request.path):
+    # An answer to a machine is made with its id (the webhook receiver's), and skips the path test.
+    if not is_machine_request() and under_prefix(request.path):
         response.headers[REQUEST_ID_HEADER] = request_id()
     return response
 

@@ -42,6 +42,7 @@ because the store is down: a checkout must let its users pay.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -58,6 +59,7 @@ from limits import parse_many
 from limits.errors import ConfigurationError as LimitsConfigurationError
 
 from .errors import ConfigurationError
+from .security import is_machine_request
 
 __all__ = ["DEFAULT_LIMITS", "ENDPOINT_CATEGORIES", "UNLIMITED", "RateLimits", "category",
            "client_address", "configured_limits"]
@@ -243,6 +245,18 @@ def storage_settings(app: Flask) -> tuple[str, dict[str, Any]]:
     return uri, {**defaults, **options}
 
 
+def _not_for_machines(hook: Callable[..., Any]) -> Callable[..., Any]:
+    """The limiter's after-request or teardown ``hook``, skipped in a request that machine_answer
+    answered: those are unlimited and answered ahead of the limiter's before-request hook, so
+    there is nothing to add or release, and they come hundreds a second."""
+    @functools.wraps(hook)
+    def unless_machine(arg: Any = None) -> Any:
+        if is_machine_request():
+            return arg
+        return hook(arg)
+    return unless_machine
+
+
 class _BlueprintSetup:
     """What ``Limiter.init_app`` reads and calls on an app, pointed at the checkout alone.
 
@@ -325,7 +339,7 @@ class RateLimits:
         if self.limiter is None:
             return
         for name, hook in self.setup.hooks:
-            getattr(bp, name)(hook)
+            getattr(bp, name)(hook if name == "before_request" else _not_for_machines(hook))
         for kind, key in (("ip", client_address), ("session", self.session_key)):
             self.limiter.shared_limit(self._limit_of(kind), scope=self._scope_of(kind),
                                       key_func=key)(bp)

@@ -10,6 +10,12 @@
 * ``Cache-Control: no-store`` on everything but static files: pages carry a session's tokens.
 * No ``X-Frame-Options``: it cannot name an allowed parent and would stop framing altogether.
 
+An answer to a machine (:func:`machine_answer`: the webhook receiver's JSON) is not a page: no
+document is rendered from it, so it carries its own short set instead (nothing may load, nothing
+may frame it, no sniffing, no caching) and the page hooks leave it alone. The receiver answers
+hundreds of deliveries a second; the page set and its hooks cost each one about as much as the
+rest of the answer, on the server and in the sender that parses it.
+
 They go on every response to an address under the prefix, whether or not a checkout view answered
 it: an unrouted method, the bare prefix and the redirects the router makes have no blueprint, so a
 blueprint's ``after_request`` would miss them. Nothing outside the prefix (the host's own pages) is
@@ -21,13 +27,38 @@ from flask import Blueprint, Flask, Response, current_app, g, has_request_contex
 
 from .launch import normalize_origin
 
-__all__ = ["frame_ancestors", "content_security_policy", "event_target_origin", "init"]
+__all__ = ["frame_ancestors", "content_security_policy", "event_target_origin", "init",
+           "machine_answer", "MACHINE_HEADERS", "is_machine_request"]
 
 PERMISSIONS_POLICY = ", ".join([
     # camera: the KYC step's photos (the frame must allow it too: embed.js does).
     "clipboard-write=(self)", "payment=(self)", "camera=(self)", "microphone=()", "geolocation=()",
     "usb=()",
 ])
+
+
+# The whole security header set of an answer to a machine.
+MACHINE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+# Set in the WSGI environ of a request that machine_answer answered: the hooks find it there
+# whatever the response became (Flask turns it into the host's own response_class, if it has one).
+MACHINE_REQUEST = "checkout.machine_request"
+
+
+def machine_answer(body: str, status: int, headers: dict[str, str]) -> Response:
+    """A JSON answer to a machine, with :data:`MACHINE_HEADERS` (and ``headers``). The page
+    hooks (these headers, the request id, the limiter's after-request work) leave it alone."""
+    request.environ[MACHINE_REQUEST] = True
+    return Response(body, status=status, headers=MACHINE_HEADERS | headers,
+                    content_type="application/json")
+
+
+def is_machine_request() -> bool:
+    """True in a request that :func:`machine_answer` answered."""
+    return bool(request.environ.get(MACHINE_REQUEST))
 
 
 def _is_source_expression(entry: str) -> bool:
@@ -86,7 +117,7 @@ def under_prefix(path: str, app: Flask | None = None) -> bool:
 
 
 def add_security_headers(response: Response) -> Response:
-    if not under_prefix(request.path):
+    if is_machine_request() or not under_prefix(request.path):
         return response
     session = g.get("checkout_session")
     headers = response.headers

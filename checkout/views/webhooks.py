@@ -25,6 +25,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import ConfigurationError, WebhookSignatureError
+from ..logs import REQUEST_ID_HEADER, request_id
+from ..security import machine_answer
 from ..state import get_state, real_app
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
@@ -94,20 +96,21 @@ receive_webhook.csrf_exempt = True  # type: ignore[attr-defined]
 
 
 def _answer(status: int, **body: Any) -> Response:
-    # json.dumps straight into a Response: Flask's JSON provider (jsonify) costs as much again as
-    # the rest of the answer, on the one route where answers are counted in hundreds a second.
-    return Response(json.dumps(body, separators=(",", ":")) + "\n", status=status,
-                    content_type="application/json", headers=NO_STORE)
+    # json.dumps straight into the answer: Flask's JSON provider (jsonify) costs as much again as
+    # the rest of it, on the one route where answers are counted in hundreds a second.
+    return machine_answer(_json(body) + "\n", status, {REQUEST_ID_HEADER: request_id()})
 
 
-NO_STORE = {"Cache-Control": "no-store"}
+_json = json.JSONEncoder(separators=(",", ":")).encode      # made once: json.dumps with options
+                                                            # makes an encoder at every call
 
 
 def _answer_before_host_hooks() -> ResponseReturnValue | None:
     # Registered first among the app's before_request functions: for the webhook rule it answers
     # here, so no host hook (https redirect, login, CSRF) runs for the upstream's deliveries.
     get_state().dispatcher.ensure_running()    # the start-up sweep: work a dead process left behind
-    if request.url_rule is not None and \
+    # POST only: Flask's automatic OPTIONS answer for the rule is its own, not a delivery.
+    if request.method == "POST" and request.url_rule is not None and \
             current_app.view_functions.get(request.url_rule.endpoint) is receive_webhook:
         return receive_webhook()
     return None
