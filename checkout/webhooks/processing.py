@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,20 +28,19 @@ from typing import Any
 
 from flask import Flask
 from sqlalchemy import update
-from sqlalchemy.engine import Connection, Engine, Row
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import OperationalError
 
 from ..errors import WebhookPayloadError
 from ..inputs import storable
 from . import statements
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
-from .group_commit import GroupCommit
+from .intake import intake
 from .store import (
     FAILED,
     INVALID,
     PENDING,
     STORED,
-    autocommit_connection,
     events_table,
     outbox_table,
     utcnow,
@@ -86,14 +83,15 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
         # Kept for inspection; a header no database can store is left out, never a reason to fail.
         "headers": {name: headers[name] for name in KEPT_HEADERS
                     if headers.get(name) is not None and storable(headers[name])},
-        "duplicates": 0, "attempts": 0, "state": STORED if parsed is not None else INVALID,
+        "duplicates": 0, "attempts": 0, "received_owed": 0,
+        "state": STORED if parsed is not None else INVALID,
         "error": error, "event_type": None, "order_id": None, "status": None, "updated_at": None,
     }
     if parsed is not None:
         values.update(event_type=parsed.type, order_id=parsed.order_id, status=parsed.status,
                       updated_at=parsed.updated_at)
     # A new delivery is one row of a multi-row INSERT, committed before any of them is answered.
-    row = _intake(engine).submit(values)
+    row = intake(engine).submit(values)
     if row is not None:
         return Receipt(event_id=row.id, duplicate=False, state=row.state)
     # Seen before: count it, and owe its webhook_received (a new delivery's is owed when processed).
@@ -105,50 +103,6 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
                 "signal": "webhook_received", "event_id": seen.id, "duplicate": 1,
                 "created_at": now, "state": PENDING, "attempts": 0})
     return Receipt(event_id=seen.id, duplicate=True, state=seen.state)
-
-
-# At most this many deliveries in one INSERT: 50 rows of 14 values stay under the 999 bound
-# parameters of older SQLite versions, and one statement commits them all at once.
-MAX_BATCH = 50
-
-_intakes: weakref.WeakKeyDictionary[Engine, GroupCommit[dict[str, Any], Row[Any] | None]] = \
-    weakref.WeakKeyDictionary()
-_intakes_guard = threading.Lock()
-
-
-def _intake(engine: Engine) -> GroupCommit[dict[str, Any], Row[Any] | None]:
-    """This process's group commit of new deliveries into ``engine``'s database."""
-    with _intakes_guard:
-        intake = _intakes.get(engine)
-        if intake is None:
-            ref = weakref.ref(engine)       # the committer must not keep its engine alive
-
-            def write(batch: list[dict[str, Any]]) -> list[Row[Any] | None | Exception]:
-                engine = ref()
-                assert engine is not None   # a delivery is being stored into it
-                return _insert_new(engine, batch)
-
-            intake = _intakes[engine] = GroupCommit(write, MAX_BATCH)
-    return intake
-
-
-def _insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Row[Any] | None | Exception]:
-    """INSERT the deliveries not seen before, in one statement; for each one its new row, or None
-    if its body was stored before (also by an earlier copy in this batch)."""
-    try:
-        with autocommit_connection(engine) as conn:
-            dialect = conn.dialect.name
-            rows = conn.execute(statements.insert_events(dialect),
-                                statements.insert_events_params(dialect, batch)).all()
-    except OperationalError:
-        raise                       # the database is unavailable: each delivery gets its 503
-    except SQLAlchemyError as exc:
-        if len(batch) == 1:
-            return [exc]
-        # Whatever the database refused was in one delivery: the others are stored without it.
-        return [result for values in batch for result in _insert_new(engine, [values])]
-    inserted = {row.body_sha256: row for row in rows}
-    return [inserted.pop(values["body_sha256"], None) for values in batch]
 
 
 def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,

@@ -198,28 +198,19 @@ _locks_guard = threading.Lock()
 
 
 @contextmanager
-def write_transaction(engine: Engine) -> Iterator[Connection]:
-    """``engine.begin()``, with this process's SQLite writers taking turns."""
+def sqlite_writer_turn(engine: Engine) -> Iterator[None]:
+    """On SQLite, this process's turn to write (see above); on PostgreSQL, nothing to wait for."""
     if engine.dialect.name != "sqlite":
-        with engine.begin() as conn:
-            yield conn
+        yield
         return
     with _locks_guard:
         lock = _sqlite_write_locks.setdefault(engine, threading.Lock())
-    with lock, engine.begin() as conn:
-        yield conn
+    with lock:
+        yield
 
 
 @contextmanager
-def autocommit_connection(engine: Engine) -> Iterator[Connection]:
-    """A connection on which each statement commits on its own, for a statement that must be
-    durable when it returns: no BEGIN and COMMIT around it (on PostgreSQL, two round trips more).
-    SQLite's writers of this process take turns as in :func:`write_transaction`."""
-    if engine.dialect.name != "sqlite":
-        with engine.connect() as conn:
-            yield conn.execution_options(isolation_level="AUTOCOMMIT")
-        return
-    with _locks_guard:
-        lock = _sqlite_write_locks.setdefault(engine, threading.Lock())
-    with lock, engine.connect() as conn:
-        yield conn.execution_options(isolation_level="AUTOCOMMIT")
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """``engine.begin()``, with this process's SQLite writers taking turns."""
+    with sqlite_writer_turn(engine), engine.begin() as conn:
+        yield conn
