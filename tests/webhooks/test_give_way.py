@@ -1,0 +1,63 @@
+"""Between batches, the dispatcher gives way to deliveries being stored: it waits for a pause in
+them (GIVE_WAY_QUIET), for GIVE_WAY_MAX at most, and not at all when none are coming."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from checkout.webhooks import dispatcher as dispatcher_module
+from checkout.webhooks.dispatcher import Dispatcher
+
+from ..conftest import make_app
+
+
+@pytest.fixture
+def dispatcher(webhook_config, monkeypatch):
+    monkeypatch.setattr(dispatcher_module, "GIVE_WAY_MAX", 0.6)
+    monkeypatch.setattr(dispatcher_module, "GIVE_WAY_QUIET", 0.05)
+    webhook_config["CHECKOUT_WEBHOOK_BACKGROUND"] = False
+    return Dispatcher(make_app(dict(webhook_config)))
+
+
+def timed(give_way) -> float:
+    started = time.monotonic()
+    give_way()
+    return time.monotonic() - started
+
+
+def test_no_delivery_coming_no_wait(dispatcher):
+    assert timed(dispatcher._give_way) < 0.05
+
+
+def test_it_waits_for_a_pause_after_the_last_delivery(dispatcher):
+    with dispatcher.acknowledging():
+        pass
+    # Just stored: it waits until GIVE_WAY_QUIET has passed since, and no longer.
+    assert 0.03 <= timed(dispatcher._give_way) < 0.3
+
+
+def test_a_delivery_being_stored_holds_it_back_until_done(dispatcher):
+    storing = dispatcher.acknowledging()
+    storing.__enter__()
+    threading.Timer(0.2, storing.__exit__, (None, None, None)).start()
+    waited = timed(dispatcher._give_way)
+    assert 0.2 + 0.04 <= waited < 0.55         # the store, then the quiet time after it
+
+
+def test_deliveries_that_never_pause_let_it_through_after_the_bound(dispatcher):
+    stop = threading.Event()
+
+    def keep_storing() -> None:
+        while not stop.is_set():
+            with dispatcher.acknowledging():
+                time.sleep(0.005)
+
+    sender = threading.Thread(target=keep_storing)
+    sender.start()
+    try:
+        assert 0.55 <= timed(dispatcher._give_way) < 1.0
+    finally:
+        stop.set()
+        sender.join()
