@@ -1,12 +1,12 @@
 """Storing deliveries (inside the request) and processing them (after the acknowledgement).
 
 Store first (:func:`record_delivery`): the raw bytes and the headers that matter are committed
-(one INSERT) before the upstream gets its 2xx. A repeated body is recorded against the first
+(one INSERT, by :mod:`.intake`) before the upstream gets its 2xx. A repeated body is recorded against the first
 (``duplicates``, and a ``webhook_received`` outbox row) and changes nothing else.
 
-Then, on the dispatcher (:func:`process_stored_events`), each stored event is claimed by a
-conditional UPDATE (plus ``FOR UPDATE SKIP LOCKED`` on PostgreSQL), so with several workers each
-event is processed once. For ``order-status-change`` one transaction
+Then, on the dispatcher (:func:`process_stored_events`), each stored event is locked
+(``FOR UPDATE SKIP LOCKED`` on PostgreSQL) and claimed by a conditional UPDATE, so with several
+workers each event is processed once. For ``order-status-change`` one transaction
 
 1. moves ``checkout_orders`` by one upsert that applies only when the stored
    ``status_updated_at`` is older than the delivery's ``updatedAt`` (canceled and expired are not
@@ -163,7 +163,10 @@ def _process(conn: Connection, ids: list[int], fetch_orders: bool) -> int:
     """Claim the stored events among ``ids`` and apply them in receipt order, in ``conn``'s
     transaction. Returns how many this worker claimed."""
     now = utcnow()
-    claimed = sorted(conn.execute(statements.CLAIM_EVENTS, {"ids": ids, "now": now}).all())
+    locked = list(conn.execute(statements.LOCK_STORED, {"ids": ids}).scalars())
+    if not locked:
+        return 0
+    claimed = sorted(conn.execute(statements.CLAIM_EVENTS, {"ids": locked, "now": now}).all())
     if not claimed:
         return 0
     owed = sorted(conn.execute(statements.OWE_RECEIVED,

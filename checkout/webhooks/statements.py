@@ -69,16 +69,22 @@ COUNT_DUPLICATE = (
 STORED_IDS = (select(events_table.c.id).where(events_table.c.state == STORED)
               .order_by(events_table.c.id).limit(bindparam("batch")))
 
-# Claim the given stored events. PostgreSQL skips rows another worker is claiming right now;
-# SQLite ignores FOR UPDATE and has one writer. The state condition decides in both.
+# Claiming stored events takes two statements. First lock those still stored (PostgreSQL skips
+# rows another worker is claiming right now; SQLite ignores FOR UPDATE and has one writer):
+LOCK_STORED = (
+    select(events_table.c.id)
+    .where(events_table.c.id.in_(bindparam("ids", expanding=True)),
+           events_table.c.state == STORED)
+    .with_for_update(skip_locked=True))
+
+# ... then claim them; the state condition decides on SQLite, whose writer lock is taken here.
+# One UPDATE with the locking SELECT as its subquery was planned, once the statistics said that
+# almost no event is stored, as a loop running the subquery again for every stored event: with a
+# backlog of thousands, each claim took a second.
 CLAIM_EVENTS = (
     update(events_table)
-    .where(events_table.c.id.in_(
-        select(events_table.c.id)
-        .where(events_table.c.id.in_(bindparam("ids", expanding=True)),
-               events_table.c.state == STORED)
-        .with_for_update(skip_locked=True).scalar_subquery()),
-        events_table.c.state == STORED)
+    .where(events_table.c.id.in_(bindparam("ids", expanding=True)),
+           events_table.c.state == STORED)
     .values(state=PROCESSED, processed_at=bindparam("now"), error=None,
             attempts=events_table.c.attempts + 1)
     .returning(events_table.c.id, events_table.c.body))
