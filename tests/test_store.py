@@ -126,3 +126,23 @@ def test_columns_added_since_a_database_was_made_are_added_at_start_up(database_
         assert conn.execute(select(events_table.c.received_owed)).scalar_one() == 0
     engine.dispose()
     connect(database_url).dispose()                    # a second start changes nothing
+
+
+def test_a_database_error_never_shows_the_values_it_was_given(tmp_path):
+    """The checkout logs database errors (a webhook not stored, a session not saved); the values
+    of the statement are delivery bodies and personal details, and stay out of the message."""
+    engine = connect(f"sqlite:///{tmp_path}/store.sqlite3")
+    try:
+        now = datetime.now(UTC)
+        row = {"body_sha256": "a" * 64, "body": b'{"userEmail": "ada@example.com"}',
+               "headers": {}, "received_at": now, "last_seen_at": now, "duplicates": 0,
+               "attempts": 0, "state": "stored"}
+        with engine.begin() as conn:
+            conn.execute(insert(events_table), row)
+        with pytest.raises(Exception) as refused:       # the same body_sha256: UNIQUE
+            with engine.begin() as conn:
+                conn.execute(insert(events_table), row)
+        assert "UNIQUE" in str(refused.value)
+        assert "ada@example.com" not in str(refused.value) and "a" * 64 not in str(refused.value)
+    finally:
+        engine.dispose()

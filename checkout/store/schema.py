@@ -280,11 +280,12 @@ def _sqlite_locking_engine(engine: Engine) -> Engine:
 
     The driver's own transaction handling is off (it would commit before DDL in some versions and
     never begins one before it): the one transaction is ours, taken with the write lock."""
-    from . import _enable_wal
+    from . import ENGINE_OPTIONS, _enable_wal
 
     locked = create_engine(engine.url, poolclass=NullPool,
                            connect_args={"check_same_thread": False,
-                                         "timeout": SQLITE_LOCK_WAIT_MS / 1000})
+                                         "timeout": SQLITE_LOCK_WAIT_MS / 1000},
+                           **ENGINE_OPTIONS)
 
     @event.listens_for(locked, "connect")
     def _connect(dbapi_conn: sqlite3.Connection,
