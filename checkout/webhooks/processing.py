@@ -1,8 +1,9 @@
 """Storing deliveries (inside the request) and processing them (after the acknowledgement).
 
 Store first (:func:`record_delivery`): the raw bytes and the headers that matter are committed
-(one INSERT, by :mod:`.intake`) before the upstream gets its 2xx. A repeated body is recorded against the first
-(``duplicates``, and a ``webhook_received`` outbox row) and changes nothing else.
+(one INSERT, by :mod:`.intake`) before the upstream gets its 2xx. A repeated body is recorded
+against the first (``duplicates``, and a ``webhook_received`` outbox row) and changes nothing
+else.
 
 Then, on the dispatcher (:func:`process_stored_events`), each stored event is locked
 (``FOR UPDATE SKIP LOCKED`` on PostgreSQL) and claimed by a conditional UPDATE, so with several

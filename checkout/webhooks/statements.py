@@ -14,8 +14,7 @@ from sqlalchemy import String, Text, bindparam, case, func, or_, select, update
 
 from .store import PROCESSED, STORED, dialect_insert, events_table, orders_table, signal_log_table
 
-# Every column a new delivery is given (one with a default too: a column left out would get a
-# parameter of its own, which the intake's positional parameters do not expect).
+# Every column a new delivery is given.
 EVENT_COLUMNS = ("body_sha256", "body", "headers", "received_at", "last_seen_at", "duplicates",
                  "attempts", "state", "error", "event_type", "order_id", "status", "updated_at",
                  "received_owed")
@@ -24,36 +23,38 @@ EVENT_COLUMNS = ("body_sha256", "body", "headers", "received_at", "last_seen_at"
 @cache
 def insert_events(dialect: str) -> Any:
     """INSERT a batch of deliveries unless their body was seen; RETURNING body_sha256, id, state
-    of each one inserted (nothing for one seen before). PostgreSQL only: see
-    :func:`insert_event_rows` for SQLite. Run by :mod:`checkout.webhooks.intake`.
+    of each one inserted (nothing for one seen before). Execute with :func:`insert_events_params`.
 
-    The batch is one array per column, unnested: the statement's text is the same for every batch
-    size, so psycopg parses it once and prepares it. A multi-row ``VALUES`` list has a new text and
-    hundreds of parameters for each size, and psycopg scans it again every time (while holding the
-    GIL, under every request of the process).
+    On PostgreSQL the batch is one array per column, unnested: the statement's text is the same
+    for every batch size, so psycopg parses it once and prepares it. A multi-row ``VALUES`` list
+    has a new text and hundreds of parameters for each size, and psycopg scans it again every time
+    (while holding the GIL, under every request of the process). SQLite gets the multi-row
+    ``VALUES`` (SQLAlchemy's insertmanyvalues), which costs it nothing of the kind.
     """
-    from sqlalchemy.dialects.postgresql import ARRAY
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import ARRAY
 
-    def array_of(name: str) -> ARRAY[Any]:
-        # Strings as text[]: a cast to varchar(n)[] would cut a long value short silently,
-        # where the insert's own conversion to the column refuses it.
-        kind = events_table.c[name].type
-        return ARRAY(Text() if isinstance(kind, String) else kind)
+        def array_of(name: str) -> ARRAY[Any]:
+            # Strings as text[]: a cast to varchar(n)[] would cut a long value short silently,
+            # where the insert's own conversion to the column refuses it.
+            kind = events_table.c[name].type
+            return ARRAY(Text() if isinstance(kind, String) else kind)
 
-    arrays = func.unnest(*(bindparam(name, type_=array_of(name)) for name in EVENT_COLUMNS)
-                         ).table_valued(*EVENT_COLUMNS).render_derived()
-    insert = dialect_insert(dialect, events_table).from_select(
-        EVENT_COLUMNS, select(*(arrays.c[name] for name in EVENT_COLUMNS)))
+        arrays = func.unnest(*(bindparam(name, type_=array_of(name)) for name in EVENT_COLUMNS)
+                             ).table_valued(*EVENT_COLUMNS).render_derived()
+        insert = dialect_insert(dialect, events_table).from_select(
+            EVENT_COLUMNS, select(*(arrays.c[name] for name in EVENT_COLUMNS)))
+    else:
+        insert = dialect_insert(dialect, events_table).values(
+            {name: bindparam(name) for name in EVENT_COLUMNS})
     return _new_only(insert)
 
 
-@cache
-def insert_event_rows(size: int) -> Any:
-    """SQLite's INSERT of ``size`` deliveries, as :func:`insert_events` (a multi-row ``VALUES``,
-    which costs SQLite nothing of the kind); the parameters are ``{column}_{row}``."""
-    insert = dialect_insert("sqlite", events_table).values(
-        [{name: bindparam(f"{name}_{row}") for name in EVENT_COLUMNS} for row in range(size)])
-    return _new_only(insert)
+def insert_events_params(dialect: str, batch: list[dict[str, Any]]) -> Any:
+    """The parameters of :func:`insert_events` for ``batch`` (one dict per delivery)."""
+    if dialect == "postgresql":
+        return {name: [values[name] for values in batch] for name in EVENT_COLUMNS}
+    return batch
 
 
 def _new_only(insert: Any) -> Any:

@@ -7,12 +7,11 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import select
 from sqlalchemy.exc import DataError
 
-from checkout import store
 from checkout.webhooks import processing
-from checkout.webhooks.intake import intake
+from checkout.webhooks.intake import insert_new
 from checkout.webhooks.processing import parse_or_reason, record_delivery
 from checkout.webhooks.store import events_table, outbox_table
 
@@ -45,10 +44,10 @@ def _values(body: bytes, **changes) -> dict:
 def test_copies_of_one_body_in_a_batch_are_one_new_delivery(engine):
     first, second = (json.dumps(p).encode() for p in history("ord_1", ["deposit_awaiting",
                                                                        "deposit_validating"]))
-    rows = intake(engine).insert(engine, [_values(first), _values(second), _values(first)])
+    rows = insert_new(engine, [_values(first), _values(second), _values(first)])
     assert rows[0] is not None and rows[1] is not None and rows[2] is None
     assert rows[0].id != rows[1].id
-    assert intake(engine).insert(engine, [_values(second)]) == [None]   # seen before
+    assert insert_new(engine, [_values(second)]) == [None]   # seen before
     with engine.connect() as conn:
         assert conn.execute(select(events_table.c.id).order_by(events_table.c.id)
                             ).scalars().all() == [rows[0].id, rows[1].id]
@@ -61,10 +60,10 @@ def test_a_delivery_the_database_refuses_fails_alone(webhook_config, postgres_ur
     try:
         good, bad, other = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(3))
         # Longer than the column: PostgreSQL refuses the row (no delivery the parser accepts is).
-        rows = intake(engine).insert(engine, [_values(good), _values(bad, order_id="x" * 200),
+        rows = insert_new(engine, [_values(good), _values(bad, order_id="x" * 200),
                                                _values(other)])
         assert isinstance(rows[1], DataError)
-        # Logged by the receiver: the parameters (bodies, personal data) are not in it.
+        # Logged by the receiver: the values (bodies, personal data) are not in it.
         assert "x" * 200 not in str(rows[1]) and "ord_1" not in str(rows[1])
         assert rows[0] is not None and rows[2] is not None
         with engine.connect() as conn:
@@ -93,26 +92,3 @@ def test_concurrent_copies_are_stored_once_and_counted(engine):
     assert sorted(events) == [2] * len(bodies)
     assert owed == [1] * (2 * len(bodies))
 
-
-def _autocommit(engine, driver_connection) -> bool:
-    return driver_connection.isolation_level is None if engine.dialect.name == "sqlite" \
-        else driver_connection.autocommit
-
-
-def test_the_held_connection_goes_back_to_the_pool_as_it_came(engine, monkeypatch):
-    """The intake keeps a connection in autocommit while deliveries keep coming; idle for
-    PING_AFTER_IDLE, it gives it back (the pool pings it when it is next taken), in the pool's
-    own mode: whoever takes it next expects transactions."""
-    bodies = [json.dumps(order_payload(f"ord_{n}")).encode() for n in range(3)]
-    given_back: list[bool] = []
-    event.listen(engine, "checkin",
-                 lambda driver_connection, _record: given_back.append(
-                     _autocommit(engine, driver_connection)))
-    assert intake(engine).insert(engine, [_values(bodies[0])])[0] is not None
-    assert intake(engine).insert(engine, [_values(bodies[1])])[0] is not None
-    assert given_back == []                     # held between batches
-    monkeypatch.setattr(store, "PING_AFTER_IDLE", 0.0)
-    assert intake(engine).insert(engine, [_values(bodies[2])])[0] is not None
-    assert given_back == [False]                # given back before the batch, as it came
-    with engine.connect() as conn:
-        assert len(conn.execute(select(events_table.c.id)).all()) == 3
