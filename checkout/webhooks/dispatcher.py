@@ -85,11 +85,12 @@ def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | No
 class Dispatcher:
     """The background thread of one app in one process.
 
-    It holds the app weakly: an app that is thrown away (tests make many) ends its thread.
+    It holds the app weakly: an app that is thrown away (tests make many) ends its thread, at
+    once if the thread is asleep (the weak reference's callback wakes it), or when its round ends.
     """
 
     def __init__(self, app: Flask) -> None:
-        self._app = weakref.ref(app)
+        self._app = weakref.ref(app, self._app_gone)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -140,6 +141,11 @@ class Dispatcher:
             if (not self._acks and quiet >= GIVE_WAY_QUIET) or now >= deadline:
                 return
             time.sleep(min(deadline - now, max(GIVE_WAY_QUIET - quiet, GIVE_WAY_QUIET / 2)))
+
+    def _app_gone(self, _ref: object) -> None:
+        # Called by the collector, in whichever thread it runs: only set events here.
+        self._stop.set()
+        self._wake.set()
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()

@@ -61,14 +61,18 @@ def test_events_stored_by_a_dead_process_are_processed_by_the_next_one(webhook_c
 
 
 def test_a_thrown_away_app_ends_its_dispatcher(webhook_config):
-    webhook_config.update(CHECKOUT_WEBHOOK_BACKGROUND=True, CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.05)
+    # A sweep interval far longer than the wait below: collecting the app must wake the thread.
+    webhook_config.update(CHECKOUT_WEBHOOK_BACKGROUND=True, CHECKOUT_WEBHOOK_SWEEP_INTERVAL=600)
     app = make_app(dict(webhook_config))
     dispatcher = app.extensions["checkout"].dispatcher
     assert dispatcher.ensure_running()
     thread = dispatcher._thread
     del app
-    deadline = time.monotonic() + 5
+    # A Flask app sits in reference cycles: the cyclic collector frees it, but not while the
+    # thread is in a round (it holds the app then). After a long suite one collection takes
+    # about a second with the GIL held, so each one is followed by time for a round to end.
+    deadline = time.monotonic() + 30
     while thread.is_alive() and time.monotonic() < deadline:
-        gc.collect()        # a Flask app sits in reference cycles: the cyclic collector frees it
-        thread.join(0.05)
+        gc.collect()
+        thread.join(0.5)
     assert not thread.is_alive()
