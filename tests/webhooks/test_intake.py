@@ -5,8 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
 import pytest
+from psycopg.adapt import PyFormat
+from psycopg.types.array import ListBinaryDumper
 from sqlalchemy import select
 from sqlalchemy.exc import DataError
 
@@ -92,3 +95,40 @@ def test_concurrent_copies_are_stored_once_and_counted(engine):
     assert sorted(events) == [2] * len(bodies)
     assert owed == [1] * (2 * len(bodies))
 
+
+
+def test_every_value_of_a_batch_comes_back_as_it_was_sent(engine):
+    # Values that a text array would have to quote or escape, beside plain ones and NULLs.
+    awkward = 'a "quoted", {braced} \\ back\\slashed, NULL, ünïcödé ✓'
+    raw = b"\x00\xff\xfe{not json} \\ \""                 # an invalid delivery is stored too
+    plain = json.dumps(order_payload("ord_plain")).encode()
+    moment = processing.utcnow().replace(microsecond=123456)
+    invalid = _values(plain) | {
+        "body": raw, "body_sha256": hashlib.sha256(raw).hexdigest(), "state": "invalid",
+        "error": awkward, "headers": {"x-note": awkward}, "order_id": "ord_{1,2}",
+        "received_at": moment, "last_seen_at": moment, "status": "NULL", "duplicates": 7}
+    sent = [invalid, _values(plain, event_type=None, order_id=None, status=None,
+                             updated_at=None)]
+    rows = insert_new(engine, sent)
+    assert all(row is not None for row in rows)
+    with engine.connect() as conn:
+        stored = conn.execute(select(events_table).order_by(events_table.c.id)).mappings().all()
+    for values, row in zip(sent, stored, strict=True):
+        for name, value in values.items():
+            if isinstance(value, datetime):     # SQLite keeps no time zone: compare in UTC
+                assert row[name].replace(tzinfo=UTC) == value.astimezone(UTC), name
+            else:
+                assert row[name] == value, name
+
+
+@pytest.mark.postgres
+def test_the_batch_arrays_go_to_postgresql_in_binary(webhook_config, postgres_url):
+    # The text format quotes every element in Python (see store._send_arrays_in_binary).
+    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
+    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
+    try:
+        with engine.connect() as conn:
+            adapters = conn.connection.dbapi_connection.adapters
+            assert adapters.get_dumper(list, PyFormat.AUTO) is ListBinaryDumper
+    finally:
+        engine.dispose()
