@@ -146,3 +146,33 @@ def test_a_database_error_never_shows_the_values_it_was_given(tmp_path):
         assert "ada@example.com" not in str(refused.value) and "a" * 64 not in str(refused.value)
     finally:
         engine.dispose()
+
+
+def _backend_pid(engine, found) -> None:
+    with engine.connect() as conn:
+        found.put(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar())
+
+
+@pytest.mark.postgres
+def test_a_forked_worker_opens_its_own_connections(postgres_url):
+    """gunicorn --preload: the app is made in the master, whose pool keeps a connection open,
+    then the workers are forked. Each must talk to the database on a connection of its own."""
+    engine = connect(postgres_url)
+    try:
+        context = multiprocessing.get_context("fork")
+        found = context.SimpleQueue()
+        _backend_pid(engine, found)
+        parents = found.get()
+        workers = [context.Process(target=_backend_pid, args=(engine, found)) for _ in range(2)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(30)
+        assert [worker.exitcode for worker in workers] == [0, 0]
+        children = {found.get(), found.get()}
+        assert parents not in children and len(children) == 2
+        # The parent's connection was neither closed nor disturbed by its children.
+        _backend_pid(engine, found)
+        assert found.get() == parents
+    finally:
+        engine.dispose()

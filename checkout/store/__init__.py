@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+import weakref
 
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import make_url
@@ -34,6 +35,33 @@ ENGINE_OPTIONS = {"hide_parameters": True}
 
 
 def make_engine(url: str) -> Engine:
+    engine = _make_engine(url)
+    _engines.add(engine)
+    return engine
+
+
+# Every engine made in this process, for _after_fork. Weakly: an app thrown away frees its engine.
+_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def _after_fork() -> None:
+    """In a child process, leave the parent's pooled connections to the parent.
+
+    Gunicorn's ``--preload`` makes the app, and with it an engine whose pool holds the connection
+    that brought the schema up to date, in the master, then forks the workers. A worker using that
+    inherited connection would share one socket (or one SQLite handle) with its siblings: their
+    statements interleave on the wire and each reads the others' answers. The child drops the
+    pool's connections without closing them (closing would end the parent's session) and opens
+    its own.
+    """
+    for engine in list(_engines):
+        engine.dispose(close=False)
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def _make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
