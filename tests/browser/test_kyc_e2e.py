@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from .conftest import screenshot
+from .conftest import close_context, screenshot
 from .test_onramp_e2e import confirm_order
 
 pytestmark = pytest.mark.browser
@@ -147,8 +147,13 @@ def test_a_computer_without_a_camera_hands_over_to_a_phone(page, shop, quick_kyc
         # The computer's page, left on the form, follows along to the review by itself.
         frame.wait_for_selector("text=Review your order", timeout=30_000)
         screenshot(page, "kyc-handoff-computer-review")
+        # So does the phone's, from "pending" (its own poll, a navigation at any moment). Once it
+        # shows the review, which polls nothing, it holds still.
+        mobile.wait_for_selector("text=Review your order", timeout=30_000)
+        mobile.wait_for_load_state("load")
     finally:
-        phone.close()
+        # Not phone.close() as such: a close racing the phone page's own navigation hangs.
+        close_context(phone)
 
 
 def test_a_send_pressed_at_once_waits_for_the_photos_and_a_bad_file_is_flagged_before(
