@@ -1,9 +1,11 @@
 """Fixtures of the webhook tests: an app whose dispatcher runs when the test says so."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from flask import Flask
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 
 from checkout.webhooks import process_pending
 from checkout.webhooks.store import events_table
@@ -40,6 +42,15 @@ def webhook_config(config) -> dict:
 @pytest.fixture
 def app(webhook_config) -> Flask:
     return make_app(dict(webhook_config))
+
+
+@pytest.fixture
+def postgres_engine(webhook_config, postgres_url) -> Iterator[Engine]:
+    """The engine of an app on a fresh PostgreSQL database (tables made), disposed after."""
+    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
+    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture

@@ -17,8 +17,6 @@ from sqlalchemy import event, insert, text
 from checkout.webhooks import statements
 from checkout.webhooks.store import PROCESSED, STORED, events_table, utcnow
 
-from ..conftest import make_app
-
 
 def _rows(count: int, state: str, tag: str) -> list[dict[str, Any]]:
     now = utcnow()
@@ -33,34 +31,30 @@ def _most_loops(plan: dict[str, Any]) -> int:
 
 
 @pytest.mark.postgres
-def test_no_step_of_a_claim_runs_once_per_stored_event(webhook_config, postgres_url):
-    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
-    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
-    try:
-        with engine.begin() as conn:
-            conn.execute(insert(events_table), _rows(5000, PROCESSED, "done"))
-        with engine.begin() as conn:
-            conn.execute(text("ANALYZE checkout_webhook_events"))
-        with engine.begin() as conn:
-            conn.execute(insert(events_table), _rows(2000, STORED, "backlog"))
-        sent: list[tuple[str, Any]] = []     # each statement as the driver got it
+def test_no_step_of_a_claim_runs_once_per_stored_event(postgres_engine):
+    engine = postgres_engine
+    with engine.begin() as conn:
+        conn.execute(insert(events_table), _rows(5000, PROCESSED, "done"))
+    with engine.begin() as conn:
+        conn.execute(text("ANALYZE checkout_webhook_events"))
+    with engine.begin() as conn:
+        conn.execute(insert(events_table), _rows(2000, STORED, "backlog"))
+    sent: list[tuple[str, Any]] = []     # each statement as the driver got it
 
-        def capture(_conn, _cursor, statement, parameters, _context, _many) -> None:
-            sent.append((statement, parameters))
+    def capture(_conn, _cursor, statement, parameters, _context, _many) -> None:
+        sent.append((statement, parameters))
 
-        with engine.connect() as conn:
-            ids = list(conn.execute(statements.STORED_IDS, {"batch": 25}).scalars())
-            event.listen(conn, "before_cursor_execute", capture)
-            assert list(conn.execute(statements.LOCK_STORED, {"ids": ids}).scalars())
-            assert len(conn.execute(statements.CLAIM_EVENTS,
-                                    {"ids": ids, "now": utcnow()}).all()) == len(ids)
-            event.remove(conn, "before_cursor_execute", capture)
-            conn.rollback()
-            for statement, parameters in sent:
-                explained = conn.exec_driver_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + statement,
-                                                 parameters).scalar_one()
-                plan = explained if isinstance(explained, list) else json.loads(explained)
-                assert _most_loops(plan[0]["Plan"]) <= len(ids), statement
-            conn.rollback()
-    finally:
-        engine.dispose()
+    with engine.connect() as conn:
+        ids = list(conn.execute(statements.STORED_IDS, {"batch": 25}).scalars())
+        event.listen(conn, "before_cursor_execute", capture)
+        assert list(conn.execute(statements.LOCK_STORED, {"ids": ids}).scalars())
+        assert len(conn.execute(statements.CLAIM_EVENTS,
+                                {"ids": ids, "now": utcnow()}).all()) == len(ids)
+        event.remove(conn, "before_cursor_execute", capture)
+        conn.rollback()
+        for statement, parameters in sent:
+            explained = conn.exec_driver_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + statement,
+                                             parameters).scalar_one()
+            plan = explained if isinstance(explained, list) else json.loads(explained)
+            assert _most_loops(plan[0]["Plan"]) <= len(ids), statement
+        conn.rollback()

@@ -57,22 +57,17 @@ def test_copies_of_one_body_in_a_batch_are_one_new_delivery(engine):
 
 
 @pytest.mark.postgres
-def test_a_delivery_the_database_refuses_fails_alone(webhook_config, postgres_url):
-    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
-    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
-    try:
-        good, bad, other = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(3))
-        # Longer than the column: PostgreSQL refuses the row (no delivery the parser accepts is).
-        rows = insert_new(engine, [_values(good), _values(bad, order_id="x" * 200),
-                                               _values(other)])
-        assert isinstance(rows[1], DataError)
-        # Logged by the receiver: the values (bodies, personal data) are not in it.
-        assert "x" * 200 not in str(rows[1]) and "ord_1" not in str(rows[1])
-        assert rows[0] is not None and rows[2] is not None
-        with engine.connect() as conn:
-            assert len(conn.execute(select(events_table.c.id)).all()) == 2
-    finally:
-        engine.dispose()
+def test_a_delivery_the_database_refuses_fails_alone(postgres_engine):
+    good, bad, other = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(3))
+    # Longer than the column: PostgreSQL refuses the row (no delivery the parser accepts is).
+    rows = insert_new(postgres_engine, [_values(good), _values(bad, order_id="x" * 200),
+                                        _values(other)])
+    assert isinstance(rows[1], DataError)
+    # Logged by the receiver: the values (bodies, personal data) are not in it.
+    assert "x" * 200 not in str(rows[1]) and "ord_1" not in str(rows[1])
+    assert rows[0] is not None and rows[2] is not None
+    with postgres_engine.connect() as conn:
+        assert len(conn.execute(select(events_table.c.id)).all()) == 2
 
 
 def test_concurrent_copies_are_stored_once_and_counted(engine):
@@ -122,13 +117,8 @@ def test_every_value_of_a_batch_comes_back_as_it_was_sent(engine):
 
 
 @pytest.mark.postgres
-def test_the_batch_arrays_go_to_postgresql_in_binary(webhook_config, postgres_url):
+def test_the_batch_arrays_go_to_postgresql_in_binary(postgres_engine):
     # The text format quotes every element in Python (see store._send_arrays_in_binary).
-    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
-    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
-    try:
-        with engine.connect() as conn:
-            adapters = conn.connection.dbapi_connection.adapters
-            assert adapters.get_dumper(list, PyFormat.AUTO) is ListBinaryDumper
-    finally:
-        engine.dispose()
+    with postgres_engine.connect() as conn:
+        adapters = conn.connection.dbapi_connection.adapters
+        assert adapters.get_dumper(list, PyFormat.AUTO) is ListBinaryDumper
