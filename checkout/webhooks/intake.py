@@ -9,6 +9,7 @@ stored.
 """
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from typing import Any
@@ -49,6 +50,17 @@ def insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Result]:
 _intakes: weakref.WeakKeyDictionary[Engine, GroupCommit[dict[str, Any], Row[Any] | None]] = \
     weakref.WeakKeyDictionary()
 _guard = threading.Lock()
+
+
+def _after_fork() -> None:
+    # A process forked while one of its threads was writing a batch would inherit a committer
+    # that waits for that batch for ever (the thread is not in the child): start afresh.
+    global _guard
+    _guard = threading.Lock()
+    _intakes.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def intake(engine: Engine) -> GroupCommit[dict[str, Any], Row[Any] | None]:

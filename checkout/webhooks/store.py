@@ -25,6 +25,7 @@
 """
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections.abc import Iterator
@@ -195,6 +196,16 @@ def dialect_insert(name: str, table: Table) -> Any:
 _sqlite_write_locks: weakref.WeakKeyDictionary[Engine, threading.Lock] = \
     weakref.WeakKeyDictionary()
 _locks_guard = threading.Lock()
+
+
+def _after_fork() -> None:
+    # A lock a thread of the parent held at the fork stays held in the child, for ever.
+    global _locks_guard
+    _locks_guard = threading.Lock()
+    _sqlite_write_locks.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 @contextmanager

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -13,10 +16,11 @@ from psycopg.types.array import ListBinaryDumper
 from sqlalchemy import select
 from sqlalchemy.exc import DataError
 
+from checkout.webhooks import intake as intake_module
 from checkout.webhooks import processing
 from checkout.webhooks.intake import insert_new
 from checkout.webhooks.processing import parse_or_reason, record_delivery
-from checkout.webhooks.store import events_table, outbox_table
+from checkout.webhooks.store import events_table, outbox_table, sqlite_writer_turn
 
 from ..conftest import make_app
 from .helpers import history, order_payload
@@ -122,3 +126,39 @@ def test_the_batch_arrays_go_to_postgresql_in_binary(postgres_engine):
     with postgres_engine.connect() as conn:
         adapters = conn.connection.dbapi_connection.adapters
         assert adapters.get_dumper(list, PyFormat.AUTO) is ListBinaryDumper
+
+
+def _store_one(engine, found) -> None:
+    body = json.dumps(order_payload("ord_child")).encode()
+    found.put(record_delivery(engine, body, {}, parse_or_reason(body)[0]).duplicate)
+
+
+def test_a_process_forked_during_a_batch_stores_its_own(engine, monkeypatch):
+    """A fork while a thread of the parent is writing a batch (and holds SQLite's writer turn):
+    the child must not wait for either."""
+    parent, writing, release = os.getpid(), threading.Event(), threading.Event()
+    real_insert = intake_module.insert_new
+
+    def slow_in_parent(engine, batch):
+        if os.getpid() == parent:
+            with sqlite_writer_turn(engine):    # held at the fork too
+                writing.set()
+                release.wait(30)
+        return real_insert(engine, batch)
+
+    monkeypatch.setattr(intake_module, "insert_new", slow_in_parent)
+    body = json.dumps(order_payload("ord_parent")).encode()
+    leader = threading.Thread(target=record_delivery,
+                              args=(engine, body, {}, parse_or_reason(body)[0]))
+    leader.start()
+    try:
+        assert writing.wait(10)
+        context = multiprocessing.get_context("fork")
+        found = context.SimpleQueue()
+        child = context.Process(target=_store_one, args=(engine, found))
+        child.start()
+        child.join(20)
+        assert child.exitcode == 0 and found.get() is False
+    finally:
+        release.set()
+        leader.join(10)
