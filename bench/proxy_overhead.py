@@ -76,9 +76,8 @@ BUY = Purchase(
     minimum=("GET /api/onramp/best-offer", "POST /api/onramp/order/create"),
     reference=("GET /api/onramp/payment-channels", "GET /api/onramp/assets",
                "GET /api/onramp/limits", "GET /api/util/countries"),
-    beyond={"GET /api/onramp/best-offer": SHOWN_PRICE,
-            "GET /api/onramp/order": "the pay page reads the order (its transfer instructions, "
-                                     "as of now)"})
+    # The pay page shows the create's answer (checkout.journey.just_created): no order read.
+    beyond={"GET /api/onramp/best-offer": SHOWN_PRICE})
 SELL = Purchase(
     "offramp", {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
                 "asset": "USDC", "currency": "local", "amount": "20000"},
@@ -88,9 +87,7 @@ SELL = Purchase(
     # has just asked it.
     reference=("GET /api/offramp/countries", "GET /api/offramp/wallets",
                "GET /api/offramp/limits"),
-    beyond={"GET /api/offramp/best-offer": SHOWN_PRICE,
-            "GET /api/offramp/order/<id>": "the deposit page reads the order (where to send, "
-                                           "by when)"})
+    beyond={"GET /api/offramp/best-offer": SHOWN_PRICE})
 
 
 # -- the served apps (gunicorn imports these) ------------------------------------------------------

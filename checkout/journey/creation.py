@@ -38,6 +38,7 @@ from flask import current_app
 from ..errors import QuoteExpired, UpstreamError, UpstreamRateLimited, UpstreamRejected
 from ..sessions import CheckoutSession
 from ..state import get_state
+from . import just_created
 
 if TYPE_CHECKING:
     from ..flows import Flow
@@ -199,7 +200,11 @@ def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateRe
     except UpstreamError as exc:
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
         return settle_pending(session, flow)
-    return _attach(session, flow, order)
+    result = _attach(session, flow, order)
+    if result.order_id == order.id:
+        # The page shown next (pay, deposit) shows this answer rather than asking for it again.
+        just_created.keep(flow.name, order)
+    return result
 
 
 def _forget_attempt(session_id: str) -> None:

@@ -332,7 +332,7 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
                error: str | None = None, tx_value: str | None = None) -> Response:
     """The deposit while the user still has to send the crypto, else the order's status."""
     assert session.order_id is not None
-    order = FLOW.fetch_order(session.order_id)
+    order = FLOW.order_to_show(session.order_id)
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
         return status_views.show_status(session, message=message)

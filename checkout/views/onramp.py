@@ -139,9 +139,10 @@ def _shows_payment_link(instructions: TransferInstructions) -> bool:
 
 def show_pay(session: CheckoutSession, *, message: str | None = None,
              message_kind: str = "error") -> Response:
-    """The transfer step of the session's order (one upstream call: the order itself)."""
+    """The transfer step of the session's order (its one upstream call: the order itself, unless
+    its create answered it a moment ago)."""
     assert session.order_id is not None
-    order = FLOW.fetch_order(session.order_id)
+    order = FLOW.order_to_show(session.order_id)
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
         return status_views.show_status(session, message=message)

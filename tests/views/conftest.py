@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 import pytest
@@ -172,6 +173,25 @@ class Flow:
 @pytest.fixture
 def flow(app: Flask, client: FlaskClient) -> Flow:
     return Flow(app, client)
+
+
+def order_reads(app: Flask, monkeypatch: Any, flow: str = "onramp") -> list[str]:
+    """The ids of the orders the pages read from the upstream from now on. Only this thread's
+    (the test client's requests): the dispatcher's thread reads orders of its own."""
+    with app.app_context():
+        client = get_state().upstream
+    name = f"{flow}_order"
+    real = getattr(client, name)
+    here = threading.get_ident()
+    reads: list[str] = []
+
+    def read(*args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() == here:
+            reads.append(kwargs.get("order_id") or kwargs.get("id") or args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client, name, read)
+    return reads
 
 
 def sandbox_order(app: Flask, order_id: str, family: str = "onramp") -> Any:

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from checkout.errors import UpstreamTimeout
 from checkout.state import get_state
 
-from .conftest import EVM_ADDRESS, Flow, sandbox_order
+from .conftest import EVM_ADDRESS, Flow, order_reads, sandbox_order
 
 NG_BANK = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
            "asset": "USDC", "currency": "local", "amount": "20000"}
@@ -320,6 +320,20 @@ def test_the_deposit_shows_where_what_and_by_when_with_a_wallet_qr_code(sale):
     assert 'data-testid="order-reference"' in html and sale.session.order_id in html
     assert 'data-testid="test-wallet"' in html and "/checkout/sandbox/offramp/" in html
     assert 'data-deposit-form' in html and 'name="tx_hash"' in html
+
+
+def test_the_deposit_after_create_shows_the_creates_answer_and_a_reload_asks_again(
+        sale, monkeypatch):
+    sale.start()
+    review = sale.to_review()
+    reads = order_reads(sale.app, monkeypatch, "offramp")
+    page = sale.landed(sale.create(review), "deposit")
+    order_id = sale.session.order_id
+    assert reads == []
+    order = sandbox_order(sale.app, order_id, "offramp")
+    assert order.data["toAddress"] in page.get_data(as_text=True)
+    sale.get("/deposit")
+    assert reads == [order_id]
 
 
 def test_a_framed_deposit_asks_the_shop_once_to_send_from_its_wallet(sale):

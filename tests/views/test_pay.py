@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from .conftest import sandbox_order
+from .conftest import order_reads, sandbox_order
 
 
 def on_pay(flow, response):
@@ -15,6 +15,24 @@ def on_pay(flow, response):
     assert response.status_code == 303, response.get_data(as_text=True)[:2000]
     assert response.headers["Location"].endswith(f"/s/{flow.session_id}/pay")
     return flow.follow(response)
+
+def test_the_pay_page_after_create_shows_the_creates_answer_and_a_reload_asks_again(
+        flow, monkeypatch):
+    flow.start()
+    review = flow.to_review("manual")
+    reads = order_reads(flow.app, monkeypatch)
+    page = flow.follow(flow.create(review))
+    # How to pay, without a second round trip for the order the create has just answered.
+    assert reads == []
+    assert 'data-testid="detail-recipientBankAccountNumber">0123456789' in page.get_data(
+        as_text=True)
+    # A reload shows the order as it is now: the sandbox has moved it on meanwhile.
+    order_id = flow.session.order_id
+    sandbox_order(flow.app, order_id).status = "swap_buyer_confirmed"
+    again = flow.get("/pay")
+    assert reads and set(reads) == {order_id}
+    assert "I have paid" not in again.get_data(as_text=True)
+
 
 def test_manual_transfer_details_with_copy_buttons_and_i_have_paid(flow):
     page = flow.to_pay("manual")

@@ -1,0 +1,66 @@
+"""The order as its create answered, for the page the user is sent to next.
+
+Creating an order answers with the whole order (spec 2.4 and 2.7): its transfer instructions or
+its deposit address. The page shown right after (pay, deposit) would otherwise read the order
+again at once: one more upstream round trip before the user sees how to pay, for an answer the
+process had a moment ago. So the create's answer is kept here for that page to take.
+
+It is taken once, and only within :data:`FRESH_FOR` seconds: it is the order as of its creation
+(a later page, a reload, a poll reads it again), and it holds the user's personal data, which is
+kept in this process's memory only, never written anywhere. A page served by another worker, or
+after that, reads the order from the upstream as before.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+__all__ = ["keep", "take", "FRESH_FOR"]
+
+FRESH_FOR = 10.0    # seconds: the redirect after a create is followed at once, or not at all
+MOST_KEPT = 256     # orders created in the last FRESH_FOR seconds by one process; past it, the
+                    # oldest go (their pages then read the order as before)
+
+_kept: OrderedDict[tuple[str, str], tuple[float, Any]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _after_fork() -> None:
+    # A child must not hand out its parent's orders (nor wait on a lock held across the fork).
+    global _lock
+    _lock = threading.Lock()
+    _kept.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def keep(flow: str, order: Any) -> None:
+    """Keep ``order`` (``order.id``), just answered by the ``flow``'s create, for :func:`take`."""
+    now = time.monotonic()
+    with _lock:
+        _drop_stale(now)
+        _kept[(flow, order.id)] = (now + FRESH_FOR, order)
+        while len(_kept) > MOST_KEPT:
+            _kept.popitem(last=False)
+
+
+def take(flow: str, order_id: str) -> Any | None:
+    """The order kept for ``order_id`` if it is still fresh, once; else None."""
+    with _lock:
+        found = _kept.pop((flow, order_id), None)
+    if found is None or time.monotonic() >= found[0]:
+        return None
+    return found[1]
+
+
+def _drop_stale(now: float) -> None:
+    # Kept in the order they were created, all for the same time: the stale ones are first.
+    while _kept:
+        key, (until, _order) = next(iter(_kept.items()))
+        if until > now:
+            return
+        del _kept[key]
