@@ -82,6 +82,21 @@ def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | No
     return Round(events, signals, fetches)
 
 
+_dispatchers: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
+
+
+def _after_fork() -> None:
+    # A fork while a thread of the parent was storing a delivery would leave the child counting
+    # an acknowledgement that never ends (its dispatcher would give way for its full bound
+    # between batches, for ever), or holding that count's lock.
+    for dispatcher in list(_dispatchers):
+        dispatcher._acks_lock = threading.Lock()
+        dispatcher._acks = 0
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
 class Dispatcher:
     """The background thread of one app in one process.
 
@@ -100,6 +115,7 @@ class Dispatcher:
         self._acks_lock = threading.Lock()
         self._last_ack = 0.0        # when the last one was stored (monotonic)
         self._acknowledging = _Acknowledging(self)
+        _dispatchers.add(self)
 
     def enabled(self, app: Flask) -> bool:
         return bool(app.config.get("CHECKOUT_WEBHOOK_BACKGROUND", True))
