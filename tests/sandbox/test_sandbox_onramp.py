@@ -300,8 +300,9 @@ def test_unpaid_order_expires_and_buyer_can_reject(api):
 def test_unpaid_order_expires_by_itself_at_scale(sandbox_factory):
     api = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.001))        # 5 minutes last 0.3 s
     order = api.onramp_order()
+    # The timer fires after 0.3 s; the limit only matters on a machine stalled for seconds.
     wait_for(lambda: api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "swap_expired",
-             timeout=3)
+             timeout=15)
 
 
 def test_whole_lifecycle_runs_by_itself_at_scale(sandbox_factory):
@@ -309,7 +310,7 @@ def test_whole_lifecycle_runs_by_itself_at_scale(sandbox_factory):
     order = api.onramp_order()
     api.post("/api/onramp/order/confirm", {"orderId": order["orderId"]})
     wait_for(lambda: api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "complete",
-             timeout=3)
+             timeout=15)
     history = api.sandbox_order(order["orderId"])["statusHistory"]
     stamps = [entry["changedAt"] for entry in history]
     assert stamps == sorted(stamps)
