@@ -12,11 +12,11 @@ after that, reads the order from the upstream as before.
 """
 from __future__ import annotations
 
-import os
-import threading
 import time
 from collections import OrderedDict
 from typing import Any
+
+from ..process_local import ProcessLocal
 
 __all__ = ["keep", "take", "FRESH_FOR"]
 
@@ -24,43 +24,34 @@ FRESH_FOR = 10.0    # seconds: the redirect after a create is followed at once, 
 MOST_KEPT = 256     # orders created in the last FRESH_FOR seconds by one process; past it, the
                     # oldest go (their pages then read the order as before)
 
-_kept: OrderedDict[tuple[str, str], tuple[float, Any]] = OrderedDict()
-_lock = threading.Lock()
-
-
-def _after_fork() -> None:
-    # A child must not hand out its parent's orders (nor wait on a lock held across the fork).
-    global _lock
-    _lock = threading.Lock()
-    _kept.clear()
-
-
-os.register_at_fork(after_in_child=_after_fork)
+# A child process must not hand out its parent's orders (nor wait on a lock held at the fork).
+_kept: ProcessLocal[OrderedDict[tuple[str, str], tuple[float, Any]]] = ProcessLocal(OrderedDict)
 
 
 def keep(flow: str, order: Any) -> None:
     """Keep ``order`` (``order.id``), just answered by the ``flow``'s create, for :func:`take`."""
     now = time.monotonic()
-    with _lock:
-        _drop_stale(now)
-        _kept[(flow, order.id)] = (now + FRESH_FOR, order)
-        while len(_kept) > MOST_KEPT:
-            _kept.popitem(last=False)
+    with _kept.lock:
+        kept = _kept.value
+        _drop_stale(kept, now)
+        kept[(flow, order.id)] = (now + FRESH_FOR, order)
+        while len(kept) > MOST_KEPT:
+            kept.popitem(last=False)
 
 
 def take(flow: str, order_id: str) -> Any | None:
     """The order kept for ``order_id`` if it is still fresh, once; else None."""
-    with _lock:
-        found = _kept.pop((flow, order_id), None)
+    with _kept.lock:
+        found = _kept.value.pop((flow, order_id), None)
     if found is None or time.monotonic() >= found[0]:
         return None
     return found[1]
 
 
-def _drop_stale(now: float) -> None:
+def _drop_stale(kept: OrderedDict[tuple[str, str], tuple[float, Any]], now: float) -> None:
     # Kept in the order they were created, all for the same time: the stale ones are first.
-    while _kept:
-        key, (until, _order) = next(iter(_kept.items()))
+    while kept:
+        key, (until, _order) = next(iter(kept.items()))
         if until > now:
             return
-        del _kept[key]
+        del kept[key]

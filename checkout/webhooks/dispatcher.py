@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from flask import Flask
 
+from ..process_local import ProcessLocal
 from ..session_purge import maybe_purge
 from ..state import real_app, state_of
 from .dispatch import dispatch_signals
@@ -82,21 +83,6 @@ def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | No
     return Round(events, signals, fetches)
 
 
-_dispatchers: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
-
-
-def _after_fork() -> None:
-    # A fork while a thread of the parent was storing a delivery would leave the child counting
-    # an acknowledgement that never ends (its dispatcher would give way for its full bound
-    # between batches, for ever), or holding that count's lock.
-    for dispatcher in list(_dispatchers):
-        dispatcher._acks_lock = threading.Lock()
-        dispatcher._acks = 0
-
-
-os.register_at_fork(after_in_child=_after_fork)
-
-
 class Dispatcher:
     """The background thread of one app in one process.
 
@@ -111,11 +97,11 @@ class Dispatcher:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
-        self._acks = 0              # deliveries being stored in this process
-        self._acks_lock = threading.Lock()
+        # Deliveries being stored in this process: not its parent's, stored when it forked (this
+        # process's dispatcher would give way to them between every batch, for ever).
+        self._acks: ProcessLocal[int] = ProcessLocal(int)
         self._last_ack = 0.0        # when the last one was stored (monotonic)
         self._acknowledging = _Acknowledging(self)
-        _dispatchers.add(self)
 
     def enabled(self, app: Flask) -> bool:
         return bool(app.config.get("CHECKOUT_WEBHOOK_BACKGROUND", True))
@@ -154,7 +140,7 @@ class Dispatcher:
         while not self._stop.is_set():
             now = time.monotonic()
             quiet = now - self._last_ack
-            if (not self._acks and quiet >= GIVE_WAY_QUIET) or now >= deadline:
+            if (not self._acks.value and quiet >= GIVE_WAY_QUIET) or now >= deadline:
                 return
             time.sleep(min(deadline - now, max(GIVE_WAY_QUIET - quiet, GIVE_WAY_QUIET / 2)))
 
@@ -214,13 +200,15 @@ class _Acknowledging:
 
     def __enter__(self) -> None:
         dispatcher = self._dispatcher
-        with dispatcher._acks_lock:
-            dispatcher._acks += 1
+        acks = dispatcher._acks
+        with acks.lock:
+            acks.value += 1
 
     def __exit__(self, *exc: object) -> None:
         dispatcher = self._dispatcher
-        with dispatcher._acks_lock:
-            dispatcher._acks -= 1
+        acks = dispatcher._acks
+        with acks.lock:
+            acks.value -= 1
             dispatcher._last_ack = time.monotonic()
 
 

@@ -9,14 +9,13 @@ stored.
 """
 from __future__ import annotations
 
-import os
-import threading
 import weakref
 from typing import Any
 
 from sqlalchemy.engine import Engine, Row
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
+from ..process_local import ProcessLocal
 from . import statements
 from .group_commit import GroupCommit
 from .store import autocommit_connection
@@ -47,28 +46,19 @@ def insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Result]:
     return [inserted.pop(values["body_sha256"], None) for values in batch]
 
 
-_intakes: weakref.WeakKeyDictionary[Engine, GroupCommit[dict[str, Any], Row[Any] | None]] = \
-    weakref.WeakKeyDictionary()
-_guard = threading.Lock()
+# A process forked while one of its threads was writing a batch must not inherit a committer that
+# waits for that batch for ever (the thread is not in the child): each process has its own.
+Intake = GroupCommit[dict[str, Any], Row[Any] | None]
+_intakes: ProcessLocal[weakref.WeakKeyDictionary[Engine, Intake]] = \
+    ProcessLocal(weakref.WeakKeyDictionary)
 
 
-def _after_fork() -> None:
-    # A process forked while one of its threads was writing a batch would inherit a committer
-    # that waits for that batch for ever (the thread is not in the child): start afresh.
-    global _guard
-    _guard = threading.Lock()
-    _intakes.clear()
-
-
-os.register_at_fork(after_in_child=_after_fork)
-
-
-def intake(engine: Engine) -> GroupCommit[dict[str, Any], Row[Any] | None]:
+def intake(engine: Engine) -> Intake:
     """This process's group commit of new deliveries into ``engine``'s database:
     ``intake(engine).submit(values)`` stores one (``values``: a row of the events table) with
     whatever else is being stored now, and returns its row once committed (None: seen before)."""
-    with _guard:
-        found = _intakes.get(engine)
+    with _intakes.lock:
+        found = _intakes.value.get(engine)
         if found is None:
             ref = weakref.ref(engine)       # the committer must not keep its engine alive
 
@@ -77,5 +67,5 @@ def intake(engine: Engine) -> GroupCommit[dict[str, Any], Row[Any] | None]:
                 assert engine is not None   # a delivery is being stored into it
                 return insert_new(engine, batch)
 
-            found = _intakes[engine] = GroupCommit(write, MAX_BATCH)
+            found = _intakes.value[engine] = GroupCommit(write, MAX_BATCH)
         return found

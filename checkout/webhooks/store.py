@@ -25,7 +25,6 @@
 """
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections.abc import Iterator
@@ -49,6 +48,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
+from ..process_local import ProcessLocal
 from ..store import metadata
 
 # SQLite only auto-increments an INTEGER PRIMARY KEY; PostgreSQL gets a bigint identity.
@@ -193,19 +193,8 @@ def dialect_insert(name: str, table: Table) -> Any:
 # SQLite has one writer per database. Threads that find it locked sleep in SQLite's busy handler
 # (1, 2, 5 ... 100 ms steps), which stretches the tail of every wait; queueing this process's
 # writers on a lock instead wakes the next one the moment the previous commits.
-_sqlite_write_locks: weakref.WeakKeyDictionary[Engine, threading.Lock] = \
-    weakref.WeakKeyDictionary()
-_locks_guard = threading.Lock()
-
-
-def _after_fork() -> None:
-    # A lock a thread of the parent held at the fork stays held in the child, for ever.
-    global _locks_guard
-    _locks_guard = threading.Lock()
-    _sqlite_write_locks.clear()
-
-
-os.register_at_fork(after_in_child=_after_fork)
+_sqlite_write_locks: ProcessLocal[weakref.WeakKeyDictionary[Engine, threading.Lock]] = \
+    ProcessLocal(weakref.WeakKeyDictionary)
 
 
 @contextmanager
@@ -214,8 +203,8 @@ def sqlite_writer_turn(engine: Engine) -> Iterator[None]:
     if engine.dialect.name != "sqlite":
         yield
         return
-    with _locks_guard:
-        lock = _sqlite_write_locks.setdefault(engine, threading.Lock())
+    with _sqlite_write_locks.lock:
+        lock = _sqlite_write_locks.value.setdefault(engine, threading.Lock())
     with lock:
         yield
 

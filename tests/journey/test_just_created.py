@@ -1,12 +1,13 @@
 """The create's answer, kept for the page shown next: taken once, only while fresh."""
 from __future__ import annotations
 
-import os
 from types import SimpleNamespace
 
 import pytest
 
 from checkout.journey import just_created
+
+from ..forking import in_forked_child
 
 
 @pytest.fixture(autouse=True)
@@ -14,9 +15,9 @@ def clock(monkeypatch):
     """The module's clock, moved by hand; nothing kept leaks into another test."""
     now = [1000.0]
     monkeypatch.setattr(just_created.time, "monotonic", lambda: now[0])
-    just_created._kept.clear()
+    just_created._kept.value.clear()
     yield now
-    just_created._kept.clear()
+    just_created._kept.value.clear()
 
 
 def order(order_id: str) -> SimpleNamespace:
@@ -47,26 +48,15 @@ def test_stale_answers_are_dropped_and_the_number_kept_is_bounded(clock):
     just_created.keep("onramp", order("old"))
     clock[0] += just_created.FRESH_FOR + 1
     just_created.keep("onramp", order("new"))
-    assert list(just_created._kept) == [("onramp", "new")]     # no personal data lingers
+    assert list(just_created._kept.value) == [("onramp", "new")]     # no personal data lingers
     for n in range(just_created.MOST_KEPT + 5):
         just_created.keep("offramp", order(f"o-{n}"))
-    assert len(just_created._kept) == just_created.MOST_KEPT
+    assert len(just_created._kept.value) == just_created.MOST_KEPT
     assert just_created.take("offramp", "o-0") is None         # the oldest went first
     assert just_created.take("offramp", f"o-{just_created.MOST_KEPT + 4}") is not None
 
 
 def test_a_forked_process_starts_with_nothing_kept():
     just_created.keep("onramp", order("o-1"))
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:        # pragma: no cover - the child
-        os.close(read)
-        os.write(write, b"none" if just_created.take("onramp", "o-1") is None else b"kept")
-        os._exit(0)
-    os.close(write)
-    try:
-        assert os.read(read, 10) == b"none"
-    finally:
-        os.close(read)
-        os.waitpid(pid, 0)
+    assert in_forked_child(just_created.take, "onramp", "o-1") is None
     assert just_created.take("onramp", "o-1") is not None       # the parent's is still there

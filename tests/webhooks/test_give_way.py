@@ -2,7 +2,6 @@
 them (GIVE_WAY_QUIET), for GIVE_WAY_MAX at most, and not at all when none are coming."""
 from __future__ import annotations
 
-import multiprocessing
 import threading
 import time
 
@@ -12,6 +11,7 @@ from checkout.webhooks import dispatcher as dispatcher_module
 from checkout.webhooks.dispatcher import Dispatcher
 
 from ..conftest import make_app
+from ..forking import in_forked_child
 
 
 @pytest.fixture
@@ -64,23 +64,13 @@ def test_deliveries_that_never_pause_let_it_through_after_the_bound(dispatcher):
         sender.join()
 
 
-def _give_way_in_child(dispatcher, answer) -> None:
-    answer.put(timed(dispatcher._give_way))
-
-
 def test_a_process_forked_while_a_delivery_was_being_stored_does_not_wait_for_it(dispatcher):
     """The parent's store in progress is not the child's: the child's dispatcher must not give
     way to it (for GIVE_WAY_MAX between every batch, for ever)."""
     storing = dispatcher.acknowledging()
     storing.__enter__()         # a parent's thread is storing a delivery at the fork
     try:
-        context = multiprocessing.get_context("fork")
-        answer = context.SimpleQueue()
-        child = context.Process(target=_give_way_in_child, args=(dispatcher, answer))
-        child.start()
-        child.join(10)
-        assert child.exitcode == 0
         # Only the quiet time after the parent's last store, as if none were in progress.
-        assert answer.get() < 0.3
+        assert in_forked_child(timed, dispatcher._give_way) < 0.3
     finally:
         storing.__exit__(None, None, None)
