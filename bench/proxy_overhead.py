@@ -69,6 +69,8 @@ class Purchase:
 
 SHOWN_PRICE = ("the price shown while typing is shared by sessions for a few seconds; the "
                "order's own quote is asked for this session alone")
+OTHER_WORKER = ("the pay or deposit page was served by another worker than the create, which "
+                "alone has the create's answer")
 # A bank transfer in Nigeria each way (manual transfer instructions; a bank payout).
 BUY = Purchase(
     "onramp", {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "CELO",
@@ -76,8 +78,9 @@ BUY = Purchase(
     minimum=("GET /api/onramp/best-offer", "POST /api/onramp/order/create"),
     reference=("GET /api/onramp/payment-channels", "GET /api/onramp/assets",
                "GET /api/onramp/limits", "GET /api/util/countries"),
-    # The pay page shows the create's answer (checkout.journey.just_created): no order read.
-    beyond={"GET /api/onramp/best-offer": SHOWN_PRICE})
+    # The pay page shows the create's answer (checkout.journey.just_created), when one worker
+    # serves both.
+    beyond={"GET /api/onramp/best-offer": SHOWN_PRICE, "GET /api/onramp/order": OTHER_WORKER})
 SELL = Purchase(
     "offramp", {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
                 "asset": "USDC", "currency": "local", "amount": "20000"},
@@ -87,7 +90,7 @@ SELL = Purchase(
     # has just asked it.
     reference=("GET /api/offramp/countries", "GET /api/offramp/wallets",
                "GET /api/offramp/limits"),
-    beyond={"GET /api/offramp/best-offer": SHOWN_PRICE})
+    beyond={"GET /api/offramp/best-offer": SHOWN_PRICE, "GET /api/offramp/order/<id>": OTHER_WORKER})
 
 
 # -- the served apps (gunicorn imports these) ------------------------------------------------------

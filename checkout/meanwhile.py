@@ -12,8 +12,6 @@ pool themselves).
 """
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -21,26 +19,24 @@ from typing import TypeVar
 
 from flask import current_app, has_app_context
 
+from .process_local import ProcessLocal
+
 __all__ = ["meanwhile"]
 
 T = TypeVar("T")
 POOL_THREADS = 8        # calls in flight at once per process; more wait their turn
 
-_pool: ThreadPoolExecutor | None = None
-_pool_pid = 0
-_pool_lock = threading.Lock()
+# Made on first use in each process: a gunicorn worker forked (--preload) from a master that
+# already used the pool would inherit the pool object but none of its threads, and work handed to
+# it would never run.
+_pool: ProcessLocal[ThreadPoolExecutor | None] = ProcessLocal(lambda: None)
 
 
 def _executor() -> ThreadPoolExecutor:
-    # Made on first use in each process: a gunicorn worker forked (--preload) from a master that
-    # already used the pool inherits the pool object but none of its threads, and work handed to
-    # it would never run. The pid tells a forked child to make its own.
-    global _pool, _pool_pid
-    with _pool_lock:
-        if _pool is None or _pool_pid != os.getpid():
-            _pool = ThreadPoolExecutor(POOL_THREADS, thread_name_prefix="checkout-meanwhile")
-            _pool_pid = os.getpid()
-        return _pool
+    with _pool.lock:
+        if _pool.value is None:
+            _pool.value = ThreadPoolExecutor(POOL_THREADS, thread_name_prefix="checkout-meanwhile")
+        return _pool.value
 
 
 def _in_this_context(work: Callable[[], T]) -> Callable[[], T]:

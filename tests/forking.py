@@ -7,19 +7,28 @@ from typing import Any
 
 
 def in_forked_child(target: Callable[..., Any], *args: Any, timeout: float = 20) -> Any:
-    """What ``target(*args)`` returns in a forked child (which must end well within ``timeout``
+    """What ``target(*args)`` returns in a forked child (which must answer within ``timeout``
     seconds). Forked while the caller's other threads hold what they hold."""
     context = multiprocessing.get_context("fork")
-    answer = context.SimpleQueue()
-    child = context.Process(target=_answer, args=(answer, target, args))
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_answer, args=(sender, target, args))
     child.start()
-    child.join(timeout)
-    if child.is_alive():
-        child.kill()
-        child.join()
-    assert child.exitcode == 0, f"the forked child ended with {child.exitcode}"
-    return answer.get()
+    sender.close()          # the child's end only: its exit then reads as the end of the pipe
+    try:
+        # Read before joining: a child whose answer fills the pipe waits for it to be read.
+        if not receiver.poll(timeout):
+            raise AssertionError(f"the forked child gave no answer in {timeout} s")
+        try:
+            return receiver.recv()
+        except EOFError:
+            raise AssertionError("the forked child ended without an answer") from None
+    finally:
+        child.join(5)
+        if child.is_alive():
+            child.kill()
+            child.join()
+        receiver.close()
 
 
-def _answer(answer: Any, target: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    answer.put(target(*args))
+def _answer(sender: Any, target: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    sender.send(target(*args))

@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 from flask_babel import lazy_gettext as _l
 
-from ..journey import just_created
 from ..journey.steps import Journey
 from ..sessions import CheckoutSession
 
@@ -161,12 +160,6 @@ class Flow(ABC):
     @abstractmethod
     def fetch_order(self, order_id: str) -> Any:
         """The order as the upstream has it now (one call)."""
-
-    def order_to_show(self, order_id: str) -> Any:
-        """The order for the page shown after its create: the create's own answer if this process
-        had it a moment ago (once, see :mod:`checkout.journey.just_created`), else
-        :meth:`fetch_order`."""
-        return just_created.take(self.name, order_id) or self.fetch_order(order_id)
 
 
 _FLOWS: dict[str, Flow] = {}

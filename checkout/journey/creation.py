@@ -22,6 +22,7 @@ flow's ``matches``), and only when exactly one such order exists and no other se
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import hmac
@@ -38,7 +39,6 @@ from flask import current_app
 from ..errors import QuoteExpired, UpstreamError, UpstreamRateLimited, UpstreamRejected
 from ..sessions import CheckoutSession
 from ..state import get_state
-from . import just_created
 
 if TYPE_CHECKING:
     from ..flows import Flow
@@ -65,6 +65,8 @@ class CreateResult:
     order_id: str | None = None
     message: str | None = None
     field: str | None = None
+    # The create's own answer (the whole order), when this call created the order and attached it.
+    order: Any = None
 
 
 def create_grace() -> float:
@@ -201,10 +203,9 @@ def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateRe
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
         return settle_pending(session, flow)
     result = _attach(session, flow, order)
-    if result.order_id == order.id:
-        # The page shown next (pay, deposit) shows this answer rather than asking for it again.
-        just_created.keep(flow.name, order)
-    return result
+    if result.order_id != order.id:
+        return result
+    return dataclasses.replace(result, order=order)
 
 
 def _forget_attempt(session_id: str) -> None:

@@ -5,10 +5,12 @@ its deposit address. The page shown right after (pay, deposit) would otherwise r
 again at once: one more upstream round trip before the user sees how to pay, for an answer the
 process had a moment ago. So the create's answer is kept here for that page to take.
 
-It is taken once, and only within :data:`FRESH_FOR` seconds: it is the order as of its creation
-(a later page, a reload, a poll reads it again), and it holds the user's personal data, which is
-kept in this process's memory only, never written anywhere. A page served by another worker, or
-after that, reads the order from the upstream as before.
+It is taken once, by that page's plain GET (not after an action, which shows a notice), and only
+within :data:`FRESH_FOR` seconds: it is the order as of its creation, and it holds the user's
+personal data. It lives in this process's memory only, never written anywhere, and one no page
+took is forgotten by the next :func:`forget_stale` (the webhook dispatcher's sweep, every few
+seconds), create or take. A page served by another worker, or later, reads the order from the
+upstream as before.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Any
 
 from ..process_local import ProcessLocal
 
-__all__ = ["keep", "take", "FRESH_FOR"]
+__all__ = ["keep", "take", "forget_stale", "FRESH_FOR"]
 
 FRESH_FOR = 10.0    # seconds: the redirect after a create is followed at once, or not at all
 MOST_KEPT = 256     # orders created in the last FRESH_FOR seconds by one process; past it, the
@@ -28,9 +30,12 @@ MOST_KEPT = 256     # orders created in the last FRESH_FOR seconds by one proces
 _kept: ProcessLocal[OrderedDict[tuple[str, str], tuple[float, Any]]] = ProcessLocal(OrderedDict)
 
 
+_now = time.monotonic       # the module's clock (tests move it)
+
+
 def keep(flow: str, order: Any) -> None:
     """Keep ``order`` (``order.id``), just answered by the ``flow``'s create, for :func:`take`."""
-    now = time.monotonic()
+    now = _now()
     with _kept.lock:
         kept = _kept.value
         _drop_stale(kept, now)
@@ -41,11 +46,20 @@ def keep(flow: str, order: Any) -> None:
 
 def take(flow: str, order_id: str) -> Any | None:
     """The order kept for ``order_id`` if it is still fresh, once; else None."""
+    now = _now()
     with _kept.lock:
         found = _kept.value.pop((flow, order_id), None)
-    if found is None or time.monotonic() >= found[0]:
+        _drop_stale(_kept.value, now)
+    if found is None or now >= found[0]:
         return None
     return found[1]
+
+
+def forget_stale() -> None:
+    """Forget the answers no page took in time (their personal data with them)."""
+    now = _now()
+    with _kept.lock:
+        _drop_stale(_kept.value, now)
 
 
 def _drop_stale(kept: OrderedDict[tuple[str, str], tuple[float, Any]], now: float) -> None:

@@ -28,7 +28,7 @@ from werkzeug.wrappers import Response
 from ..flows import Flow, flow_of
 from ..forms import FormResult
 from ..htmx import htmx_redirect, render
-from ..journey import creation, quotes
+from ..journey import creation, just_created, quotes
 from ..journey.creation import Outcome
 from ..journey.steps import REVIEW, OrderUnderway
 from ..sessions import CheckoutSession
@@ -115,6 +115,9 @@ class FlowPages:
     order_page: Callable[[CheckoutSession], Response]
     # The page that follows the create (``pay``, ``deposit``, ``status``).
     after_create: Callable[[CheckoutSession], str]
+    # The step whose page shows how to pay the order (``pay``, ``deposit``): right after the
+    # create it shows the create's own answer (:mod:`checkout.journey.just_created`).
+    payment_step: str
     # Extra context of the status page (the off-ramp's timeline, say).
     status_context: Callable[[CheckoutSession, Any], dict[str, Any]] | None = None
 
@@ -352,7 +355,10 @@ def create(session: CheckoutSession) -> Response:
                                    "again."))
     result = creation.create_order(session, flow, request.form.get("review_digest"))
     if result.outcome is Outcome.CREATED:
-        return htmx_redirect(step_url(session, pages.after_create(session)))
+        step = pages.after_create(session)
+        if result.order is not None and step == pages.payment_step:
+            just_created.keep(flow.name, result.order)
+        return htmx_redirect(step_url(session, step))
     if result.outcome is Outcome.BUSY:
         return render("checkout/journey/creating.html", "checkout/journey/_creating.html",
                       step=REVIEW)

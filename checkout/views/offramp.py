@@ -39,7 +39,7 @@ from ..flows import flow_named
 from ..flows.offramp import VIRTUAL_WALLET, fields_digest, payment_type, user_pays
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
-from ..journey import quotes
+from ..journey import just_created, quotes
 from ..journey.steps import update_before_order
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
@@ -329,10 +329,13 @@ def _test_wallet_url(session: CheckoutSession, order_id: str) -> str | None:
 
 
 def show_order(session: CheckoutSession, *, message: str | None = None,
-               error: str | None = None, tx_value: str | None = None) -> Response:
-    """The deposit while the user still has to send the crypto, else the order's status."""
+               error: str | None = None, tx_value: str | None = None,
+               order: OfframpOrder | None = None) -> Response:
+    """The deposit while the user still has to send the crypto, else the order's status (one
+    upstream call: the order itself, unless ``order`` is given)."""
     assert session.order_id is not None
-    order = FLOW.order_to_show(session.order_id)
+    if order is None:
+        order = FLOW.fetch_order(session.order_id)
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
         return status_views.show_status(session, message=message)
@@ -363,8 +366,10 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
 def deposit(session: CheckoutSession) -> Response:
     """Where and what to send, and the transaction hash once sent."""
     session, notice = journey.take_notice(session, "deposit")
+    assert session.order_id is not None     # order_required
     return show_order(session, message=notice.get("message"), error=notice.get("error"),
-                      tx_value=notice.get("value"))
+                      tx_value=notice.get("value"),
+                      order=None if notice else just_created.take(FLOW.name, session.order_id))
 
 
 def _back_to_deposit(session: CheckoutSession, **notice: Any) -> Response:
@@ -524,6 +529,7 @@ PAGES = journey.FlowPages(
     review_context=review_context,
     order_page=show_order,
     after_create=lambda session: "deposit" if user_pays(session) else "status",
+    payment_step="deposit",
     status_context=status_context,
 )
 

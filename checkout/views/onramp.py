@@ -23,12 +23,12 @@ from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
 from ..flows import flow_named
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
-from ..journey import quotes
+from ..journey import just_created, quotes
 from ..names import asset_name, channel_name, network_name
 from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
 from ..state import get_state
-from ..upstream.types import TransferInstructions
+from ..upstream.types import OnrampOrder, TransferInstructions
 from ..urls import safe_external_url
 from . import journey
 from . import status as status_views
@@ -138,11 +138,12 @@ def _shows_payment_link(instructions: TransferInstructions) -> bool:
 
 
 def show_pay(session: CheckoutSession, *, message: str | None = None,
-             message_kind: str = "error") -> Response:
-    """The transfer step of the session's order (its one upstream call: the order itself, unless
-    its create answered it a moment ago)."""
+             message_kind: str = "error", order: OnrampOrder | None = None) -> Response:
+    """The transfer step of the session's order (one upstream call: the order itself, unless
+    ``order`` is given)."""
     assert session.order_id is not None
-    order = FLOW.order_to_show(session.order_id)
+    if order is None:
+        order = FLOW.fetch_order(session.order_id)
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
         return status_views.show_status(session, message=message)
@@ -175,8 +176,10 @@ def _back_to_pay(session: CheckoutSession, message: str, kind: str = "error") ->
 def pay(session: CheckoutSession) -> Response:
     """How to pay: the transfer instructions of the order's type."""
     session, notice = journey.take_notice(session, "pay")
+    assert session.order_id is not None     # order_required
     return show_pay(session, message=notice.get("message"),
-                    message_kind=notice.get("kind") or "error")
+                    message_kind=notice.get("kind") or "error",
+                    order=None if notice else just_created.take(FLOW.name, session.order_id))
 
 
 def _order_expired() -> str:
@@ -261,6 +264,7 @@ PAGES = journey.FlowPages(
     review_context=review_context,
     order_page=show_pay,
     after_create=lambda session: "pay",
+    payment_step="pay",
 )
 
 

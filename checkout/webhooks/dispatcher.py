@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from flask import Flask
 
+from ..journey import just_created
 from ..process_local import ProcessLocal
 from ..session_purge import maybe_purge
 from ..state import real_app, state_of
@@ -94,9 +95,9 @@ class Dispatcher:
         self._app = weakref.ref(app, self._app_gone)
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._pid: int | None = None
+        # This process's thread: after a fork the parent's does not exist, and the child starts
+        # its own (under a lock no thread of the parent can be holding).
+        self._thread: ProcessLocal[threading.Thread | None] = ProcessLocal(lambda: None)
         # Deliveries being stored in this process: not its parent's, stored when it forked (this
         # process's dispatcher would give way to them between every batch, for ever).
         self._acks: ProcessLocal[int] = ProcessLocal(int)
@@ -113,19 +114,20 @@ class Dispatcher:
 
     def ensure_running(self) -> bool:
         """Start the thread in this process if it is not running (cheap when it is)."""
-        if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
+        thread = self._thread.value
+        if thread is not None and thread.is_alive():
             return True
         app = self._app()
         if app is None or not self.enabled(app):
             return False
-        with self._lock:
-            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+        with self._thread.lock:
+            thread = self._thread.value
+            if thread is None or not thread.is_alive():
                 # After a fork the parent's thread does not exist here: start our own.
                 self._stop.clear()
-                self._pid = os.getpid()
-                self._thread = threading.Thread(target=self._run, daemon=True,
-                                                name=f"checkout-webhooks-{self._pid}")
-                self._thread.start()
+                thread = self._thread.value = threading.Thread(
+                    target=self._run, daemon=True, name=f"checkout-webhooks-{os.getpid()}")
+                thread.start()
         return True
 
     def acknowledging(self) -> AbstractContextManager[None]:
@@ -152,8 +154,9 @@ class Dispatcher:
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         self._wake.set()
-        if self._thread is not None and self._thread.is_alive():
-            self._thread.join(timeout)
+        thread = self._thread.value
+        if thread is not None and thread.is_alive():
+            thread.join(timeout)
 
     def _run(self) -> None:
         first = True   # the start-up sweep: events a dead process left behind
@@ -181,6 +184,8 @@ class Dispatcher:
             # The sweep already runs periodically in every process: it also deletes expired
             # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
             maybe_purge(app)
+            # Likewise the create answers no page took (personal data in this process's memory).
+            just_created.forget_stale()
             # Orders whose webhooks were lost: due ones are asked of the upstream, within this
             # process's per-minute bound (never raises). A status it stores wakes this thread.
             # Not while the round above failed: the database is likely down for it too.

@@ -14,7 +14,7 @@ from ..forking import in_forked_child
 def clock(monkeypatch):
     """The module's clock, moved by hand; nothing kept leaks into another test."""
     now = [1000.0]
-    monkeypatch.setattr(just_created.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(just_created, "_now", lambda: now[0])
     just_created._kept.value.clear()
     yield now
     just_created._kept.value.clear()
@@ -54,6 +54,15 @@ def test_stale_answers_are_dropped_and_the_number_kept_is_bounded(clock):
     assert len(just_created._kept.value) == just_created.MOST_KEPT
     assert just_created.take("offramp", "o-0") is None         # the oldest went first
     assert just_created.take("offramp", f"o-{just_created.MOST_KEPT + 4}") is not None
+
+
+def test_answers_no_page_took_are_forgotten_within_seconds(clock):
+    just_created.keep("offramp", order("o-1"))      # its page was served by another worker
+    just_created.forget_stale()
+    assert list(just_created._kept.value) == [("offramp", "o-1")]
+    clock[0] += just_created.FRESH_FOR
+    just_created.forget_stale()
+    assert not just_created._kept.value
 
 
 def test_a_forked_process_starts_with_nothing_kept():

@@ -187,7 +187,8 @@ def order_reads(app: Flask, monkeypatch: Any, flow: str = "onramp") -> list[str]
 
     def read(*args: Any, **kwargs: Any) -> Any:
         if threading.get_ident() == here:
-            reads.append(kwargs.get("order_id") or kwargs.get("id") or args[0])
+            reads.append(kwargs.get("order_id") or kwargs.get("id")
+                         or kwargs.get("order_params") or (args[0] if args else ""))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(client, name, read)

@@ -34,6 +34,25 @@ def test_the_pay_page_after_create_shows_the_creates_answer_and_a_reload_asks_ag
     assert "I have paid" not in again.get_data(as_text=True)
 
 
+def test_only_the_page_the_create_sends_the_user_to_shows_its_answer(flow, monkeypatch):
+    flow.start()
+    review = flow.to_review("manual")
+    reads = order_reads(flow.app, monkeypatch)
+    response = flow.create(review)
+    order_id = flow.session.order_id
+    # The session's link (a resume on another device) reads the order as it is now.
+    flow.get("/")
+    assert reads == [order_id]
+    # A pay page showing the outcome of an action reads it too (the action changed it).
+    with flow.app.app_context():
+        from checkout.views.journey import keep_notice
+        keep_notice(flow.session, "pay", {"message": "Sent.", "kind": "info"})
+    flow.get("/pay")
+    assert reads == [order_id, order_id]
+    flow.follow(response)       # the page the create sent the user to
+    assert reads == [order_id, order_id]
+
+
 def test_manual_transfer_details_with_copy_buttons_and_i_have_paid(flow):
     page = flow.to_pay("manual")
     html = page.get_data(as_text=True)

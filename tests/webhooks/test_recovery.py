@@ -66,7 +66,7 @@ def test_a_thrown_away_app_ends_its_dispatcher(webhook_config):
     app = make_app(dict(webhook_config))
     dispatcher = app.extensions["checkout"].dispatcher
     assert dispatcher.ensure_running()
-    thread = dispatcher._thread
+    thread = dispatcher._thread.value
     del app
     # A Flask app sits in reference cycles: the cyclic collector frees it, but not while the
     # thread is in a round (it holds the app then). After a long suite one collection takes
