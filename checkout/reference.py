@@ -97,15 +97,46 @@ class TTLCache:
                     if self._key_locks.get(key) is gate:
                         del self._key_locks[key]
             with self._lock:
-                self._entries[key] = _Entry(value, self.clock())
-                self._entries.move_to_end(key)
-                while self.max_entries is not None and len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
+                self._store(key, value)
             return value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        """Keep ``value`` for ``key`` from now (for an answer obtained otherwise than by a loader)."""
+        with self._lock:
+            self._store(key, value)
+
+    def pop(self, key: Hashable) -> Any | None:
+        """Take ``key``'s value out if it is fresh; None if absent or expired (dropped either way)."""
+        with self._lock:
+            entry = self._entries.pop(key, None)
+        if entry is None or self.clock() - entry.fetched_at >= self.ttl:
+            return None
+        return entry.value
+
+    def drop_expired(self) -> None:
+        """Forget every entry past its TTL now rather than when next asked for: for a cache whose
+        entries should not be held longer than they are useful (not one that serves stale
+        entries when a reload fails)."""
+        with self._lock:
+            now = self.clock()
+            for key in [k for k, e in self._entries.items() if now - e.fetched_at >= self.ttl]:
+                del self._entries[key]
+
+    def keys(self) -> list[Hashable]:
+        """The keys held now (fresh or not), least recently used first."""
+        with self._lock:
+            return list(self._entries)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+    def _store(self, key: Hashable, value: Any) -> None:
+        # Under self._lock.
+        self._entries[key] = _Entry(value, self.clock())
+        self._entries.move_to_end(key)
+        while self.max_entries is not None and len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
 
 
 @dataclass(frozen=True)

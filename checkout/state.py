@@ -23,6 +23,7 @@ from .store import make_engine
 from .store.schema import prepare
 
 if TYPE_CHECKING:
+    from .journey.just_created import JustCreated
     from .journey.quote_cache import QuoteCache
     from .ratelimits import RateLimits
     from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
@@ -48,6 +49,8 @@ class CheckoutState:
     ratelimits: RateLimits
     quote_cache: QuoteCache
     metrics: Metrics        # counts nothing unless CHECKOUT_METRICS_TOKEN is set
+    # Create answers waiting for the payment page the create sends the user to.
+    just_created: JustCreated
     readiness: ReadinessCache = field(default_factory=ReadinessCache)
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
@@ -64,6 +67,7 @@ class CheckoutState:
     @classmethod
     def create(cls, app: Flask) -> CheckoutState:
         from . import embedded_sandbox
+        from .journey.just_created import JustCreated
         from .journey.quote_cache import QuoteCache, merchant_key
         from .ratelimits import RateLimits
         from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
@@ -107,7 +111,7 @@ class CheckoutState:
                    quote_cache=QuoteCache(
                        float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
                        merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
-                   metrics=counts, schema_unchecked=unchecked)
+                   just_created=JustCreated(), metrics=counts, schema_unchecked=unchecked)
 
 
 def _loading_for_a_flask_command() -> bool:

@@ -28,7 +28,7 @@ from werkzeug.wrappers import Response
 from ..flows import Flow, flow_of
 from ..forms import FormResult
 from ..htmx import htmx_redirect, render
-from ..journey import creation, just_created, quotes
+from ..journey import creation, quotes
 from ..journey.creation import Outcome
 from ..journey.steps import REVIEW, OrderUnderway
 from ..sessions import CheckoutSession
@@ -357,7 +357,7 @@ def create(session: CheckoutSession) -> Response:
     if result.outcome is Outcome.CREATED:
         step = pages.after_create(session)
         if result.order is not None and step == pages.payment_step:
-            just_created.keep(flow.name, result.order)
+            get_state().just_created.keep(flow.name, result.order)
         return htmx_redirect(step_url(session, step))
     if result.outcome is Outcome.BUSY:
         return render("checkout/journey/creating.html", "checkout/journey/_creating.html",

@@ -39,7 +39,7 @@ from ..flows import flow_named
 from ..flows.offramp import VIRTUAL_WALLET, fields_digest, payment_type, user_pays
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
-from ..journey import just_created, quotes
+from ..journey import quotes
 from ..journey.steps import update_before_order
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
@@ -367,9 +367,10 @@ def deposit(session: CheckoutSession) -> Response:
     """Where and what to send, and the transaction hash once sent."""
     session, notice = journey.take_notice(session, "deposit")
     assert session.order_id is not None     # order_required
+    # Right after the create, its own answer; after an action (a notice), the order as it is now.
+    created = None if notice else get_state().just_created.take(FLOW.name, session.order_id)
     return show_order(session, message=notice.get("message"), error=notice.get("error"),
-                      tx_value=notice.get("value"),
-                      order=None if notice else just_created.take(FLOW.name, session.order_id))
+                      tx_value=notice.get("value"), order=created)
 
 
 def _back_to_deposit(session: CheckoutSession, **notice: Any) -> Response:

@@ -23,7 +23,7 @@ from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
 from ..flows import flow_named
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
-from ..journey import just_created, quotes
+from ..journey import quotes
 from ..names import asset_name, channel_name, network_name
 from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
@@ -177,9 +177,10 @@ def pay(session: CheckoutSession) -> Response:
     """How to pay: the transfer instructions of the order's type."""
     session, notice = journey.take_notice(session, "pay")
     assert session.order_id is not None     # order_required
+    # Right after the create, its own answer; after an action (a notice), the order as it is now.
+    created = None if notice else get_state().just_created.take(FLOW.name, session.order_id)
     return show_pay(session, message=notice.get("message"),
-                    message_kind=notice.get("kind") or "error",
-                    order=None if notice else just_created.take(FLOW.name, session.order_id))
+                    message_kind=notice.get("kind") or "error", order=created)
 
 
 def _order_expired() -> str:

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from flask import Flask
 
-from ..journey import just_created
 from ..process_local import ProcessLocal
 from ..session_purge import maybe_purge
 from ..state import real_app, state_of
@@ -185,7 +184,7 @@ class Dispatcher:
             # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
             maybe_purge(app)
             # Likewise the create answers no page took (personal data in this process's memory).
-            just_created.forget_stale()
+            state_of(app).just_created.forget_stale()
             # Orders whose webhooks were lost: due ones are asked of the upstream, within this
             # process's per-minute bound (never raises). A status it stores wakes this thread.
             # Not while the round above failed: the database is likely down for it too.

@@ -11,7 +11,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from checkout.errors import UpstreamTimeout
-from checkout.journey import just_created
 from checkout.state import get_state
 
 from .conftest import EVM_ADDRESS, Flow, order_reads, sandbox_order
@@ -469,7 +468,9 @@ def test_a_merchant_funded_payout_has_no_wallet_and_no_deposit(sale, monkeypatch
     order = sandbox_order(sale.app, sale.session.order_id, "offramp")
     assert order.data["paymentType"] == "VIRTUAL_WALLET"
     # The status page does not show the create's answer: it is not kept for it to linger.
-    assert just_created.take("offramp", order.id) is None and not just_created._kept.value
+    with sale.app.app_context():
+        kept = get_state().just_created
+    assert kept.take("offramp", order.id) is None and not kept.kept()
     html = page.get_data(as_text=True)
     assert "deposit-requested" not in html and "Waiting for your crypto" not in html
     assert "The shop is funding your payout" in html
