@@ -1,15 +1,24 @@
-"""The intake: new deliveries into ``checkout_webhook_events``, committed before they are answered.
+"""The intake: deliveries into ``checkout_webhook_events``, committed before they are answered.
 
-Concurrent deliveries of a process are written together (:mod:`.group_commit`): one INSERT that
-commits on its own, ``ON CONFLICT (body_sha256) DO NOTHING``, answering each new row's id. A
-connection is taken from the pool for each batch, so the pool's ping of an idle connection covers
-a restarted database. The database being unavailable fails the whole batch (each sender gets a
-503 and retries); any other refusal is one delivery's, which fails alone while the others are
-stored.
+Concurrent deliveries of a process are written together (:mod:`.group_commit`):
+
+* the new ones by one INSERT that commits on its own, ``ON CONFLICT (body_sha256) DO NOTHING``,
+  answering each new row's id;
+* the copies of a body stored before (or earlier in the same batch) by one transaction for the
+  whole batch: each stored row's ``duplicates`` goes up by its number of copies, and each copy
+  that is an event owes its own ``webhook_received`` (an outbox row). In a sender's retry storm
+  most deliveries are copies; one transaction each was most of the receiver's writing.
+
+A connection is taken from the pool for each write, so the pool's ping of an idle connection
+covers a restarted database. The database being unavailable for the INSERT fails the whole batch
+(each sender gets a 503 and retries); for the copies' transaction, the copies only. Any other
+refusal of the INSERT is one delivery's, which fails alone while the others are stored.
 """
 from __future__ import annotations
 
 import weakref
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Engine, Row
@@ -18,13 +27,66 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from ..process_local import ProcessLocal
 from . import statements
 from .group_commit import GroupCommit
-from .store import autocommit_connection
+from .store import PENDING, STORED, autocommit_connection, outbox_table, write_transaction
 
 # At most this many deliveries in one INSERT: 50 rows of 14 values stay under the 999 bound
 # parameters of older SQLite versions, and one statement commits them all at once.
 MAX_BATCH = 50
 
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What the receiver answers: the stored event's id and whether the body was seen before."""
+
+    event_id: int
+    duplicate: bool
+    state: str
+
+
 Result = Row[Any] | None | Exception    # the new row; None: stored before; or why it failed
+
+
+def store_batch(engine: Engine, batch: list[dict[str, Any]]) -> list[Receipt | Exception]:
+    """Store each delivery of ``batch`` (rows of the events table): the new ones inserted, the
+    copies counted against the row they repeat. One receipt (or the reason it failed) each."""
+    inserted = insert_new(engine, batch)
+    copies = [values for values, row in zip(batch, inserted, strict=True) if row is None]
+    counted: list[Receipt | Exception] = []
+    if copies:
+        try:
+            counted.extend(count_copies(engine, copies))
+        except SQLAlchemyError as exc:  # the new deliveries are stored: only the copies fail
+            counted = [exc] * len(copies)
+    receipts = iter(counted)
+    return [next(receipts) if row is None
+            else row if isinstance(row, Exception)
+            else Receipt(event_id=row.id, duplicate=False, state=row.state)
+            for row in inserted]
+
+
+def count_copies(engine: Engine, copies: list[dict[str, Any]]) -> list[Receipt]:
+    """In one transaction: add each body's number of copies to its stored row's ``duplicates``,
+    and owe one ``webhook_received`` per copy that is an event (a stored row's state; a signed
+    body that is not an event owes none, like its first delivery)."""
+    per_body = Counter(values["body_sha256"] for values in copies)
+    now = max(values["last_seen_at"] for values in copies)
+    with write_transaction(engine) as conn:
+        seen: dict[str, Row[Any]] = {}
+        for digest, count in per_body.items():
+            row = conn.execute(statements.COUNT_DUPLICATES,
+                               {"digest": digest, "copies": count, "now": now}).first()
+            if row is None:     # stored rows are never deleted: the INSERT found this one
+                raise RuntimeError("the stored delivery a copy repeats was not found")
+            seen[digest] = row
+        owed = [{"signal": "webhook_received", "event_id": seen[values["body_sha256"]].id,
+                 "duplicate": 1, "created_at": values["last_seen_at"], "state": PENDING,
+                 "attempts": 0}
+                for values in copies if values["state"] == STORED]
+        if owed:
+            conn.execute(outbox_table.insert(), owed)
+    return [Receipt(event_id=seen[values["body_sha256"]].id, duplicate=True,
+                    state=seen[values["body_sha256"]].state) for values in copies]
 
 
 def insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Result]:
@@ -48,24 +110,24 @@ def insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Result]:
 
 # A process forked while one of its threads was writing a batch must not inherit a committer that
 # waits for that batch for ever (the thread is not in the child): each process has its own.
-Intake = GroupCommit[dict[str, Any], Row[Any] | None]
+Intake = GroupCommit[dict[str, Any], Receipt]
 _intakes: ProcessLocal[weakref.WeakKeyDictionary[Engine, Intake]] = \
     ProcessLocal(weakref.WeakKeyDictionary)
 
 
 def intake(engine: Engine) -> Intake:
-    """This process's group commit of new deliveries into ``engine``'s database:
+    """This process's group commit of deliveries into ``engine``'s database:
     ``intake(engine).submit(values)`` stores one (``values``: a row of the events table) with
-    whatever else is being stored now, and returns its row once committed (None: seen before)."""
+    whatever else is being stored now, and returns its receipt once committed."""
     with _intakes.lock:
         found = _intakes.value.get(engine)
         if found is None:
             ref = weakref.ref(engine)       # the committer must not keep its engine alive
 
-            def write(batch: list[dict[str, Any]]) -> list[Result]:
+            def write(batch: list[dict[str, Any]]) -> list[Receipt | Exception]:
                 engine = ref()
                 assert engine is not None   # a delivery is being stored into it
-                return insert_new(engine, batch)
+                return store_batch(engine, batch)
 
             found = _intakes.value[engine] = GroupCommit(write, MAX_BATCH)
         return found

@@ -1,9 +1,9 @@
 """Storing deliveries (inside the request) and processing them (after the acknowledgement).
 
 Store first (:func:`record_delivery`): the raw bytes and the headers that matter are committed
-(one INSERT, by :mod:`.intake`) before the upstream gets its 2xx. A repeated body is recorded
-against the first (``duplicates``, and a ``webhook_received`` outbox row) and changes nothing
-else.
+(by :mod:`.intake`, with the other deliveries of the moment) before the upstream gets its 2xx. A
+repeated body is recorded against the first (``duplicates``, and a ``webhook_received`` outbox
+row) and changes nothing else.
 
 Then, on the dispatcher (:func:`process_stored_events`), each stored event is locked
 (``FOR UPDATE SKIP LOCKED`` on PostgreSQL) and claimed by a conditional UPDATE, so with several
@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -36,7 +35,7 @@ from ..errors import WebhookPayloadError
 from ..inputs import storable
 from . import statements
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
-from .intake import intake
+from .intake import Receipt, intake
 from .store import (
     FAILED,
     INVALID,
@@ -58,14 +57,6 @@ FETCHED_FLOWS = ("onramp", "offramp")   # the flows whose full order the upstrea
 
 BATCH = 25      # events per transaction: short enough not to hold SQLite's writer for long
 
-
-@dataclass(frozen=True)
-class Receipt:
-    """What the receiver answers: the stored event's id and whether the body was seen before."""
-
-    event_id: int
-    duplicate: bool
-    state: str
 
 
 def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
@@ -91,19 +82,10 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
     if parsed is not None:
         values.update(event_type=parsed.type, order_id=parsed.order_id, status=parsed.status,
                       updated_at=parsed.updated_at)
-    # A new delivery is one row of a multi-row INSERT, committed before any of them is answered.
-    row = intake(engine).submit(values)
-    if row is not None:
-        return Receipt(event_id=row.id, duplicate=False, state=row.state)
-    # Seen before: count it, and owe its webhook_received (a new delivery's is owed when processed).
-    with write_transaction(engine) as conn:
-        seen = conn.execute(statements.COUNT_DUPLICATE, {"digest": digest, "now": now}).first()
-        assert seen is not None          # the stored delivery this one duplicates
-        if parsed is not None:
-            conn.execute(outbox_table.insert(), {
-                "signal": "webhook_received", "event_id": seen.id, "duplicate": 1,
-                "created_at": now, "state": PENDING, "attempts": 0})
-    return Receipt(event_id=seen.id, duplicate=True, state=seen.state)
+    # Written with the other deliveries of the moment, and committed before any is answered: a
+    # new one as a row of one INSERT; a copy counted (and its webhook_received owed; a new
+    # delivery's is owed when processed) in one transaction with the batch's other copies.
+    return intake(engine).submit(values)
 
 
 def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,

@@ -62,9 +62,10 @@ def _new_only(insert: Any) -> Any:
             .returning(events_table.c.body_sha256, events_table.c.id, events_table.c.state))
 
 
-COUNT_DUPLICATE = (
+COUNT_DUPLICATES = (
     update(events_table).where(events_table.c.body_sha256 == bindparam("digest"))
-    .values(duplicates=events_table.c.duplicates + 1, last_seen_at=bindparam("now"))
+    .values(duplicates=events_table.c.duplicates + bindparam("copies"),
+            last_seen_at=bindparam("now"))
     .returning(events_table.c.id, events_table.c.state))
 
 STORED_IDS = (select(events_table.c.id).where(events_table.c.state == STORED)

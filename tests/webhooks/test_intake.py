@@ -13,11 +13,11 @@ import pytest
 from psycopg.adapt import PyFormat
 from psycopg.types.array import ListBinaryDumper
 from sqlalchemy import select
-from sqlalchemy.exc import DataError
+from sqlalchemy.exc import DataError, OperationalError
 
 from checkout.webhooks import intake as intake_module
 from checkout.webhooks import processing
-from checkout.webhooks.intake import insert_new
+from checkout.webhooks.intake import Receipt, insert_new, store_batch
 from checkout.webhooks.processing import parse_or_reason, record_delivery
 from checkout.webhooks.store import events_table, outbox_table, sqlite_writer_turn
 
@@ -94,6 +94,67 @@ def test_concurrent_copies_are_stored_once_and_counted(engine):
     assert sorted(events) == [2] * len(bodies)
     assert owed == [1] * (2 * len(bodies))
 
+
+def _counted(engine) -> dict[str, tuple[int, int]]:
+    """body sha256 -> (its row's duplicates, webhook_received rows owed for its copies)."""
+    e, o = events_table.c, outbox_table.c
+    with engine.connect() as conn:
+        rows = conn.execute(select(e.body_sha256, e.id, e.duplicates)).all()
+        owed = conn.execute(select(o.event_id).where(o.duplicate == 1)).scalars().all()
+    return {digest: (duplicates, owed.count(event_id)) for digest, event_id, duplicates in rows}
+
+
+def test_the_copies_of_a_batch_are_counted_in_one_transaction(engine, monkeypatch):
+    """Copies of bodies stored before and copies within the batch: every one answered as a
+    duplicate of its row, counted, and owing its own webhook_received (an invalid body's copy
+    owes none, like the body); all of them in one transaction beside the batch's INSERT."""
+    old, new, other = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(3))
+    raw = b"signed, but not an event"
+    invalid = _values(other) | {"body": raw, "body_sha256": hashlib.sha256(raw).hexdigest(),
+                                "state": "invalid", "event_type": None, "order_id": None,
+                                "status": None, "updated_at": None}
+    first = store_batch(engine, [_values(old), invalid])
+    assert all(isinstance(r, Receipt) and not r.duplicate for r in first)
+
+    transactions = []
+    real = intake_module.write_transaction
+
+    def counting(engine):
+        transactions.append(engine)
+        return real(engine)
+
+    monkeypatch.setattr(intake_module, "write_transaction", counting)
+    receipts = store_batch(engine, [_values(new), _values(old), _values(new), dict(invalid),
+                                    _values(old)])
+    assert len(transactions) == 1
+    assert [(r.event_id, r.duplicate) for r in receipts] == [
+        (receipts[0].event_id, False), (first[0].event_id, True), (receipts[0].event_id, True),
+        (first[1].event_id, True), (first[0].event_id, True)]
+    counted = _counted(engine)
+    assert counted[_values(old)["body_sha256"]] == (2, 2)
+    assert counted[_values(new)["body_sha256"]] == (1, 1)
+    assert counted[invalid["body_sha256"]] == (1, 0)
+
+    transactions.clear()
+    assert all(not r.duplicate for r in store_batch(engine, [_values(other)]))
+    assert transactions == []         # a batch without copies is the INSERT alone
+
+
+def test_when_the_copies_cannot_be_counted_only_they_fail(engine, monkeypatch):
+    """The batch's new deliveries are committed by then: they are answered as stored, and only
+    the copies get the error (503: their senders send them again)."""
+    old, new = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(2))
+    store_batch(engine, [_values(old)])
+    refused = OperationalError("UPDATE", {}, Exception("database unavailable"))
+
+    def unavailable(engine, copies):
+        raise refused
+
+    monkeypatch.setattr(intake_module, "count_copies", unavailable)
+    receipts = store_batch(engine, [_values(new), _values(old), _values(new)])
+    assert isinstance(receipts[0], Receipt) and not receipts[0].duplicate
+    assert receipts[1] is refused and receipts[2] is refused
+    assert _counted(engine)[_values(old)["body_sha256"]] == (0, 0)
 
 
 def test_every_value_of_a_batch_comes_back_as_it_was_sent(engine):
