@@ -17,7 +17,9 @@ endpoint runs beside the other's leftovers). The receiver's dispatcher runs as i
 table shows both databases side by side: throughput and p50/p99 latency pooled over the rounds,
 the ratios to the bare endpoint, and whether the targets are met (issue 11: throughput at least
 0.8 of the bare endpoint's, p99 at most 1.5 times its). The machine's cores are shared: compare the
-ratios of one run, not figures across runs.
+ratios of one run, not figures across runs. Beside them, the server's own CPU per request (gunicorn's
+workers, and PostgreSQL's processes): the load generator runs on the same cores, so requests a
+second move with it from run to run; the server's cost per request moves much less.
 
 **Storm.** 10,000 deliveries against 2 workers on PostgreSQL: the order-status histories of many
 orders (statuses skipped at random, as the upstream may), plus 30 % exact duplicates and 5 %
@@ -181,13 +183,17 @@ def send_all(url: str, per_sender: list[list[Send]],
     return results
 
 
-def measure(url: str, senders: int, seconds: float, tag: str) -> dict[str, Any]:
-    """Distinct deliveries at ``url`` from ``senders`` threads for ``seconds``."""
+def measure(url: str, senders: int, seconds: float, tag: str,
+            server_cpu: Callable[[], float] = lambda: 0.0) -> dict[str, Any]:
+    """Distinct deliveries at ``url`` from ``senders`` threads for ``seconds``; ``server_cpu``:
+    the CPU seconds the server has used so far, read before and after the sending."""
     per_sender = [_distinct_deliveries(int(seconds * 400) + 50, f"{tag}-{s}")
                   for s in range(senders)]
+    cpu = server_cpu()
     results = send_all(url, per_sender, seconds)
     return {"latencies": [latency for _, _, latency in results], "seconds": seconds,
-            "errors": sum(status != 200 for _, status, _ in results)}
+            "errors": sum(status != 200 for _, status, _ in results),
+            "cpu": server_cpu() - cpu}
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, float]:
@@ -198,6 +204,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, float]:
 
     return {"requests": len(latencies), "errors": sum(run["errors"] for run in runs),
             "rps": len(latencies) / sum(run["seconds"] for run in runs),
+            "cpu_ms": 1000 * sum(run["cpu"] for run in runs) / max(1, len(latencies)),
             "p50": pct(0.50), "p99": pct(0.99)}
 
 
@@ -231,6 +238,35 @@ def serve(database_url: str, workers: int, threads: int, log: Path, **env: str):
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("gunicorn did not start")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has used (all its threads), from Linux's /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:         # it has exited
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu(proc: subprocess.Popen) -> Callable[[], float]:
+    """The CPU seconds used so far by gunicorn's workers and by every PostgreSQL process (none
+    for SQLite, which runs in the workers). The load generator shares the machine's cores, so
+    the ratio of requests a second moves with it; this is the server's own cost per request."""
+    def used() -> float:
+        total = 0.0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1]
+            if int(fields.split()[1]) == proc.pid or name == "postgres":
+                total += _cpu_seconds(int(entry.name))
+        return total
+    return used
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -273,7 +309,7 @@ def bench_backend(name: str, database_url: str, args) -> dict[str, Any]:
             for kind in ("bare", "webhooks") if r % 2 == 0 else ("webhooks", "bare"):
                 _wait_until(lambda: _stored_count(engine) == 0, 120)
                 runs[kind].append(measure(urls[kind], args.senders, args.seconds,
-                                          f"{name}-{r}-{kind}"))
+                                          f"{name}-{r}-{kind}", server_cpu(proc)))
                 if kind == "webhooks":
                     left = _stored_count(engine)
                     backlog.append((left, _wait_until(lambda: _stored_count(engine) == 0, 120)
@@ -297,11 +333,13 @@ def print_ack_table(results: dict[str, dict[str, Any]], args) -> bool:
     all_met = True
     for key, label, fmt in (("requests", "requests", "{:.0f}"), ("errors", "non-200", "{:.0f}"),
                             ("rps", "req/s", "{:.0f}"), ("p50", "p50 ms", "{:.1f}"),
-                            ("p99", "p99 ms", "{:.1f}")):
+                            ("p99", "p99 ms", "{:.1f}"),
+                            ("cpu_ms", "server CPU ms/req", "{:.2f}")):
         line = f"{label:<22}"
         for name in names:
             bare, hooks = results[name]["bare"][key], results[name]["webhooks"][key]
-            ratio = f"{hooks / bare:.2f}" if key in ("rps", "p50", "p99") and bare else ""
+            ratio = f"{hooks / bare:.2f}" if key in ("rps", "p50", "p99", "cpu_ms") and bare \
+                else ""
             line += f"{fmt.format(bare):>11}{fmt.format(hooks):>11}{ratio:>11}"
         print(line)
     print()
