@@ -86,7 +86,28 @@ def current_status(session: CheckoutSession) -> OrderStatus:
     """The order's status and crypto transaction hash, as fresh as the store allows."""
     if not session.order_id:
         return OrderStatus(None)
-    stored = order_status.current(get_state(), session.order_id, session.flow)
+    return _status_of(session, order_status.current(get_state(), session.order_id, session.flow))
+
+
+def stored_order(session: CheckoutSession) -> order_status.StoredOrder | None:
+    """The session's order as stored (no upstream call): read it before reading the order from
+    the upstream, for :func:`status_after_read`."""
+    assert session.order_id is not None
+    return order_status.get(get_state().engine, session.order_id)
+
+
+def status_after_read(session: CheckoutSession, order: Mapping[str, Any],
+                      seen: order_status.StoredOrder | None) -> OrderStatus:
+    """The status of the order a page has just read from the upstream (``seen``: as stored
+    before that read), stored as a status page's own read would store it: its status page then
+    shows it without reading the order a second time."""
+    assert session.order_id is not None
+    stored = order_status.fetch_and_store(real_app(current_app), session.order_id, session.flow,
+                                          seen=seen, fetched=order)
+    return _status_of(session, stored)
+
+
+def _status_of(session: CheckoutSession, stored: order_status.StoredOrder | None) -> OrderStatus:
     if stored is None:
         return OrderStatus(None)
     tx_hash = stored.hash or session.tx_hash

@@ -334,11 +334,17 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
     """The deposit while the user still has to send the crypto, else the order's status (one
     upstream call: the order itself, unless ``order`` is given)."""
     assert session.order_id is not None
+    seen = fetched = None
     if order is None:
-        order = FLOW.fetch_order(session.order_id)
+        seen = tracking.stored_order(session)
+        order = fetched = FLOW.fetch_order(session.order_id)
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
-        return status_views.show_status(session, message=message)
+        # The status page, from the order just read (not from a create's kept answer, which may
+        # be older than what a webhook stored since).
+        current = tracking.status_after_read(session, fetched.raw, seen) \
+            if fetched is not None else None
+        return status_views.show_status(session, message=message, current=current)
     deposit = _deposit(order, testnet=current_app.config["CHECKOUT_TESTNET"])
     top_level = tracking.framing(session) == tracking.TOP_LEVEL
     events: list[tracking.ParentEvent] = []

@@ -142,11 +142,17 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     """The transfer step of the session's order (one upstream call: the order itself, unless
     ``order`` is given)."""
     assert session.order_id is not None
+    seen = fetched = None
     if order is None:
-        order = FLOW.fetch_order(session.order_id)
+        seen = tracking.stored_order(session)
+        order = fetched = FLOW.fetch_order(session.order_id)
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
-        return status_views.show_status(session, message=message)
+        # Moved on: the status page, from the order just read (a create's kept answer may be
+        # older than what a webhook stored since, so that one is not stored).
+        current = tracking.status_after_read(session, fetched.raw, seen) \
+            if fetched is not None else None
+        return status_views.show_status(session, message=message, current=current)
     # The pay page opened top-level (a resume link on another device) must not use up the framed
     # page's order-created. A browser that says nothing about framing (no fetch metadata) is most
     # likely the merchant's frame, where this page is normally shown: it gets the events.

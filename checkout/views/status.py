@@ -128,9 +128,11 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
     }
 
 
-def show_status(session: CheckoutSession, *, message: str | None = None) -> Response:
-    """The status page of the session's order."""
-    context = _context(session, message=message)
+def show_status(session: CheckoutSession, *, message: str | None = None,
+                current: tracking.OrderStatus | None = None) -> Response:
+    """The status page of the session's order (``current``: its status, if the caller has just
+    learnt it from the upstream)."""
+    context = _context(session, message=message, current=current)
     return render("checkout/status/status.html", "checkout/status/_status.html",
                   resume=resume_context(session, awaiting_payment=context["order_status"] in (
                       None, "deposit_awaiting")), step="status", **context)

@@ -154,19 +154,24 @@ def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:
 
 
 def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder | None = None,
-                    apply_status: bool = True) -> StoredOrder | None:
+                    apply_status: bool = True,
+                    fetched: Mapping[str, Any] | None = None) -> StoredOrder | None:
     """Ask the upstream for the full order and store it (and its status, by the rules above).
 
     ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
+
+    ``fetched``: the order as the caller has just read it from the upstream (a page that needed
+    it anyway), stored without asking again. ``seen`` is then the row as read before that read,
+    None if nothing was stored: a webhook stored after it must win over what it read.
     """
     app = real_app(app)
     state = state_of(app)
     engine = state.engine
-    if seen is None:
+    if seen is None and fetched is None:
         seen = get(engine, order_id)
     tolerance = timedelta(seconds=float(app.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
     observed = utcnow() - tolerance
-    full = _fetch_raw(state.upstream, order_id, flow)
+    full = dict(fetched) if fetched is not None else _fetch_raw(state.upstream, order_id, flow)
     status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
     if status_time is None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import threading
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -205,6 +206,29 @@ def sandbox_order(app: Flask, order_id: str, family: str = "onramp") -> Any:
         store = current().orders
         with store.lock:
             return store.get(order_id, family)
+
+
+def move_sandbox_order(app: Flask, order_id: str, status: str, family: str = "onramp", *,
+                       webhook: bool = True) -> None:
+    """Move the sandbox's order to ``status`` as the upstream does: its ``updatedAt`` moves on
+    (by a millisecond at least, the precision of the upstream's times) and, unless ``webhook``
+    is False (a delivery lost or late), its webhook is sent."""
+    from checkout.sandbox.orders import iso
+    from checkout.sandbox.state import current
+
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        store = current().orders
+        with store.lock:
+            order = store.get(order_id, family)
+            order.updated_at += timedelta(milliseconds=1)
+            if webhook:
+                store.set_status(order, status)
+            else:
+                order.status = status
+                order.updated_at = max(store.clock.now(), order.updated_at)
+                order.history.append({"status": status, "changedAt": iso(order.updated_at)})
 
 
 def advance_sandbox_order(app: Flask, order_id: str) -> None:

@@ -10,10 +10,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from checkout import order_status
 from checkout.errors import UpstreamTimeout
 from checkout.state import get_state
 
-from .conftest import EVM_ADDRESS, Flow, order_reads, sandbox_order
+from .conftest import EVM_ADDRESS, Flow, move_sandbox_order, order_reads, sandbox_order
 
 NG_BANK = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
            "asset": "USDC", "currency": "local", "amount": "20000"}
@@ -333,6 +334,24 @@ def test_the_deposit_after_create_shows_the_creates_answer_and_a_reload_asks_aga
     order = sandbox_order(sale.app, order_id, "offramp")
     assert order.data["toAddress"] in page.get_data(as_text=True)
     sale.get("/deposit")
+    assert reads == [order_id]
+
+
+def test_a_deposit_page_of_an_order_that_moved_on_reads_it_once(sale, monkeypatch):
+    """The crypto has arrived, and its webhook is late: the deposit page shows the status page
+    from its own read of the order, stored (the status page that follows asks nothing)."""
+    monkeypatch.setitem(sale.app.config, "CHECKOUT_STATUS_MAX_AGE", 30)    # as configured
+    sale.to_deposit()
+    order_id = sale.session.order_id
+    move_sandbox_order(sale.app, order_id, "transaction_confirmed", "offramp", webhook=False)
+    reads = order_reads(sale.app, monkeypatch, "offramp")
+    page = sale.get("/deposit").get_data(as_text=True)
+    assert 'data-deposit-form' not in page and 'id="order-status"' in page
+    assert reads == [order_id]
+    with sale.app.app_context():
+        stored = order_status.get(get_state().engine, order_id)
+    assert stored is not None and stored.status == "deposit_successful"
+    sale.get("/status")
     assert reads == [order_id]
 
 

@@ -6,7 +6,10 @@ import time
 
 import pytest
 
-from .conftest import order_reads, sandbox_order
+from checkout import order_status
+from checkout.state import get_state
+
+from .conftest import move_sandbox_order, order_reads, sandbox_order
 
 
 def on_pay(flow, response):
@@ -27,11 +30,18 @@ def test_the_pay_page_after_create_shows_the_creates_answer_and_a_reload_asks_ag
     assert 'data-testid="detail-recipientBankAccountNumber">0123456789' in page.get_data(
         as_text=True)
     # A reload shows the order as it is now: the sandbox has moved it on meanwhile.
+    monkeypatch.setitem(flow.app.config, "CHECKOUT_STATUS_MAX_AGE", 30)     # as configured
     order_id = flow.session.order_id
-    sandbox_order(flow.app, order_id).status = "swap_buyer_confirmed"
+    move_sandbox_order(flow.app, order_id, "swap_buyer_confirmed")
     again = flow.get("/pay")
-    assert reads and set(reads) == {order_id}
     assert "I have paid" not in again.get_data(as_text=True)
+    # Its status page from that one read, stored as a status page's own read would be.
+    assert reads == [order_id]
+    with flow.app.app_context():
+        stored = order_status.get(get_state().engine, order_id)
+    assert stored is not None and stored.status == "deposit_validating"
+    flow.get("/status")
+    assert reads == [order_id]
 
 
 def test_only_the_page_the_create_sends_the_user_to_shows_its_answer(flow, monkeypatch):
