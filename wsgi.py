@@ -182,7 +182,12 @@ SHOP_PAGE = """<!doctype html>
   <main class="shop-layout">
     {%- if launch %}
     <div id="checkout" class="shop-checkout" data-checkout-url="{{ launch }}"
-         data-checkout-title="{{ frame_title }}"></div>
+         data-checkout-title="{{ frame_title }}">
+      {#- Without JavaScript embed.js does not run: the page frames the launch itself (README,
+          "Without JavaScript"). -#}
+      <noscript><iframe class="shop-frame" src="{{ launch }}" title="{{ frame_title }}"
+                        allow="clipboard-write; payment; camera"></iframe></noscript>
+    </div>
     {%- else %}
     <div class="shop-checkout shop-notice" role="alert">
       <p>This checkout cannot open this preset: {{ launch_error }}</p>

@@ -1,0 +1,34 @@
+"""The demo shop (``wsgi.py``): the merchant's page frames the checkout with and without script."""
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def shop():
+    import wsgi
+
+    app = wsgi.create_app()
+    yield app, wsgi
+    app.extensions["checkout"].dispatcher.stop()
+
+
+def test_without_javascript_the_shop_frames_the_launch_itself(shop):
+    """embed.js mounts the checkout; a browser without script gets the same launch in a
+    <noscript> iframe, which the page's Content-Security-Policy lets it frame."""
+    app, wsgi = shop
+    client = app.test_client()
+    page = client.get("/?preset=ng", base_url=wsgi.SHOP_ORIGIN)
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    launch = html.unescape(re.search(r'data-checkout-url="([^"]+)"', text).group(1))
+    framed = re.search(r"<noscript><iframe [^>]*src=\"([^\"]+)\"", text)
+    assert framed is not None and html.unescape(framed.group(1)) == launch
+    assert launch.startswith(f"{wsgi.CHECKOUT_ORIGIN}/checkout/launch?token=")
+    assert f"frame-src {wsgi.CHECKOUT_ORIGIN};" in page.headers["Content-Security-Policy"]
+    # The launch opens the checkout (a session, then its first page).
+    opened = client.get(launch.removeprefix(wsgi.CHECKOUT_ORIGIN), base_url=wsgi.CHECKOUT_ORIGIN)
+    assert opened.status_code in (302, 303) and "/checkout/s/" in opened.headers["Location"]
