@@ -208,6 +208,15 @@ def sandbox_order(app: Flask, order_id: str, family: str = "onramp") -> Any:
             return store.get(order_id, family)
 
 
+def stored_status(app: Flask, order_id: str) -> str | None:
+    """The order's status as the checkout has stored it (no upstream call)."""
+    from checkout import order_status
+
+    with app.app_context():
+        stored = order_status.get(get_state().engine, order_id)
+    return stored.status if stored is not None else None
+
+
 def move_sandbox_order(app: Flask, order_id: str, status: str, family: str = "onramp", *,
                        webhook: bool = True) -> None:
     """Move the sandbox's order to ``status`` as the upstream does: its ``updatedAt`` moves on

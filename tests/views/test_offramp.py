@@ -10,11 +10,17 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from checkout import order_status
 from checkout.errors import UpstreamTimeout
 from checkout.state import get_state
 
-from .conftest import EVM_ADDRESS, Flow, move_sandbox_order, order_reads, sandbox_order
+from .conftest import (
+    EVM_ADDRESS,
+    Flow,
+    move_sandbox_order,
+    order_reads,
+    sandbox_order,
+    stored_status,
+)
 
 NG_BANK = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
            "asset": "USDC", "currency": "local", "amount": "20000"}
@@ -347,11 +353,8 @@ def test_a_deposit_page_of_an_order_that_moved_on_reads_it_once(sale, monkeypatc
     reads = order_reads(sale.app, monkeypatch, "offramp")
     page = sale.get("/deposit").get_data(as_text=True)
     assert 'data-deposit-form' not in page and 'id="order-status"' in page
-    assert reads == [order_id]
-    with sale.app.app_context():
-        stored = order_status.get(get_state().engine, order_id)
-    assert stored is not None and stored.status == "deposit_successful"
-    sale.get("/status")
+    assert reads == [order_id] and stored_status(sale.app, order_id) == "deposit_successful"
+    sale.get("/status")      # and the status page that follows asks nothing
     assert reads == [order_id]
 
 

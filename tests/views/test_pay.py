@@ -6,10 +6,7 @@ import time
 
 import pytest
 
-from checkout import order_status
-from checkout.state import get_state
-
-from .conftest import move_sandbox_order, order_reads, sandbox_order
+from .conftest import move_sandbox_order, order_reads, sandbox_order, stored_status
 
 
 def on_pay(flow, response):
@@ -36,11 +33,8 @@ def test_the_pay_page_after_create_shows_the_creates_answer_and_a_reload_asks_ag
     again = flow.get("/pay")
     assert "I have paid" not in again.get_data(as_text=True)
     # Its status page from that one read, stored as a status page's own read would be.
-    assert reads == [order_id]
-    with flow.app.app_context():
-        stored = order_status.get(get_state().engine, order_id)
-    assert stored is not None and stored.status == "deposit_validating"
-    flow.get("/status")
+    assert reads == [order_id] and stored_status(flow.app, order_id) == "deposit_validating"
+    flow.get("/status")      # and the status page that follows asks nothing
     assert reads == [order_id]
 
 
