@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -215,6 +216,15 @@ def stored_status(app: Flask, order_id: str) -> str | None:
     with app.app_context():
         stored = order_status.get(get_state().engine, order_id)
     return stored.status if stored is not None else None
+
+
+def wait_for_stored_status(app: Flask, order_id: str, status: str, timeout: float = 15) -> None:
+    """Until the checkout has stored ``status`` for the order (its webhook stored and processed
+    by the dispatcher's thread): returns as soon as it has."""
+    deadline = time.monotonic() + timeout
+    while stored_status(app, order_id) != status:
+        assert time.monotonic() < deadline, f"{order_id} never reached {status} in the store"
+        time.sleep(0.02)
 
 
 def move_sandbox_order(app: Flask, order_id: str, status: str, family: str = "onramp", *,

@@ -20,6 +20,7 @@ from .conftest import (
     order_reads,
     sandbox_order,
     stored_status,
+    wait_for_stored_status,
 )
 
 NG_BANK = {"countryIsoCode": "NG", "paymentChannel": "bank", "network": "POLYGON",
@@ -349,6 +350,7 @@ def test_a_deposit_page_of_an_order_that_moved_on_reads_it_once(sale, monkeypatc
     monkeypatch.setitem(sale.app.config, "CHECKOUT_STATUS_MAX_AGE", 30)    # as configured
     sale.to_deposit()
     order_id = sale.session.order_id
+    wait_for_stored_status(sale.app, order_id, "deposit_awaiting")     # the creation's webhook
     move_sandbox_order(sale.app, order_id, "transaction_confirmed", "offramp", webhook=False)
     reads = order_reads(sale.app, monkeypatch, "offramp")
     page = sale.get("/deposit").get_data(as_text=True)
