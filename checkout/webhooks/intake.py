@@ -34,7 +34,6 @@ from .store import PENDING, STORED, autocommit_connection, outbox_table, write_t
 MAX_BATCH = 50
 
 
-
 @dataclass(frozen=True)
 class Receipt:
     """What the receiver answers: the stored event's id and whether the body was seen before."""
@@ -56,7 +55,9 @@ def store_batch(engine: Engine, batch: list[dict[str, Any]]) -> list[Receipt | E
     if copies:
         try:
             counted.extend(count_copies(engine, copies))
-        except SQLAlchemyError as exc:  # the new deliveries are stored: only the copies fail
+        except Exception as exc:
+            # The batch's new deliveries are committed by now: whatever the copies' transaction
+            # met (the database unavailable, or a bug), only the copies fail.
             counted = [exc] * len(copies)
     receipts = iter(counted)
     return [next(receipts) if row is None

@@ -58,7 +58,6 @@ FETCHED_FLOWS = ("onramp", "offramp")   # the flows whose full order the upstrea
 BATCH = 25      # events per transaction: short enough not to hold SQLite's writer for long
 
 
-
 def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
                     parsed: ParsedEvent | None, error: str | None = None, *,
                     signed: bytes | None = None) -> Receipt:

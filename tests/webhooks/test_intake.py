@@ -157,6 +157,21 @@ def test_when_the_copies_cannot_be_counted_only_they_fail(engine, monkeypatch):
     assert _counted(engine)[_values(old)["body_sha256"]] == (0, 0)
 
 
+def test_whatever_the_copies_transaction_meets_the_new_deliveries_are_answered(engine,
+                                                                              monkeypatch):
+    """Not only a database error: a copy whose stored row the transaction did not find (rows are
+    never deleted, so a bug) fails the copies alone, not the new deliveries committed beside."""
+    old, new = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(2))
+    store_batch(engine, [_values(old)])
+    monkeypatch.setattr(intake_module.statements, "COUNT_DUPLICATES",
+                        intake_module.statements.COUNT_DUPLICATES.where(
+                            events_table.c.id < 0))
+    receipts = store_batch(engine, [_values(new), _values(old)])
+    assert isinstance(receipts[0], Receipt) and not receipts[0].duplicate
+    assert isinstance(receipts[1], RuntimeError)
+    assert _counted(engine)[_values(old)["body_sha256"]] == (0, 0)
+
+
 def test_every_value_of_a_batch_comes_back_as_it_was_sent(engine):
     # Values that a text array would have to quote or escape, beside plain ones and NULLs.
     awkward = 'a "quoted", {braced} \\ back\\slashed, NULL, ünïcödé ✓'
