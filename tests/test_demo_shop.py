@@ -9,11 +9,10 @@ import pytest
 
 @pytest.fixture(scope="module")
 def shop():
-    import wsgi
+    import wsgi  # makes the demo's app, as gunicorn's "wsgi:app" does
 
-    app = wsgi.create_app()
-    yield app, wsgi
-    app.extensions["checkout"].dispatcher.stop()
+    yield wsgi.app, wsgi
+    wsgi.app.extensions["checkout"].dispatcher.stop()
 
 
 def test_without_javascript_the_shop_frames_the_launch_itself(shop):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -14,6 +13,8 @@ from werkzeug.test import TestResponse
 
 from checkout import Checkout
 from checkout.state import get_state
+
+from ..sandbox.sandbox_support import wait_for
 
 EVM_ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 STELLAR_ADDRESS = "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7"
@@ -221,10 +222,7 @@ def stored_status(app: Flask, order_id: str) -> str | None:
 def wait_for_stored_status(app: Flask, order_id: str, status: str, timeout: float = 15) -> None:
     """Until the checkout has stored ``status`` for the order (its webhook stored and processed
     by the dispatcher's thread): returns as soon as it has."""
-    deadline = time.monotonic() + timeout
-    while stored_status(app, order_id) != status:
-        assert time.monotonic() < deadline, f"{order_id} never reached {status} in the store"
-        time.sleep(0.02)
+    wait_for(lambda: stored_status(app, order_id) == status, timeout)
 
 
 def move_sandbox_order(app: Flask, order_id: str, status: str, family: str = "onramp", *,
