@@ -240,32 +240,25 @@ def serve(database_url: str, workers: int, threads: int, log: Path, **env: str):
     raise RuntimeError("gunicorn did not start")
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User and system CPU a process has used (all its threads), from Linux's /proc."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:         # it has exited
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def server_cpu(proc: subprocess.Popen) -> Callable[[], float]:
     """The CPU seconds used so far by gunicorn's workers and by every PostgreSQL process (none
-    for SQLite, which runs in the workers). The load generator shares the machine's cores, so
-    the ratio of requests a second moves with it; this is the server's own cost per request."""
+    for SQLite, which runs in the workers), from Linux's /proc. The load generator shares the
+    machine's cores, so the ratio of requests a second moves with it; this is the server's own
+    cost per request."""
     def used() -> float:
-        total = 0.0
+        ticks = 0
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             try:
                 stat = (entry / "stat").read_text()
-            except OSError:
+            except OSError:         # it has exited
                 continue
-            name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1]
-            if int(fields.split()[1]) == proc.pid or name == "postgres":
-                total += _cpu_seconds(int(entry.name))
-        return total
+            name = stat[stat.index("(") + 1:stat.rindex(")")]
+            fields = stat[stat.rindex(")") + 1:].split()    # [1] ppid, [11] utime, [12] stime
+            if int(fields[1]) == proc.pid or name == "postgres":
+                ticks += int(fields[11]) + int(fields[12])  # user and system, all threads
+        return ticks / os.sysconf("SC_CLK_TCK")
     return used
 
 
