@@ -53,6 +53,25 @@ class FormResult:
     def error(cls, name: str, message: str) -> FormResult:
         return cls(errors={name: message})
 
+    def shown(self) -> dict[str, Any]:
+        """What a page shows of this result, as plain data: kept in the session across the
+        redirect that follows a refused form (:meth:`restore` makes the result again)."""
+        return {"errors": {name: str(text) for name, text in self.errors.items()},
+                "notices": {name: str(text) for name, text in self.notices.items()},
+                "form_error": None if self.form_error is None else str(self.form_error),
+                "facts": {name: self.facts[name] for name in SHOWN_FACTS
+                          if self.facts.get(name)}}
+
+    @classmethod
+    def restore(cls, shown: Mapping[str, Any]) -> FormResult:
+        return cls(errors=dict(shown.get("errors") or {}), notices=dict(shown.get("notices") or {}),
+                   form_error=shown.get("form_error"), facts=dict(shown.get("facts") or {}))
+
+
+# The facts a page shows, each plain data (the others are for saving: a checked document, its
+# photos): the answers to a question about a typed amount ("Did you mean 12.5?"), pairs of text.
+SHOWN_FACTS = ("amount_suggestions",)
+
 
 class SessionLike(Protocol):
     claims: dict[str, Any]

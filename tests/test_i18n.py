@@ -309,11 +309,13 @@ class TestLanguageMenu:
         assert forged.status_code in (400, 403)
 
 
-def test_a_page_that_answered_a_post_sends_the_language_menu_back_to_the_sessions_page(app):
+def test_a_refused_form_comes_back_on_a_page_whose_language_menu_returns_to_it(app):
     sid = open_session(app, countryIsoCode="NG")
     client = app.test_client()
     html = client.get(f"/checkout/s/{sid}/", follow_redirects=True).get_data(as_text=True)
     token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
-    page = client.post(f"/checkout/s/{sid}/choose", data={"csrf_token": token, "amount": "x"})
-    assert page.status_code == 200
-    assert 'name="next" value=""' in page.get_data(as_text=True)
+    refused = client.post(f"/checkout/s/{sid}/choose", data={"csrf_token": token, "amount": "x"})
+    assert refused.status_code == 303
+    page = client.get(refused.headers["Location"]).get_data(as_text=True)
+    assert 'id="field-amount-error"' in page
+    assert f'name="next" value="/checkout/s/{sid}/choose"' in page

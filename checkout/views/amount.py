@@ -24,7 +24,7 @@ from werkzeug.wrappers import Response
 from ..errors import UpstreamError, UpstreamRateLimited, UpstreamRejected
 from ..flows import Flow
 from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
-from ..htmx import is_htmx, render
+from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import format_crypto, format_money, money_locale
 from ..journey import quotes
 from ..journey.steps import update_before_order
@@ -34,7 +34,7 @@ from ..sessions import CheckoutSession
 from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
 from ..upstream_text import country_name
 from .context import session_route
-from .journey import StepPage, StepRefused, pages_of
+from .journey import StepPage, StepRefused, keep_form, pages_of, step_url
 from .pages import UPSTREAM_WAIT, too_many_requests_text
 
 CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
@@ -221,7 +221,16 @@ class AmountStep(StepPage):
         if UPDATE not in form:
             return None
         draft = {k: v for k, v in form.items() if k != UPDATE}
-        return self.render(session, draft, price=shown_price(self, session, draft))
+        # Shown by a redirect to this step's page, like a refused form: Back from a later step
+        # then finds a page, not a post to send again.
+        keep_form(session, self.name, draft)
+        return htmx_redirect(step_url(session, self.name))
+
+    def show_kept(self, session: CheckoutSession, form: dict[str, Any],
+                  result: FormResult | None) -> Response:
+        if result is None:      # a draft shown with its price (above)
+            return self.render(session, form, price=shown_price(self, session, form))
+        return super().show_kept(session, form, result)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None, *,

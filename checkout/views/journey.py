@@ -2,10 +2,12 @@
 frame, review, and creating the order.
 
 Each step is a page that validates on the server, saves what the user chose in the session, then
-redirects (303, or ``HX-Redirect`` for htmx) to the next step; a form with errors is rendered again
-(status 200) with the message next to the field. ``GET /s/<id>/`` renders whatever step the session
-has reached, so the same link resumes the checkout on another device. Once an order exists the steps
-before it only lead to it.
+redirects (303, or ``HX-Redirect`` for htmx) to the next step. A form with errors is kept for its
+step's page, which the browser is sent to (POST, redirect, GET) and which shows it again with each
+message next to its field, so that no post stays in the history for Back or a reload to send again;
+a step whose values must never be stored answers in place instead (``keeps_refused_form``).
+``GET /s/<id>/`` renders whatever step the session has reached, so the same link resumes the
+checkout on another device. Once an order exists the steps before it only lead to it.
 
 A flow's pages are registered here by its view module (:func:`register`) as :class:`FlowPages`:
 one :class:`StepPage` per step before the order, its review context, and the page of its order.
@@ -33,7 +35,7 @@ from ..journey.creation import Outcome
 from ..journey.steps import REVIEW, OrderUnderway
 from ..sessions import CheckoutSession
 from ..state import get_state
-from .context import session_route
+from .context import CSRF_FIELD, session_route
 
 SMALL_FORM = 256 * 1024        # a form of a few fields, with room to spare
 
@@ -52,6 +54,11 @@ class StepPage:
     name: str
     # The largest request body the step's form may send (its photos, say): see limit_upload.
     max_upload: int = SMALL_FORM
+    # A refused form is kept in the session, with its messages, for the step's page, and the
+    # browser is sent there (POST, redirect, GET): the form's answer is then no history entry
+    # that Back or a reload would post again ("Confirm form resubmission"). False for a form
+    # whose values must never be stored (the KYC step's): it is answered in place.
+    keeps_refused_form: bool = True
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         """The step's form as the launch token and earlier steps already fill it, or None when
@@ -71,9 +78,16 @@ class StepPage:
                result: FormResult | None = None) -> Response:
         raise NotImplementedError
 
+    def show_kept(self, session: CheckoutSession, form: dict[str, Any],
+                  result: FormResult | None) -> Response:
+        """The page for a form posted to it and kept (:func:`keep_form`): a refused one with its
+        messages, or one a preview kept (``result`` None)."""
+        return self.render(session, form, result)
+
     def preview(self, session: CheckoutSession, form: Mapping[str, Any]) -> Response | None:
         """For a POST that only asks to see the page again with what the form holds (a button
-        for browsers without JavaScript): that page, nothing saved. None for a real submit."""
+        for browsers without JavaScript): the answer (a redirect to that page, the form kept for
+        it), nothing saved. None for a real submit."""
         return None
 
     def get(self, session: CheckoutSession) -> Response:
@@ -167,6 +181,40 @@ def take_notice(session: CheckoutSession, page: str
     return session, notice
 
 
+# A form kept for its step's page: at most this many fields of at most this many characters
+# each (a step's form has a few; no field of any step takes more: forms.MAX_TEXT).
+KEPT_FIELDS = 64
+KEPT_CHARACTERS = 1024
+
+
+def _kept_form_key(step: str) -> str:
+    return f"{step}:form"
+
+
+def keep_form(session: CheckoutSession, step: str, form: Mapping[str, Any],
+              result: FormResult | None = None) -> CheckoutSession:
+    """Keep a form posted to ``step`` for the GET of its page that the browser is sent to next:
+    the values typed and, for a refused form, its messages (``result``). The anti-forgery token is
+    the page's own, never kept."""
+    values = {name: str(value)[:KEPT_CHARACTERS] for name, value in form.items()
+              if name != CSRF_FIELD}
+    kept = {"form": dict(list(values.items())[:KEPT_FIELDS]),
+            "result": None if result is None else result.shown()}
+    return keep_notice(session, _kept_form_key(step), kept)
+
+
+def take_form(session: CheckoutSession, step: str
+              ) -> tuple[CheckoutSession, tuple[dict[str, Any], FormResult | None] | None]:
+    """The form kept for ``step``'s page (and its result, if it was refused), once: a reload
+    after that shows the step as saved."""
+    session, kept = take_notice(session, _kept_form_key(step))
+    if not kept:
+        return session, None
+    shown = kept.get("result")
+    return session, (dict(kept.get("form") or {}),
+                     None if shown is None else FormResult.restore(shown))
+
+
 # -- where the user is ---------------------------------------------------------------------------------
 
 def gate(session: CheckoutSession, step: str) -> Response | None:
@@ -240,6 +288,9 @@ def step_page(session: CheckoutSession, step: str) -> Response:
         # and checks are read from one, so a fresh one first, for the same answers.
         session = quotes.requote(session, flow_of(session))
     if request.method == "GET":
+        session, kept = take_form(session, step)
+        if kept is not None:
+            return page.show_kept(session, *kept)
         return page.get(session)
     form = request.form.to_dict()
     shown = page.preview(session, form)
@@ -247,7 +298,10 @@ def step_page(session: CheckoutSession, step: str) -> Response:
         return shown
     saved, result = page.submit(session, form)
     if not result.ok:
-        return page.render(saved, form, result)
+        if not page.keeps_refused_form:
+            return page.render(saved, form, result)
+        keep_form(saved, step, form, result)
+        return htmx_redirect(step_url(saved, step))
     return forward(saved)
 
 

@@ -18,6 +18,10 @@
  *   main heading, so a screen reader starts reading the new step, unless the page focused an
  *   invalid field or the user already moved the focus; the first page of a session leaves focus
  *   where the merchant's page has it.
+ * - A page that answers a post (body[data-checkout-posted]: the KYC step's refused form, shown in
+ *   place because its values are never stored) replaces its history entry with a plain one, so
+ *   Back or a reload loads the page instead of asking to send the form again. The other forms
+ *   answer with a redirect (POST, redirect, GET) and need nothing here.
  * - Without this script the pages work as plain forms and links (see "Without JavaScript" in
  *   checkout.css): it marks <html> with "checkout-js", which shows the copy buttons, and drops the
  *   <noscript> blocks an htmx swap brings in (parsed outside the page, their controls would be
@@ -31,6 +35,12 @@
 
   // First, before anything can fail: the copy buttons work from here on (checkout.css).
   document.documentElement.classList.add("checkout-js");
+
+  // Same URL, same state: only the entry's post is dropped (tests/browser/test_kyc_e2e.py).
+  if (document.body && document.body.hasAttribute("data-checkout-posted") &&
+      window.history && window.history.replaceState) {
+    window.history.replaceState(window.history.state, "", window.location.href);
+  }
 
   var VERSION = 1;
   var STORAGE_PREFIX = "checkout-event:";

@@ -127,3 +127,28 @@ def test_redirect_payment_leaves_the_frame_and_comes_back_to_complete(page, shop
     assert "order-created" not in kinds(shop, page)      # sent once, to the first page
     screenshot(page, "onramp-redirect-4-complete")
     assert page.context.cookies() == []
+
+
+def test_back_after_a_refused_form_shows_the_step_not_a_post_to_send_again(page, shop):
+    """A refused form comes back by a redirect to its page (POST, redirect, GET): Back from a
+    later step shows that page, where a page answering the post would have left the user on
+    Chromium's "Confirm form resubmission" with no way on but reloading the shop."""
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill("0x123")
+    frame.locator("input[name=email]").fill("ada@example.com")
+    frame = shop.click_and_load(page, "button", "Continue")
+    frame.wait_for_selector("#field-address-error")
+    assert frame.locator("input[name=address]").input_value() == "0x123"
+    wallet_and_review(shop, page, frame)
+
+    # Back, as the browser's button does it: the joint history of the page and its frame (a
+    # Page.go_back would wait for a load of the top page, which does not move).
+    page.evaluate("history.back()")
+    frame = shop.frame(page)
+    frame.wait_for_selector("input[name=address]")
+    assert frame.url.endswith("/wallet")
+    # The page as it is now: the refused form's messages were shown once.
+    assert frame.locator("#field-address-error").count() == 0

@@ -5,6 +5,7 @@ import re
 import threading
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from flask import Flask
@@ -87,8 +88,20 @@ class Flow:
         return self._keep(self.client.get(self.base + path, **kwargs))
 
     def post(self, path: str, data: dict[str, Any] | None = None, **kwargs: Any) -> TestResponse:
+        """The answer to a form; for a step's form kept for its page (refused, or a preview of the
+        price without JavaScript), the page it sends the browser to.
+
+        A step answers such a form with a redirect to its own page, which shows the form again
+        (POST, redirect, GET): that page is followed here, as a browser would.
+        """
         form = {"csrf_token": self.csrf, **(data or {})}
-        return self._keep(self.client.post(self.base + path, data=form, **kwargs))
+        response = self._keep(self.client.post(self.base + path, data=form, **kwargs))
+        step = path.strip("/")
+        if response.status_code == 303 and \
+                urlsplit(response.headers["Location"]).path == self.base + path and \
+                self.session.notice(f"{step}:form"):
+            return self.follow(response)
+        return response
 
     def follow(self, response: TestResponse) -> TestResponse:
         assert response.status_code == 303, response.get_data(as_text=True)[:2000]

@@ -134,8 +134,14 @@ def test_a_field_refused_on_the_server_shows_at_its_field(flow: Flow) -> None:
     assert page.status_code == 200
     assert re.search(r'field-id_number-error">[^<]*Expected format: 00000000', page.get_data(
         as_text=True))
-    # The other values are shown again as typed.
+    # The other values are shown again as typed, by the answer to the post itself: they are
+    # never stored, not even for a redirect.
     assert 'value="Wanjiru"' in page.get_data(as_text=True)
+    assert "Wanjiru" not in repr(flow.session.data)
+    # That answer is no page to come back to: the language menu returns to the session's page,
+    # and checkout.js takes the post out of the history (data-checkout-posted).
+    assert 'name="next" value=""' in page.get_data(as_text=True)
+    assert "data-checkout-posted" in page.get_data(as_text=True)
 
 
 def test_an_under_age_date_of_birth_refused_by_the_partner_shows_at_its_field(flow: Flow) -> None:

@@ -27,6 +27,25 @@ def test_a_valid_wallet_is_saved_checksummed(flow):
     assert "no checksum" in html and "ignoring capitals" in html
 
 
+def test_a_refused_form_comes_back_by_a_redirect_and_its_messages_show_once(flow):
+    """POST, redirect, GET: the answer to a refused form is no page that Back or a reload would
+    post again. The page shows the values typed and the messages once; the form's anti-forgery
+    token is the page's own, never kept."""
+    flow.start()
+    flow.choose()
+    bad = EVM_ADDRESS[:-1] + "E"
+    refused = flow.client.post(f"{flow.base}/wallet", data={
+        "csrf_token": flow.csrf, "address": bad, "email": "ada@example.com"})
+    assert refused.status_code == 303 and refused.headers["Location"].endswith("/wallet")
+    assert flow.csrf not in repr(flow.session.data)
+    html = flow.get("/wallet").get_data(as_text=True)
+    assert 'id="field-address-error"' in html and "checksum" in html
+    assert f'value="{bad}"' in html and 'value="ada@example.com"' in html
+    again = flow.get("/wallet").get_data(as_text=True)
+    assert 'id="field-address-error"' not in again and bad not in again
+    assert "wallet" not in flow.session.done and not flow.session.notice("wallet:form")
+
+
 @pytest.mark.parametrize(("network", "asset", "fields", "field", "message"), [
     ("CELO", "USDT", {"address": EVM_ADDRESS[:-1] + "E"}, "address", "checksum"),
     ("CELO", "USDT", {"address": SOLANA_ADDRESS}, "address", "0x followed by 40"),
