@@ -11,8 +11,10 @@ call: nothing of them is stored, logged or put in an event.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from flask_babel import gettext as _
 
 from ..forms import field_kind
 from ..sessions import CheckoutSession
@@ -57,3 +59,32 @@ def field_named(message: str | None, document: KycDocument) -> str | None:
         return None
     name = found.group(1)
     return name if any(spec.name == name for spec in document.required_fields) else None
+
+
+# The partner's refusals are English, and name a field by its path in the request
+# ("userFields.dob: the user must be at least 18 years old"). Those a user can act on are said in
+# the user's words and language; any other is shown as sent, without the path.
+_REASONS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (re.compile(r"at least (\d+) years old"),
+     lambda found: _("You must be at least %(age)s years old to be verified.",
+                     age=found.group(1))),
+    (re.compile(r"must be a date in the past"), lambda found: _("Enter a date in the past.")),
+    (re.compile(r"does not match the format"),
+     lambda found: _("This does not look right for this document. Check it and try again.")),
+)
+_PATH = re.compile(r"^\s*userFields\.[A-Za-z0-9_]+\s*:?\s*")
+
+
+def refusal(message: str | None, document: KycDocument) -> tuple[str | None, str]:
+    """Where an upstream refusal of ``document`` goes (the field it names, or None: the whole
+    form) and what it says to the user."""
+    field = field_named(message, document)
+    for pattern, say in _REASONS:
+        found = pattern.search(message or "")
+        if found is not None:
+            return field, say(found)
+    if field is not None:
+        return field, _("Our verification partner did not accept this: %(reason)s",
+                        reason=_PATH.sub("", message or ""))
+    return None, _("Our verification partner did not accept this document: %(reason)s",
+                   reason=message or "")

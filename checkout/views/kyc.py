@@ -192,14 +192,12 @@ class KycStep(journey.StepPage):
         try:
             submission.send(session, document, fields)
         except UpstreamBadRequest as exc:
-            named = submission.field_named(exc.message, document)
+            named, said = submission.refusal(exc.message, document)
             refused = FormResult()
             if named:
-                refused.errors[named] = _("Our verification partner did not accept this: "
-                                          "%(reason)s", reason=exc.message)
+                refused.errors[named] = said
             else:
-                refused.form_error = _("Our verification partner did not accept this document: "
-                                       "%(reason)s", reason=exc.message)
+                refused.form_error = said
             if kyc_photos.kinds_asked(document):
                 refused.form_error = " ".join(filter(None, (
                     refused.form_error, _("Add your photos again."))))

@@ -21,8 +21,10 @@ from PIL import ExifTags, Image
 from sqlalchemy import inspect
 from sqlalchemy import text as sql
 
+from checkout.kyc import submission
 from checkout.sandbox.kyc import kyc_store
 from checkout.state import get_state
+from checkout.upstream.types import KycDocument, RequiredField
 
 from .conftest import EVM_ADDRESS, PHONES, Flow
 
@@ -148,8 +150,33 @@ def test_an_under_age_date_of_birth_refused_by_the_partner_shows_at_its_field(fl
     to_kyc(flow, "5000")
     page = flow.post("/kyc", {**NATIONAL_ID, "dob": "2020-01-01"})
     assert page.status_code == 200
-    assert 'id="field-dob-error"' in page.get_data(as_text=True)
-    assert "did not accept" in text(page)
+    # In plain words at the field, not the partner's ("userFields.dob: the user must be ...").
+    assert re.search(r'id="field-dob-error">[^<]*You must be at least 18 years old to be '
+                     r'verified\.', page.get_data(as_text=True))
+    assert "userFields" not in text(page)
+
+
+@pytest.mark.parametrize(("message", "field", "said"), [
+    ("userFields.dob: the user must be at least 21 years old", "dob",
+     "You must be at least 21 years old to be verified."),
+    ("userFields.dob must be a date in the past", "dob", "Enter a date in the past."),
+    ("userFields.id_number does not match the format of National ID (e.g. 00000000)",
+     "id_number", "This does not look right for this document. Check it and try again."),
+    ("userFields.first_name is too long (at most 256 characters)", "first_name",
+     "Our verification partner did not accept this: is too long (at most 256 characters)"),
+    ("a KYC submission is already under review", None,
+     "Our verification partner did not accept this document: a KYC submission is already "
+     "under review"),
+    ("userFields.nickname is required", None,
+     "Our verification partner did not accept this document: userFields.nickname is required"),
+])
+def test_a_partners_refusal_is_said_at_its_field_in_plain_words(app: Flask, message, field,
+                                                                 said) -> None:
+    document = KycDocument(title="National ID", value="NATIONAL_ID", required_fields=[
+        RequiredField(name=name, type="string", label=name)
+        for name in ("first_name", "last_name", "dob", "id_number")])
+    with app.test_request_context():
+        assert submission.refusal(message, document) == (field, said)
 
 
 def test_rejected_says_why_and_offers_another_document(app: Flask, flow: Flow) -> None:
