@@ -86,6 +86,7 @@ def _aware(value: datetime | None) -> datetime | None:
 #   order      what the flow keeps of the order at creation (its resume link, transfer type...)
 #   events     parent events recorded as sent (checkout.tracking)
 #   tx_hash    the crypto transaction's hash, once known
+#   said_paid  True once the on-ramp's user said "I have paid" (and the upstream took it)
 #   notices    {page: notice}: a message kept across a redirect, shown once
 #   payee, deposit   the off-ramp's payee check and the hash the user sent
 DATA_FORMAT = 2
@@ -321,6 +322,17 @@ class CheckoutSession:
     @tx_hash.setter
     def tx_hash(self, value: str | None) -> None:
         self.data["tx_hash"] = value
+
+    @property
+    def said_paid(self) -> bool:
+        """The user said they have paid (the on-ramp's "I have paid", taken by the upstream):
+        until the payment arrives, the status page says so rather than "Waiting for your
+        payment"."""
+        return bool(self.data.get("said_paid"))
+
+    @said_paid.setter
+    def said_paid(self, value: bool) -> None:
+        self.data["said_paid"] = bool(value)
 
     # -- notices across a redirect ----------------------------------------------------------------
 

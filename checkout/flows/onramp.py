@@ -64,6 +64,16 @@ class OnrampFlow(Flow):
         "refund_failed": _l("Your refund has not gone through yet. We are trying again."),
     }
 
+    # "Waiting for your payment" would answer a user who just said "I have paid" as if they had
+    # not: a transfer takes a while to reach the payment partner.
+    said_paid_text = _l("Thank you. We are waiting for your payment to reach us: this can take "
+                        "a few minutes.")
+
+    def status_text(self, status: str | None, session: CheckoutSession | None = None) -> str:
+        if status == "deposit_awaiting" and session is not None and session.said_paid:
+            return str(self.said_paid_text)
+        return super().status_text(status, session)
+
     completed_statuses = frozenset({"payout_successful"})
     # The payment was refused, or is going back (or stuck going back): the crypto will not come.
     failed_statuses = frozenset(

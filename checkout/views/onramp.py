@@ -209,6 +209,11 @@ def confirm(session: CheckoutSession) -> Response:
     except UpstreamRejected:
         return _back_to_pay(session, _("We could not record your payment: this order can no "
                                        "longer be paid. See its status below."))
+
+    def said_paid(fresh: CheckoutSession) -> None:
+        fresh.said_paid = True
+
+    get_state().sessions.update(session.id, said_paid)
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
 
 

@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from checkout.flows import flow_named
+
 from .conftest import (
     move_sandbox_order,
     order_reads,
@@ -75,6 +77,23 @@ def test_manual_transfer_details_with_copy_buttons_and_i_have_paid(flow):
     response = flow.post("/pay/confirm")
     assert response.status_code == 303 and response.headers["Location"].endswith("/status")
     assert sandbox_order(flow.app, flow.session.order_id).status == "swap_buyer_confirmed"
+
+
+def test_after_i_have_paid_an_order_still_awaiting_the_payment_is_not_said_to_wait_for_it(flow):
+    """The status page may show "deposit_awaiting" for a while after "I have paid" (the stored
+    status, until the upstream's webhook for the next one): it must not answer the user with
+    "Waiting for your payment", as if they had not said they paid."""
+    flow.to_pay("manual")
+    onramp = flow_named("onramp")
+    with flow.app.test_request_context():
+        assert onramp.status_text("deposit_awaiting", flow.session) == "Waiting for your payment."
+    flow.post("/pay/confirm")
+    assert flow.session.said_paid
+    with flow.app.test_request_context():
+        said = onramp.status_text("deposit_awaiting", flow.session)
+        assert said.startswith("Thank you. We are waiting for your payment to reach us")
+        assert onramp.status_text("deposit_validating", flow.session) == \
+            "We are checking your payment."
 
 
 def test_redirect_leaves_the_frame_for_the_payment_page(flow):
