@@ -31,6 +31,22 @@ def test_choosing_a_country_rerenders_the_channels_for_htmx(flow):
     assert flow.session.answers == {} and flow.session.quote is None   # a draft is never saved
 
 
+def test_a_countrys_only_way_to_pay_is_chosen_already(flow):
+    flow.start()
+    with flow.app.test_request_context():
+        senegal = get_state().onramp_catalog.country("SN")
+        assert [c.code for c in senegal.channels] == ["mobile_money"]
+    page = flow.get("/choose", query_string={"countryIsoCode": "SN"},
+                    headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert re.search(r'<input type="radio" name="paymentChannel" value="mobile_money"[^>]*'
+                     r'\bchecked\b', page)
+    # Its carriers are three: the user picks one.
+    assert 'name="carrierCode"' in page and 'value="ORANGE" selected' not in page
+    nigeria = flow.get("/choose", query_string={"countryIsoCode": "NG"},
+                       headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert not re.search(r'name="paymentChannel"[^>]*\bchecked\b', nigeria)   # a choice
+
+
 def test_limits_are_shown_next_to_the_amount(flow):
     flow.start()
     page = flow.get("/choose", query_string={"countryIsoCode": "NG", "paymentChannel": "bank",
