@@ -258,7 +258,11 @@
   }
 
   function focusFirstError() {
-    var invalid = document.querySelector('[aria-invalid="true"]:not([disabled])');
+    // Radio buttons carry no aria-invalid (not an attribute of theirs): a group of them that
+    // came back with an error is a fieldset.field--invalid. One selector list, so the first in
+    // the page's order wins ("How you pay" above "Network").
+    var invalid = document.querySelector('[aria-invalid="true"]:not([disabled]), ' +
+      'fieldset.field--invalid input[type="radio"]:not([disabled])');
     if (!invalid) return false;
     invalid.focus();
     return document.activeElement === invalid;

@@ -64,6 +64,19 @@ def test_a_page_that_comes_back_with_errors_focuses_the_first_invalid_field(page
     screenshot(page, "small-screen-wallet-error-focused")
 
 
+def test_an_unanswered_choice_of_radio_buttons_above_the_other_errors_gets_the_focus(page, shop):
+    """Radio buttons have no aria-invalid: their group's error still comes first when it is
+    first on the page ("How you pay" above "Network")."""
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG")
+    frame.wait_for_selector("input[name=paymentChannel]", state="attached")
+    shop.click_and_load(page, "button", "Continue")        # nothing chosen
+    frame.wait_for_selector("#field-paymentChannel-wrap.field--invalid")
+    assert frame.locator("#field-network").get_attribute("aria-invalid") == "true"
+    frame.wait_for_function("() => document.activeElement && "
+                            "document.activeElement.name === 'paymentChannel'")
+
+
 def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, context, shop):
     """A status page left open while the user pays elsewhere must not keep inviting a payment."""
     page.set_viewport_size(PHONE)
