@@ -1,4 +1,5 @@
-/* filter.js: long lists (banks) get a text box that filters them, on the pages that have one
+/* filter.js: long lists (banks) get a text box that filters them (by letters or initials: "gtb"
+ * finds Guaranty Trust Bank), on the pages that have one
  * (select[data-filterable]; data-filter-label is the box's label). Without JavaScript the select
  * stays a plain select. No dependencies, no eval.
  */
@@ -17,6 +18,25 @@
     return lower.normalize ? lower.normalize("NFD").replace(/[\u0300-\u036f]/g, "") : lower;
   }
 
+  // What its customers call a bank: "Guaranty Trust Bank" is GTB, "United Bank for Africa" UBA,
+  // "First Bank of Nigeria" FBN. The first letters of the name's capitalised words (or digits).
+  function initials(text) {
+    var words = String(text).split(/[\s\-\/&.,()]+/);
+    var out = "";
+    for (var i = 0; i < words.length; i++) {
+      var first = words[i].charAt(0);
+      if (first && first !== first.toLowerCase() || /[0-9]/.test(first)) out += first;
+    }
+    return fold(out);
+  }
+
+  // A name matches what was typed when it contains it, or (two letters or more) when its
+  // initials start with it.
+  function nameMatches(text, wanted) {
+    return !wanted || fold(text).indexOf(wanted) !== -1 ||
+      (wanted.length >= 2 && initials(text).indexOf(wanted) === 0);
+  }
+
   function applyFilter(select, query, typed) {
     var wanted = fold(query.replace(/^\s+|\s+$/g, ""));
     var matches = [];
@@ -27,7 +47,7 @@
         option.setAttribute("data-filter-disabled", option.disabled ? "1" : "0");
       }
       var placeholder = option.value === "";
-      var match = !wanted || fold(option.textContent).indexOf(wanted) !== -1;
+      var match = nameMatches(option.textContent, wanted);
       var keep = match || placeholder || option.selected;
       // Hidden hides the option in most browsers' lists; disabled covers those that show hidden
       // options anyway (iOS), so a filtered-out bank cannot be picked by accident.
@@ -39,7 +59,7 @@
     }
     var chosen = select.options[select.selectedIndex];
     if (typed && wanted && chosen && chosen.value !== "" &&
-        fold(chosen.textContent).indexOf(wanted) === -1 && select.options[0].value === "") {
+        !nameMatches(chosen.textContent, wanted) && select.options[0].value === "") {
       // The user is looking for another bank: the one chosen before must not stay chosen out of
       // sight (a payout to the wrong bank). Back to "Choose", until the list shows the right one.
       select.value = "";

@@ -137,3 +137,16 @@ def test_a_payout_the_merchant_funds(page, shop, short_quotes):
     assert "deposit-requested" not in kinds(shop, page)
     settle(frame)
     screenshot(page, "offramp-merchant-funded-paid")
+
+
+def test_a_bank_is_found_by_what_its_customers_call_it(page, shop):
+    """"gtb" is Guaranty Trust Bank, "uba" United Bank for Africa: the filter box of the bank
+    list matches a name's initials as well as its letters."""
+    frame = open_sale(shop, page)
+    frame.wait_for_selector("select[name=bankCode]")
+    box = frame.get_by_label("Type to filter the list")
+    for typed, code in (("gtb", "058:02"), ("UBA", "033:02"), ("zen", "057:02")):
+        box.fill("")
+        box.press_sequentially(typed)
+        frame.wait_for_function(
+            "(code) => document.querySelector('select[name=bankCode]').value === code", arg=code)
