@@ -24,11 +24,12 @@ from babel.lists import format_list
 from email_validator import EmailNotValidError, validate_email
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from phonenumbers import PhoneNumberType
 
 from .addresses import AddressError, address_notice, network_has_memo, validate_address, validate_memo
 from .typed_amounts import parse_amount
 from .upstream.types import RequiredField
-from .upstream_text import field_label
+from .upstream_text import country_name, field_label
 
 log = logging.getLogger("checkout.forms")
 
@@ -139,11 +140,30 @@ def normalise_phone(value: str, country: str | None) -> str:
         number = phonenumbers.parse(value, country or None)
     except phonenumbers.NumberParseException:
         raise ValueError(_("Enter a phone number, for example with its country code.")) from None
+    # The message names the country the number must be of, with a number of its shape: a
+    # Kenyan number typed for a Nigerian payment otherwise reads as a miscount of digits.
+    example = _example_phone(country)
     if not phonenumbers.is_valid_number(number):
+        if example is not None:
+            raise ValueError(_("This phone number is not valid in %(country)s. Check the number "
+                               "of digits (for example %(example)s).",
+                               country=country_name(country, None), example=example))
         raise ValueError(_("This phone number is not valid. Check the number of digits."))
     if country and phonenumbers.region_code_for_number(number) != country:
+        if example is not None:
+            raise ValueError(_("Enter a phone number from %(country)s (for example %(example)s).",
+                               country=country_name(country, None), example=example))
         raise ValueError(_("Enter a phone number of the country you pay from."))
     return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164).lstrip("+")
+
+
+def _example_phone(country: str | None) -> str | None:
+    """A mobile number of ``country`` as its people write it (0802 123 4567), or None."""
+    example = phonenumbers.example_number_for_type(country, PhoneNumberType.MOBILE) \
+        if country else None
+    if example is None:
+        return None
+    return phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.NATIONAL)
 
 
 def normalise_email(value: str) -> str:

@@ -13,6 +13,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from babel import Locale
 from flask import has_request_context
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
@@ -166,9 +167,10 @@ def detail_amount(detail: Any) -> dict[str, str] | None:
 
 
 def country_name(code: str | None, sent: str | None) -> str:
-    """A country as the page's language names it (Babel's CLDR names: "Nigéria" in French),
-    else the upstream's name. Plain text: it goes in <option> elements too."""
-    locale = get_locale() if has_request_context() else None
+    """A country as the page's language names it (Babel's CLDR names: "Nigéria" in French; in
+    English outside a request), else the upstream's name. Plain text: it goes in <option>
+    elements too."""
+    locale = get_locale() if has_request_context() else Locale("en")
     named = locale.territories.get((code or "").upper()) if locale is not None else None
     return str(named or sent or code or "")
 

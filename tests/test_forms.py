@@ -71,7 +71,11 @@ def test_optional_fields_may_be_left_empty_and_are_not_sent():
     ("phoneNumber", "", "required"),
     ("phoneNumber", "12", "not valid"),
     ("phoneNumber", "hello", "phone number"),
-    ("phoneNumber", "+254110611756", "country you pay from"),   # a Kenyan number for Nigeria
+    # A Kenyan number for Nigeria, written either way: the message names the country and shows
+    # a number of its shape.
+    ("phoneNumber", "+254110611756", "Enter a phone number from Nigeria (for example 0802 123 4567)."),
+    ("phoneNumber", "0712345678", "not valid in Nigeria. Check the number of digits (for example "
+                                  "0802 123 4567)."),
     ("bankCode", "999:99", "Choose one of the options"),
     ("buyerBankAccountNumber", "12345", "does not look right"),
     ("buyerBankAccountNumber", "x" * 300, "too long"),

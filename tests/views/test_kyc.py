@@ -273,7 +273,7 @@ def test_the_phone_is_asked_when_no_step_gave_it(app: Flask) -> None:
     assert page.request.path.endswith("/kyc")
     assert "Your phone number" in text(page)
     refused = buyer.post("/kyc", {"action": "contact", "contact_phone": "+254712345678"})
-    assert "Enter a phone number of the country you pay from." in text(refused)
+    assert "Enter a phone number from Nigeria (for example 0802 123 4567)." in text(refused)
     page = buyer.follow(buyer.post("/kyc", {"action": "contact", "contact_phone": "08012345678"}))
     assert "Which document will you use?" in text(page)
 

@@ -108,7 +108,7 @@ def test_required_fields_form_is_built_from_the_offer(flow):
 @pytest.mark.parametrize(("value", "message"), [
     ("", "required"),
     ("123", "not valid"),
-    ("+254712345678", "country you pay from"),
+    ("+254712345678", "Enter a phone number from Nigeria"),
 ])
 def test_bad_required_field_values(flow, value, message):
     flow.start()
