@@ -91,8 +91,13 @@ class StepPage:
         return None
 
     def get(self, session: CheckoutSession) -> Response:
-        """The step's page. A message kept for it (a refusal at create) shows at its field; a
-        step passed over whose given values fail their checks shows why."""
+        """The step's page. A form posted to it and kept for it shows as it was sent; a message
+        kept for it (a refusal at create) shows at its field; a step passed over whose given
+        values fail their checks shows why. A step's own ``get`` (a draft asked by htmx, a check
+        to read first) comes before this one."""
+        session, kept = take_form(session, self.name)
+        if kept is not None:
+            return self.show_kept(session, *kept)
         session, notice = take_notice(session, self.name)
         if notice and notice.get("field"):
             return self.render(session, None, FormResult.error(str(notice["field"]),
@@ -181,9 +186,11 @@ def take_notice(session: CheckoutSession, page: str
     return session, notice
 
 
-# A form kept for its step's page: at most this many fields of at most this many characters
-# each (a step's form has a few; no field of any step takes more: forms.MAX_TEXT).
-KEPT_FIELDS = 64
+# A form kept for its step's page: at most this many fields, named in at most this many
+# characters, of at most this many characters each (a step's form has a few fields; no field of
+# any step takes more: forms.MAX_TEXT). What else a form sends is not shown again.
+KEPT_FIELDS = 32
+KEPT_NAME = 64
 KEPT_CHARACTERS = 1024
 
 
@@ -197,7 +204,7 @@ def keep_form(session: CheckoutSession, step: str, form: Mapping[str, Any],
     the values typed and, for a refused form, its messages (``result``). The anti-forgery token is
     the page's own, never kept."""
     values = {name: str(value)[:KEPT_CHARACTERS] for name, value in form.items()
-              if name != CSRF_FIELD}
+              if name != CSRF_FIELD and len(name) <= KEPT_NAME}
     kept = {"form": dict(list(values.items())[:KEPT_FIELDS]),
             "result": None if result is None else result.shown()}
     return keep_notice(session, _kept_form_key(step), kept)
@@ -213,6 +220,15 @@ def take_form(session: CheckoutSession, step: str
     shown = kept.get("result")
     return session, (dict(kept.get("form") or {}),
                      None if shown is None else FormResult.restore(shown))
+
+
+def forget_form(session: CheckoutSession, step: str) -> CheckoutSession:
+    """``step`` was saved: a form kept for its page and never shown (its redirect not followed)
+    must not come back later over what was saved."""
+    if not session.notice(_kept_form_key(step)):
+        return session
+    return get_state().sessions.update(session.id,
+                                       lambda s: s.drop_notice(_kept_form_key(step)))
 
 
 # -- where the user is ---------------------------------------------------------------------------------
@@ -271,6 +287,9 @@ def session_page(session: CheckoutSession) -> Response:
     page = pages.steps[step]
     if failed is not None:
         return page.render(session, *failed)
+    session, kept = take_form(session, step)     # its redirect was not followed, say
+    if kept is not None:
+        return page.show_kept(session, *kept)
     return page.render(session)
 
 
@@ -288,9 +307,6 @@ def step_page(session: CheckoutSession, step: str) -> Response:
         # and checks are read from one, so a fresh one first, for the same answers.
         session = quotes.requote(session, flow_of(session))
     if request.method == "GET":
-        session, kept = take_form(session, step)
-        if kept is not None:
-            return page.show_kept(session, *kept)
         return page.get(session)
     form = request.form.to_dict()
     shown = page.preview(session, form)
@@ -302,7 +318,7 @@ def step_page(session: CheckoutSession, step: str) -> Response:
             return page.render(saved, form, result)
         keep_form(saved, step, form, result)
         return htmx_redirect(step_url(saved, step))
-    return forward(saved)
+    return forward(forget_form(saved, step))
 
 
 # -- review -------------------------------------------------------------------------------------------

@@ -31,6 +31,21 @@ def test_choosing_a_country_rerenders_the_channels_for_htmx(flow):
     assert flow.session.answers == {} and flow.session.quote is None   # a draft is never saved
 
 
+def test_a_select_changed_while_a_refused_form_waits_for_its_page_leaves_that_form_alone(flow):
+    """htmx asks the amount step again for each select changed: that draft is not the refused
+    form's page, which stays kept for the page the browser was sent to."""
+    flow.start()
+    refused = flow.client.post(f"{flow.base}/choose", data={
+        "csrf_token": flow.csrf, **CORRIDORS["manual"], "network": "CELO", "asset": "USDT",
+        "currency": "local", "amount": "abc"})
+    assert refused.status_code == 303
+    draft = flow.get("/choose", query_string={"countryIsoCode": "KE"},
+                     headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'value="abc"' not in draft
+    page = flow.get("/choose").get_data(as_text=True)
+    assert 'id="field-amount-error"' in page and 'value="abc"' in page
+
+
 def test_a_countrys_only_way_to_pay_is_chosen_already(flow):
     flow.start()
     with flow.app.test_request_context():

@@ -46,6 +46,23 @@ def test_a_refused_form_comes_back_by_a_redirect_and_its_messages_show_once(flow
     assert "wallet" not in flow.session.done and not flow.session.notice("wallet:form")
 
 
+def test_a_kept_form_whose_redirect_was_not_followed_never_comes_back_over_a_saved_step(flow):
+    flow.start()
+    flow.choose()
+    bad = EVM_ADDRESS[:-1] + "E"
+    form = {"csrf_token": flow.csrf, "address": bad, "email": "ada@example.com"}
+    assert flow.client.post(f"{flow.base}/wallet", data=form).status_code == 303
+    # The phone lost the redirect; the user resumes by the session's link: the form, as sent.
+    resumed = flow.get("/").get_data(as_text=True)
+    assert 'id="field-address-error"' in resumed and f'value="{bad}"' in resumed
+    # Refused again, and this time the user corrects it at once (a second tab, say).
+    assert flow.client.post(f"{flow.base}/wallet", data=form).status_code == 303
+    assert flow.wallet().status_code == 303
+    assert not flow.session.notice("wallet:form")
+    changed = flow.get("/wallet").get_data(as_text=True)      # the review's "Change" link
+    assert 'id="field-address-error"' not in changed and f'value="{EVM_ADDRESS}"' in changed
+
+
 @pytest.mark.parametrize(("network", "asset", "fields", "field", "message"), [
     ("CELO", "USDT", {"address": EVM_ADDRESS[:-1] + "E"}, "address", "checksum"),
     ("CELO", "USDT", {"address": SOLANA_ADDRESS}, "address", "0x followed by 40"),
