@@ -240,11 +240,16 @@ class AmountStep(StepPage):
         values = self.draft(session, form or {})
         country = catalog.country(values.get("countryIsoCode"))
         # A country with one way to pay (or a channel with one mobile network) has it chosen: a
-        # choice of one is a tap the user would have to find to go on.
-        if country is not None and len(country.channels) == 1 and not values.get("paymentChannel"):
+        # choice of one is a tap the user would have to find to go on. Also when the draft names
+        # one of the country chosen before (htmx sends the whole form when the country changes).
+        if country is not None and len(country.channels) == 1 \
+                and country.channel(values.get("paymentChannel")) is None \
+                and not session.is_locked("paymentChannel"):
             values["paymentChannel"] = country.channels[0].code
         channel = catalog.channel(values.get("countryIsoCode"), values.get("paymentChannel"))
-        if channel is not None and len(channel.carriers) == 1 and not values.get("carrierCode"):
+        if channel is not None and len(channel.carriers) == 1 \
+                and channel.carrier(values.get("carrierCode")) is None \
+                and not session.is_locked("carrierCode"):
             values["carrierCode"] = channel.carriers[0].code
         limits = self.limits(values)
         low, high = amount_bounds(limits, values["currency"]) if limits is not None \

@@ -60,6 +60,13 @@ def test_a_countrys_only_way_to_pay_is_chosen_already(flow):
     nigeria = flow.get("/choose", query_string={"countryIsoCode": "NG"},
                        headers={"HX-Request": "true"}).get_data(as_text=True)
     assert not re.search(r'name="paymentChannel"[^>]*\bchecked\b', nigeria)   # a choice
+    # From Nigeria with its bank transfer chosen, to Senegal: htmx sends the whole form, the
+    # old channel with it.
+    switched = flow.get("/choose", query_string={"countryIsoCode": "SN", "paymentChannel": "bank",
+                                                 "carrierCode": ""},
+                        headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert re.search(r'<input type="radio" name="paymentChannel" value="mobile_money"[^>]*'
+                     r'\bchecked\b', switched)
 
 
 def test_limits_are_shown_next_to_the_amount(flow):
