@@ -16,7 +16,7 @@ from typing import Any
 
 from flask_babel import gettext as _
 
-from ..forms import field_kind
+from ..forms import describe_format, field_kind
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import KycDocument
@@ -79,6 +79,11 @@ def refusal(message: str | None, document: KycDocument) -> tuple[str | None, str
     """Where an upstream refusal of ``document`` goes (the field it names, or None: the whole
     form) and what it says to the user."""
     field = field_named(message, document)
+    spec = next((s for s in document.required_fields if s.name == field), None)
+    if spec is not None and spec.format and "does not match the format" in (message or ""):
+        # The document's own hint, as the page shows it under the field (forms.py).
+        return field, _("This does not look right. Expected format: %(format)s",
+                        format=describe_format(spec.format))
     for pattern, say in _REASONS:
         found = pattern.search(message or "")
         if found is not None:

@@ -161,7 +161,9 @@ def test_an_under_age_date_of_birth_refused_by_the_partner_shows_at_its_field(fl
      "You must be at least 21 years old to be verified."),
     ("userFields.dob must be a date in the past", "dob", "Enter a date in the past."),
     ("userFields.id_number does not match the format of National ID (e.g. 00000000)",
-     "id_number", "This does not look right for this document. Check it and try again."),
+     "id_number", "This does not look right. Expected format: 00000000 (0: any digit)"),
+    ("userFields.last_name does not match the format of National ID", "last_name",
+     "This does not look right for this document. Check it and try again."),
     ("userFields.first_name is too long (at most 256 characters)", "first_name",
      "Our verification partner did not accept this: is too long (at most 256 characters)"),
     ("a KYC submission is already under review", None,
@@ -173,7 +175,8 @@ def test_an_under_age_date_of_birth_refused_by_the_partner_shows_at_its_field(fl
 def test_a_partners_refusal_is_said_at_its_field_in_plain_words(app: Flask, message, field,
                                                                  said) -> None:
     document = KycDocument(title="National ID", value="NATIONAL_ID", required_fields=[
-        RequiredField(name=name, type="string", label=name)
+        RequiredField(name=name, type="string", label=name,
+                      format="00000000" if name == "id_number" else None)
         for name in ("first_name", "last_name", "dob", "id_number")])
     with app.test_request_context():
         assert submission.refusal(message, document) == (field, said)
