@@ -264,6 +264,12 @@
     var invalid = document.querySelector('[aria-invalid="true"]:not([disabled]), ' +
       'fieldset.field--invalid input[type="radio"]:not([disabled])');
     if (!invalid) return false;
+    if (invalid.type === "radio" && invalid.closest) {
+      // A group with an answer chosen (refused for its own reason) starts at that answer.
+      var group = invalid.closest("fieldset");
+      var chosen = group && group.querySelector('input[type="radio"]:checked:not([disabled])');
+      if (chosen) invalid = chosen;
+    }
     invalid.focus();
     return document.activeElement === invalid;
   }
