@@ -81,7 +81,8 @@ class StepPage:
     def show_kept(self, session: CheckoutSession, form: dict[str, Any],
                   result: FormResult | None) -> Response:
         """The page for a form posted to it and kept (:func:`keep_form`): a refused one with its
-        messages, or one a preview kept (``result`` None)."""
+        messages, or (``result`` None) its values alone: a draft a preview kept, or a refused
+        form whose messages were shown already."""
         return self.render(session, form, result)
 
     def preview(self, session: CheckoutSession, form: Mapping[str, Any]) -> Response | None:
@@ -212,19 +213,22 @@ def keep_form(session: CheckoutSession, step: str, form: Mapping[str, Any],
 
 def take_form(session: CheckoutSession, step: str
               ) -> tuple[CheckoutSession, tuple[dict[str, Any], FormResult | None] | None]:
-    """The form kept for ``step``'s page (and its result, if it was refused), once: a reload
-    after that shows the step as saved."""
-    session, kept = take_notice(session, _kept_form_key(step))
+    """The form kept for ``step``'s page: its values until the step is saved (a reload on a
+    flaky connection must not wipe what was typed), and a refused form's messages once (the
+    result; None once they were shown, and for a draft)."""
+    key = _kept_form_key(step)
+    kept = session.notice(key)
     if not kept:
         return session, None
-    shown = kept.get("result")
-    return session, (dict(kept.get("form") or {}),
-                     None if shown is None else FormResult.restore(shown))
+    form, shown = dict(kept.get("form") or {}), kept.get("result")
+    if shown is not None:
+        session = keep_notice(session, key, {"form": form, "result": None})
+    return session, (form, None if shown is None else FormResult.restore(shown))
 
 
 def forget_form(session: CheckoutSession, step: str) -> CheckoutSession:
-    """``step`` was saved: a form kept for its page and never shown (its redirect not followed)
-    must not come back later over what was saved."""
+    """``step`` was saved: a form kept for its page must not come back later over what was
+    saved."""
     if not session.notice(_kept_form_key(step)):
         return session
     return get_state().sessions.update(session.id,
