@@ -224,11 +224,14 @@ class AmountStep(StepPage):
         # Shown by a redirect to this step's page, like a refused form: Back from a later step
         # then finds a page, not a post to send again.
         keep_form(session, self.name, draft)
-        return htmx_redirect(step_url(session, self.name))
+        # Once there is an amount, the page opens at its price (without script the frame does
+        # not follow the form: the price would be below the fold of a phone's screen).
+        anchor = "#quote" if draft.get("amount") else ""
+        return htmx_redirect(step_url(session, self.name) + anchor)
 
     def show_kept(self, session: CheckoutSession, form: dict[str, Any],
                   result: FormResult | None) -> Response:
-        if result is None:      # a draft shown with its price (above)
+        if result is None:      # a draft shown with its price (above), or seen again
             return self.render(session, form, price=shown_price(self, session, form))
         return super().show_kept(session, form, result)
 

@@ -126,10 +126,13 @@ def test_without_javascript_update_price_shows_the_choices_then_the_price_and_sa
     # The whole page again, by a redirect to it (flow.post follows): no post left in the history.
     assert country.status_code == 200 and "<html" in html
     assert flow.responses[-2].status_code == 303
+    assert flow.responses[-2].headers["Location"].endswith("/choose")   # no price yet: the top
     assert 'value="bank"' in html and "field-error" not in html      # the country's channels
     priced = flow.post("/choose", {"update": "1", **CORRIDORS["manual"], "network": "CELO",
                                    "asset": "USDT", "currency": "local", "amount": "5000"})
     html = priced.get_data(as_text=True)
+    # The page opens at its price: without script the frame does not follow the form.
+    assert flow.responses[-2].headers["Location"].endswith("/choose#quote")
     quote = html[html.index('<div id="quote"'):html.index("<noscript>")]
     assert "Exchange rate" in quote and "₦5,000.00" in quote and "You get" in quote
     assert 'value="5000"' in html and "hx-get" not in quote            # no dead "Try again"
