@@ -109,6 +109,10 @@ def test_basic_kyc_then_the_order_is_created(app: Flask, flow: Flow) -> None:
     assert 'type="file"' not in html                   # no photos for a basic document
     pending = flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
     assert "We are checking your document" in text(pending)
+    # The way back is named: its link is in the closed "Continue on another device" below.
+    assert "come back with the link under “Continue on another device” below" in text(pending)
+    assert re.search(r"<summary>Continue on another device</summary>",
+                     pending.get_data(as_text=True))
     # Without JavaScript the pending page reloads itself (the form never does: it would lose
     # what the user typed).
     assert re.search(r'<noscript><meta http-equiv="refresh" content="10; url=/checkout/s/'
