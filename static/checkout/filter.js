@@ -57,6 +57,13 @@
         matches.push(option);
       }
     }
+    // Nothing left to choose from says so (read out: a status), rather than an empty list.
+    var empty = document.getElementById(select.id + "-filter-empty");
+    if (empty) {
+      var none = !!wanted && matches.length === 0;
+      empty.hidden = !none;
+      empty.textContent = none ? select.getAttribute("data-filter-empty") || "" : "";
+    }
     var chosen = select.options[select.selectedIndex];
     if (typed && wanted && chosen && chosen.value !== "" &&
         !nameMatches(chosen.textContent, wanted) && select.options[0].value === "") {
@@ -112,8 +119,15 @@
         // Enter in a search box would submit the form half filled in: it only filters here.
         if (event.key === "Enter") event.preventDefault();
       });
+      var empty = document.createElement("p");
+      empty.id = select.id + "-filter-empty";
+      empty.className = "field-help field-filter-empty";
+      empty.setAttribute("role", "status");
+      empty.hidden = true;
+      input.setAttribute("aria-describedby", empty.id);
       wrap.appendChild(label);
       wrap.appendChild(input);
+      wrap.appendChild(empty);
       select.parentNode.insertBefore(wrap, select);
       if (filterQueries[select.id]) input.value = filterQueries[select.id];
     }

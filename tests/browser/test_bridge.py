@@ -45,7 +45,8 @@ RECEIVED_LOCK = threading.Lock()
 SELECT = """
 <div class="field" id="field-bank-wrap">
   <label for="field-bank">Bank</label>
-  <select id="field-bank" name="bank" data-filterable data-filter-label="Type to filter the list">
+  <select id="field-bank" name="bank" data-filterable data-filter-label="Type to filter the list"
+    data-filter-empty="Nothing in the list matches what you typed.">
     <option value="">Choose your bank</option>
     {%- for bank in banks %}
     <option value="{{ bank|lower|replace(' ', '-') }}">{{ bank }}</option>
@@ -369,6 +370,13 @@ def test_a_filterable_select_is_narrowed_by_typing(page, shop):
     box.press_sequentially("xyz")
     frame.wait_for_function("() => document.getElementById('field-bank').value === ''")
     assert visible_options(frame) == ["Choose your bank"]
+    # And the list being empty is said, under the box (a status, tied to the box).
+    empty = frame.locator("#field-bank-filter-empty")
+    assert empty.is_visible() and empty.inner_text() == "Nothing in the list matches what you typed."
+    assert frame.get_attribute("#field-bank-filter", "aria-describedby") == "field-bank-filter-empty"
+    box.fill("")
+    box.press_sequentially("ban")
+    frame.wait_for_function("() => document.getElementById('field-bank-filter-empty').hidden")
     box.fill("")
 
     # An htmx swap re-renders the select while the box has the focus: the new select gets a box
