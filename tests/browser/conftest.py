@@ -455,6 +455,12 @@ class Shop:
         A click aimed while the iframe grows can land where the button was a moment ago (outside
         the frame, even), and nothing happens: CI saw exactly that on "Confirm and pay". So every
         click that navigates waits for the frame to stop moving first.
+
+        The shop's page moves too: embed.js scrolls it smoothly to the frame's top when a new page
+        loads there (a refused form answered in place, say). Playwright checks that the button is
+        still within the frame's own page, which does not move, and then clicks where the button
+        was on the screen: the click landed beside it and nothing was sent (the KYC step's Back
+        test, in file runs). So the shop's scroll position must be still as well.
         """
         frame = self.frame(page)
         frame.wait_for_load_state("load")
@@ -464,15 +470,17 @@ class Shop:
         while True:
             height = frame.evaluate(
                 "() => Math.ceil(document.documentElement.getBoundingClientRect().height)")
-            shown = page.evaluate(
+            shown, scrolled = page.evaluate(
                 "() => { const f = document.querySelector('iframe.checkout-frame');"
-                " return f ? Math.round(parseFloat(f.style.height)) : null; }")
-            if shown == height and last == height:
+                " return [f ? Math.round(parseFloat(f.style.height)) : null,"
+                " Math.round(window.scrollY)]; }")
+            if shown == height and last == (height, scrolled):
                 return frame
             if time.monotonic() > deadline:
                 raise AssertionError(
-                    f"the checkout frame never settled at its page's height ({height}px)")
-            last = height if shown == height else None
+                    f"the checkout frame never settled at its page's height ({height}px)"
+                    f" and its shop's scroll position ({scrolled}px)")
+            last = (height, scrolled) if shown == height else None
             page.wait_for_timeout(100)
 
     def click(self, page: Any, role: str, name: str) -> None:

@@ -183,3 +183,25 @@ def test_a_send_pressed_at_once_waits_for_the_photos_and_a_bad_file_is_flagged_b
     assert len(sent) == 1 and sent[0] < photos["selfie"].stat().st_size
     frame.wait_for_selector("text=Review your order", timeout=20_000)
 
+
+def test_back_after_a_refused_document_shows_the_step_not_a_post_to_send_again(page, shop,
+                                                                               quick_kyc):
+    """The KYC step answers a refused form in place (its values are never stored, not even for a
+    redirect); checkout.js drops that answer's post from the history, so Back from a later page
+    shows the step rather than Chromium's "Confirm form resubmission"."""
+    frame = to_kyc(shop, page, "0712000105", 5000)
+    frame.get_by_label("National ID").check()
+    shop.click_and_load(page, "button", "Continue")
+    fill_person(frame, "40718294")
+    frame.get_by_label("Date of birth").fill("2020-01-01")     # refused by the partner: under 18
+    shop.click_and_load(page, "button", "Send for verification")
+    frame.wait_for_selector("#field-dob-error")
+    assert frame.get_by_label("First name").input_value() == "Wanjiru"
+    frame.get_by_label("Date of birth").fill("1990-05-17")
+    shop.click_and_load(page, "button", "Send for verification")
+    frame.wait_for_selector("[data-testid=kyc-pending]")
+
+    page.evaluate("history.back()")     # the browser's Back: the page's and its frame's history
+    frame = shop.frame(page)
+    frame.wait_for_selector("h1:text('Verify your identity')")
+    assert "/kyc" in frame.url
