@@ -30,12 +30,14 @@ if TYPE_CHECKING:
     from .session_purge import PurgeSchedule
     from .upstream.client import UpstreamClient
     from .webhooks.dispatcher import Dispatcher
+    from .webhooks.intake import Intake
     from .webhooks.reconcile import CallBudget
 
 
 @dataclass
 class CheckoutState:
     engine: Engine
+    intake: Intake                  # webhook deliveries into the engine's database
     sessions: SessionStore
     upstream: UpstreamClient
     sandbox: Flask | None           # the embedded sandbox upstream, when no base URL is set
@@ -75,6 +77,7 @@ class CheckoutState:
         from .upstream import UpstreamClient
         from .upstream.inprocess import mount_wsgi_app
         from .webhooks.dispatcher import Dispatcher
+        from .webhooks.intake import Intake
         from .webhooks.reconcile import CallBudget
 
         engine = make_engine(app.config["CHECKOUT_DATABASE_URL"])
@@ -100,7 +103,8 @@ class CheckoutState:
             mount_wsgi_app(upstream.http, base_url, sandbox_app,
                            environ_extras=embedded_sandbox.public_base)
         ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
-        return cls(engine=engine, sessions=SessionStore(engine, on_open=counts.session_opened),
+        return cls(engine=engine, intake=Intake(engine),
+                   sessions=SessionStore(engine, on_open=counts.session_opened),
                    upstream=upstream,
                    sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
                    offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),

@@ -74,7 +74,7 @@ def _receive() -> tuple[str, Response]:
     dispatcher = state.dispatcher
     try:
         with dispatcher.acknowledging():
-            receipt = record_delivery(state.engine, body, headers, parsed, reason,
+            receipt = record_delivery(state.intake, body, headers, parsed, reason,
                                       signed=signed)
     except SQLAlchemyError:
         log.exception("webhook not stored: database unavailable; answering 503 for a retry")

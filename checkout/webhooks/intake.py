@@ -9,16 +9,17 @@ Concurrent deliveries of a process are written together (:mod:`.group_commit`):
   that is an event owes its own ``webhook_received`` (an outbox row). In a sender's retry storm
   most deliveries are copies; one transaction each was most of the receiver's writing.
 
-A connection is taken from the pool for each write, so the pool's ping of an idle connection
-covers a restarted database. The database being unavailable for the INSERT fails the whole batch
+The INSERT runs on a connection the intake keeps (:class:`.store.KeptConnection`: pinged after
+it was idle, replaced when the database fails it). The database being unavailable for the INSERT
+fails the whole batch
 (each sender gets a 503 and retries); for the copies' transaction, the copies only. Any other
 refusal of the INSERT is one delivery's, which fails alone while the others are stored.
 """
 from __future__ import annotations
 
-import weakref
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Engine, Row
@@ -27,7 +28,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from ..process_local import ProcessLocal
 from . import statements
 from .group_commit import GroupCommit
-from .store import PENDING, STORED, autocommit_connection, outbox_table, write_transaction
+from .store import PENDING, STORED, KeptConnection, outbox_table, write_transaction
 
 # At most this many deliveries in one INSERT: 50 rows of 14 values stay under the 999 bound
 # parameters of older SQLite versions, and one statement commits them all at once.
@@ -46,15 +47,17 @@ class Receipt:
 Result = Row[Any] | None | Exception    # the new row; None: stored before; or why it failed
 
 
-def store_batch(engine: Engine, batch: list[dict[str, Any]]) -> list[Receipt | Exception]:
-    """Store each delivery of ``batch`` (rows of the events table): the new ones inserted, the
-    copies counted against the row they repeat. One receipt (or the reason it failed) each."""
-    inserted = insert_new(engine, batch)
+def store_batch(writer: KeptConnection, batch: list[dict[str, Any]]
+                ) -> list[Receipt | Exception]:
+    """Store each delivery of ``batch`` (rows of the events table): the new ones inserted on
+    ``writer``, the copies counted against the row they repeat. One receipt (or the reason it
+    failed) each."""
+    inserted = insert_new(writer, batch)
     copies = [values for values, row in zip(batch, inserted, strict=True) if row is None]
     counted: list[Receipt | Exception] = []
     if copies:
         try:
-            counted.extend(count_copies(engine, copies))
+            counted.extend(count_copies(writer.engine, copies))
         except Exception as exc:
             # The batch's new deliveries are committed by now: whatever the copies' transaction
             # met (the database unavailable, or a bug), only the copies fail.
@@ -90,11 +93,11 @@ def count_copies(engine: Engine, copies: list[dict[str, Any]]) -> list[Receipt]:
                     state=seen[values["body_sha256"]].state) for values in copies]
 
 
-def insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Result]:
+def insert_new(writer: KeptConnection, batch: list[dict[str, Any]]) -> list[Result]:
     """INSERT the deliveries not seen before, in one statement; for each one its new row (id,
     state), or None if its body was stored before (also by an earlier copy in this batch)."""
     try:
-        with autocommit_connection(engine) as conn:
+        with writer.use() as conn:
             dialect = conn.dialect.name
             rows = conn.execute(statements.insert_events(dialect),
                                 statements.insert_events_params(dialect, batch)).all()
@@ -104,31 +107,29 @@ def insert_new(engine: Engine, batch: list[dict[str, Any]]) -> list[Result]:
         if len(batch) == 1:
             return [exc]
         # Whatever the database refused was in one delivery: the others are stored without it.
-        return [result for values in batch for result in insert_new(engine, [values])]
+        return [result for values in batch for result in insert_new(writer, [values])]
     inserted = {row.body_sha256: row for row in rows}
     return [inserted.pop(values["body_sha256"], None) for values in batch]
 
 
-# A process forked while one of its threads was writing a batch must not inherit a committer that
-# waits for that batch for ever (the thread is not in the child): each process has its own.
-Intake = GroupCommit[dict[str, Any], Receipt]
-_intakes: ProcessLocal[weakref.WeakKeyDictionary[Engine, Intake]] = \
-    ProcessLocal(weakref.WeakKeyDictionary)
+class Intake:
+    """The deliveries of this process into one database: ``submit(values)`` stores one
+    (``values``: a row of the events table) with whatever else is being stored now, and returns
+    its receipt once committed. Made once per app (``CheckoutState.intake``)."""
 
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        # One leader writes at a time (the group commit), so one connection serves every batch.
+        self._writer = KeptConnection(engine)
+        # A process forked while one of its threads was writing a batch must not inherit a
+        # committer that waits for that batch for ever (the thread is not in the child).
+        self._committer: ProcessLocal[GroupCommit[dict[str, Any], Receipt]] = ProcessLocal(
+            lambda: GroupCommit(partial(store_batch, self._writer), MAX_BATCH))
 
-def intake(engine: Engine) -> Intake:
-    """This process's group commit of deliveries into ``engine``'s database:
-    ``intake(engine).submit(values)`` stores one (``values``: a row of the events table) with
-    whatever else is being stored now, and returns its receipt once committed."""
-    with _intakes.lock:
-        found = _intakes.value.get(engine)
-        if found is None:
-            ref = weakref.ref(engine)       # the committer must not keep its engine alive
+    def submit(self, values: dict[str, Any]) -> Receipt:
+        return self._committer.value.submit(values)
 
-            def write(batch: list[dict[str, Any]]) -> list[Receipt | Exception]:
-                engine = ref()
-                assert engine is not None   # a delivery is being stored into it
-                return store_batch(engine, batch)
-
-            found = _intakes.value[engine] = GroupCommit(write, MAX_BATCH)
-        return found
+    def close(self) -> None:
+        """Give the kept connection back to the pool, while nothing is being stored (a later
+        delivery takes one again)."""
+        self._writer.close()

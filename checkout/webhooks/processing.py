@@ -35,7 +35,7 @@ from ..errors import WebhookPayloadError
 from ..inputs import storable
 from . import statements
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
-from .intake import Receipt, intake
+from .intake import Intake, Receipt
 from .store import (
     FAILED,
     INVALID,
@@ -58,7 +58,7 @@ FETCHED_FLOWS = ("onramp", "offramp")   # the flows whose full order the upstrea
 BATCH = 25      # events per transaction: short enough not to hold SQLite's writer for long
 
 
-def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
+def record_delivery(intake: Intake, body: bytes, headers: Mapping[str, str],
                     parsed: ParsedEvent | None, error: str | None = None, *,
                     signed: bytes | None = None) -> Receipt:
     """Store one verified delivery (or count it as a duplicate) and commit. Raises on DB failure.
@@ -84,7 +84,7 @@ def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
     # Written with the other deliveries of the moment, and committed before any is answered: a
     # new one as a row of one INSERT; a copy counted (and its webhook_received owed; a new
     # delivery's is owed when processed) in one transaction with the batch's other copies.
-    return intake(engine).submit(values)
+    return intake.submit(values)
 
 
 def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,

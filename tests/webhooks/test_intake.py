@@ -17,9 +17,14 @@ from sqlalchemy.exc import DataError, OperationalError
 
 from checkout.webhooks import intake as intake_module
 from checkout.webhooks import processing
-from checkout.webhooks.intake import Receipt, insert_new, store_batch
+from checkout.webhooks.intake import Intake, Receipt, insert_new, store_batch
 from checkout.webhooks.processing import parse_or_reason, record_delivery
-from checkout.webhooks.store import events_table, outbox_table, sqlite_writer_turn
+from checkout.webhooks.store import (
+    KeptConnection,
+    events_table,
+    outbox_table,
+    sqlite_writer_turn,
+)
 
 from ..conftest import make_app
 from ..forking import in_forked_child
@@ -33,7 +38,23 @@ def engine(request, webhook_config):
     app = make_app(dict(webhook_config))
     engine = app.extensions["checkout"].engine
     yield engine
+    app.extensions["checkout"].intake.close()
     engine.dispose()
+
+
+@pytest.fixture
+def writer(engine):
+    """The intake's kept connection, as the group commit's leader uses it."""
+    kept = KeptConnection(engine)
+    yield kept
+    kept.close()
+
+
+@pytest.fixture
+def intake(engine):
+    kept = Intake(engine)
+    yield kept
+    kept.close()
 
 
 def _values(body: bytes, **changes) -> dict:
@@ -48,24 +69,48 @@ def _values(body: bytes, **changes) -> dict:
             "updated_at": parsed.updated_at} | changes
 
 
-def test_copies_of_one_body_in_a_batch_are_one_new_delivery(engine):
+def test_copies_of_one_body_in_a_batch_are_one_new_delivery(engine, writer):
     first, second = (json.dumps(p).encode() for p in history("ord_1", ["deposit_awaiting",
                                                                        "deposit_validating"]))
-    rows = insert_new(engine, [_values(first), _values(second), _values(first)])
+    rows = insert_new(writer, [_values(first), _values(second), _values(first)])
     assert rows[0] is not None and rows[1] is not None and rows[2] is None
     assert rows[0].id != rows[1].id
-    assert insert_new(engine, [_values(second)]) == [None]   # seen before
+    assert insert_new(writer, [_values(second)]) == [None]   # seen before
     with engine.connect() as conn:
         assert conn.execute(select(events_table.c.id).order_by(events_table.c.id)
                             ).scalars().all() == [rows[0].id, rows[1].id]
+
+
+def test_the_intake_writes_every_batch_on_the_connection_it_keeps(engine, writer):
+    """No pool round for each batch (its checkout, autocommit set and reset, and checkin cost
+    more CPU than writing a small batch), until the connection is given back or fails."""
+    def dbapi_connection():
+        with writer.use() as conn:
+            return conn.connection.dbapi_connection
+
+    first = dbapi_connection()
+    insert_new(writer, [_values(json.dumps(order_payload("ord_1")).encode())])
+    assert dbapi_connection() is first
+    assert engine.pool.checkedout() == 1        # kept between uses, not given back
+    writer.close()
+    assert engine.pool.checkedout() == 0
+    failed = dbapi_connection()
+    with pytest.raises(OperationalError):
+        with writer.use():
+            raise OperationalError("INSERT", {}, Exception("server closed the connection"))
+    assert engine.pool.checkedout() == 0
+    assert dbapi_connection() is not failed     # discarded, not given back to the pool
+    again = insert_new(writer, [_values(json.dumps(order_payload("ord_2")).encode())])
+    assert again[0] is not None
 
 
 @pytest.mark.postgres
 def test_a_delivery_the_database_refuses_fails_alone(postgres_engine):
     good, bad, other = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(3))
     # Longer than the column: PostgreSQL refuses the row (no delivery the parser accepts is).
-    rows = insert_new(postgres_engine, [_values(good), _values(bad, order_id="x" * 200),
-                                        _values(other)])
+    writer = KeptConnection(postgres_engine)
+    rows = insert_new(writer, [_values(good), _values(bad, order_id="x" * 200), _values(other)])
+    writer.close()
     assert isinstance(rows[1], DataError)
     # Logged by the receiver: the values (bodies, personal data) are not in it.
     assert "x" * 200 not in str(rows[1]) and "ord_1" not in str(rows[1])
@@ -74,14 +119,14 @@ def test_a_delivery_the_database_refuses_fails_alone(postgres_engine):
         assert len(conn.execute(select(events_table.c.id)).all()) == 2
 
 
-def test_concurrent_copies_are_stored_once_and_counted(engine):
+def test_concurrent_copies_are_stored_once_and_counted(engine, intake):
     """Through record_delivery from many threads: each distinct body stored once, every copy
     counted as a duplicate with its own webhook_received owed."""
     bodies = [json.dumps(order_payload(f"ord_{n}")).encode() for n in range(20)]
     sends = bodies * 3
 
     def record(body: bytes):
-        return record_delivery(engine, body, {"content-type": "application/json"},
+        return record_delivery(intake, body, {"content-type": "application/json"},
                                parse_or_reason(body)[0])
 
     with ThreadPoolExecutor(12) as pool:
@@ -104,7 +149,7 @@ def _counted(engine) -> dict[str, tuple[int, int]]:
     return {digest: (duplicates, owed.count(event_id)) for digest, event_id, duplicates in rows}
 
 
-def test_the_copies_of_a_batch_are_counted_in_one_transaction(engine, monkeypatch):
+def test_the_copies_of_a_batch_are_counted_in_one_transaction(engine, writer, monkeypatch):
     """Copies of bodies stored before and copies within the batch: every one answered as a
     duplicate of its row, counted, and owing its own webhook_received (an invalid body's copy
     owes none, like the body); all of them in one transaction beside the batch's INSERT."""
@@ -113,7 +158,7 @@ def test_the_copies_of_a_batch_are_counted_in_one_transaction(engine, monkeypatc
     invalid = _values(other) | {"body": raw, "body_sha256": hashlib.sha256(raw).hexdigest(),
                                 "state": "invalid", "event_type": None, "order_id": None,
                                 "status": None, "updated_at": None}
-    first = store_batch(engine, [_values(old), invalid])
+    first = store_batch(writer, [_values(old), invalid])
     assert all(isinstance(r, Receipt) and not r.duplicate for r in first)
 
     transactions = []
@@ -124,7 +169,7 @@ def test_the_copies_of_a_batch_are_counted_in_one_transaction(engine, monkeypatc
         return real(engine)
 
     monkeypatch.setattr(intake_module, "write_transaction", counting)
-    receipts = store_batch(engine, [_values(new), _values(old), _values(new), dict(invalid),
+    receipts = store_batch(writer, [_values(new), _values(old), _values(new), dict(invalid),
                                     _values(old)])
     assert len(transactions) == 1
     assert [(r.event_id, r.duplicate) for r in receipts] == [
@@ -136,43 +181,43 @@ def test_the_copies_of_a_batch_are_counted_in_one_transaction(engine, monkeypatc
     assert counted[invalid["body_sha256"]] == (1, 0)
 
     transactions.clear()
-    assert all(not r.duplicate for r in store_batch(engine, [_values(other)]))
+    assert all(not r.duplicate for r in store_batch(writer, [_values(other)]))
     assert transactions == []         # a batch without copies is the INSERT alone
 
 
-def test_when_the_copies_cannot_be_counted_only_they_fail(engine, monkeypatch):
+def test_when_the_copies_cannot_be_counted_only_they_fail(engine, writer, monkeypatch):
     """The batch's new deliveries are committed by then: they are answered as stored, and only
     the copies get the error (503: their senders send them again)."""
     old, new = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(2))
-    store_batch(engine, [_values(old)])
+    store_batch(writer, [_values(old)])
     refused = OperationalError("UPDATE", {}, Exception("database unavailable"))
 
     def unavailable(engine, copies):
         raise refused
 
     monkeypatch.setattr(intake_module, "count_copies", unavailable)
-    receipts = store_batch(engine, [_values(new), _values(old), _values(new)])
+    receipts = store_batch(writer, [_values(new), _values(old), _values(new)])
     assert isinstance(receipts[0], Receipt) and not receipts[0].duplicate
     assert receipts[1] is refused and receipts[2] is refused
     assert _counted(engine)[_values(old)["body_sha256"]] == (0, 0)
 
 
-def test_whatever_the_copies_transaction_meets_the_new_deliveries_are_answered(engine,
+def test_whatever_the_copies_transaction_meets_the_new_deliveries_are_answered(engine, writer,
                                                                               monkeypatch):
     """Not only a database error: a copy whose stored row the transaction did not find (rows are
     never deleted, so a bug) fails the copies alone, not the new deliveries committed beside."""
     old, new = (json.dumps(order_payload(f"ord_{n}")).encode() for n in range(2))
-    store_batch(engine, [_values(old)])
+    store_batch(writer, [_values(old)])
     monkeypatch.setattr(intake_module.statements, "COUNT_DUPLICATES",
                         intake_module.statements.COUNT_DUPLICATES.where(
                             events_table.c.id < 0))
-    receipts = store_batch(engine, [_values(new), _values(old)])
+    receipts = store_batch(writer, [_values(new), _values(old)])
     assert isinstance(receipts[0], Receipt) and not receipts[0].duplicate
     assert isinstance(receipts[1], RuntimeError)
     assert _counted(engine)[_values(old)["body_sha256"]] == (0, 0)
 
 
-def test_every_value_of_a_batch_comes_back_as_it_was_sent(engine):
+def test_every_value_of_a_batch_comes_back_as_it_was_sent(engine, writer):
     # Values that a text array would have to quote or escape, beside plain ones and NULLs.
     awkward = 'a "quoted", {braced} \\ back\\slashed, NULL, ünïcödé ✓'
     raw = b"\x00\xff\xfe{not json} \\ \""                 # an invalid delivery is stored too
@@ -184,7 +229,7 @@ def test_every_value_of_a_batch_comes_back_as_it_was_sent(engine):
         "received_at": moment, "last_seen_at": moment, "status": "NULL", "duplicates": 7}
     sent = [invalid, _values(plain, event_type=None, order_id=None, status=None,
                              updated_at=None)]
-    rows = insert_new(engine, sent)
+    rows = insert_new(writer, sent)
     assert all(row is not None for row in rows)
     with engine.connect() as conn:
         stored = conn.execute(select(events_table).order_by(events_table.c.id)).mappings().all()
@@ -204,32 +249,34 @@ def test_the_batch_arrays_go_to_postgresql_in_binary(postgres_engine):
         assert adapters.get_dumper(list, PyFormat.AUTO) is ListBinaryDumper
 
 
-def _store_one(engine) -> bool:
+def _store_one(intake) -> bool:
     body = json.dumps(order_payload("ord_child")).encode()
-    return record_delivery(engine, body, {}, parse_or_reason(body)[0]).duplicate
+    return record_delivery(intake, body, {}, parse_or_reason(body)[0]).duplicate
 
 
-def test_a_process_forked_during_a_batch_stores_its_own(engine, monkeypatch):
+def test_a_process_forked_during_a_batch_stores_its_own(engine, intake, monkeypatch):
     """A fork while a thread of the parent is writing a batch (and holds SQLite's writer turn):
-    the child must not wait for either."""
+    the child must not wait for either, nor write on the connection the parent's intake keeps."""
     parent, writing, release = os.getpid(), threading.Event(), threading.Event()
     real_insert = intake_module.insert_new
+    earlier = json.dumps(order_payload("ord_earlier")).encode()
+    record_delivery(intake, earlier, {}, parse_or_reason(earlier)[0])   # a connection is kept
 
-    def slow_in_parent(engine, batch):
+    def slow_in_parent(writer, batch):
         if os.getpid() == parent:
-            with sqlite_writer_turn(engine):    # held at the fork too
+            with sqlite_writer_turn(writer.engine):    # held at the fork too
                 writing.set()
                 release.wait(30)
-        return real_insert(engine, batch)
+        return real_insert(writer, batch)
 
     monkeypatch.setattr(intake_module, "insert_new", slow_in_parent)
     body = json.dumps(order_payload("ord_parent")).encode()
     leader = threading.Thread(target=record_delivery,
-                              args=(engine, body, {}, parse_or_reason(body)[0]))
+                              args=(intake, body, {}, parse_or_reason(body)[0]))
     leader.start()
     try:
         assert writing.wait(10)
-        assert in_forked_child(_store_one, engine) is False        # stored, as new
+        assert in_forked_child(_store_one, intake) is False        # stored, as new
     finally:
         release.set()
         leader.join(10)
