@@ -28,9 +28,12 @@ import logging
 import re
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, g, has_request_context, request
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
 
 # GunicornLogger too, made on first use (see __getattr__ at the end).
 __all__ = ["MaskSecretsFilter", "RequestIdFilter", "mask", "request_id", "init_app"]
@@ -163,13 +166,23 @@ def request_id() -> str:
     Kept in the WSGI environ (``checkout.request_id``: gunicorn's access log can show it as
     ``%({checkout.request_id}e)s``), and on ``g.checkout_request_id``.
     """
-    environ = request.environ
+    rid = environ_request_id(request.environ)
+    g.checkout_request_id = rid
+    return rid
+
+
+def environ_request_id(environ: WSGIEnvironment) -> str:
+    """:func:`request_id` of a request seen outside Flask's request context (the webhook
+    receiver answers before it): kept in the environ only."""
     rid: str | None = environ.get(ENVIRON_KEY)
     if rid is None:
-        sent = request.headers.get(REQUEST_ID_HEADER, "")
+        sent = environ.get(_REQUEST_ID_ENVIRON, "")
         rid = sent if _SANE_REQUEST_ID.fullmatch(sent) else secrets.token_hex(16)
-        environ[ENVIRON_KEY] = g.checkout_request_id = rid
+        environ[ENVIRON_KEY] = rid
     return rid
+
+
+_REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
 
 
 class RequestIdFilter(logging.Filter):
