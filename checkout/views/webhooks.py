@@ -6,103 +6,179 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 * signed but not an event of spec 6.2: stored for inspection, 400;
 * stored: 200 ``{received: true, duplicate}``; a duplicate body is recorded and changes nothing;
 * the database cannot take it: 503, so the sender retries; nothing unstored is ever acknowledged;
-* never a redirect: the rule matches with or without a trailing slash, and the receiver answers
-  before the host site's ``before_request`` hooks (an https redirect, a login wall or an
-  anti-forgery check there cannot turn a delivery into a redirect or a 403). The view also
-  carries ``csrf_exempt = True`` for checks that look for it.
+* never a redirect, and none of the host site's code in the way: see below.
+
+**Answered in front of Flask.** :class:`WebhookFront` wraps the app's ``wsgi_app`` and answers a
+POST to the receiver's path itself: no request context, URL matching, session, or host hook
+(``before_request``, ``after_request``, teardown) runs for it. An https redirect, a login wall or
+an anti-forgery check of the host's cannot turn a delivery into a redirect or a 403, and the
+receiver's CPU goes to its floor, a signature check and a durable insert (at hundreds of
+deliveries a second, Flask's request handling cost as much as the receiver's own work). The path
+matches with or without a trailing slash. Middleware the host wraps around ``wsgi_app`` later
+(ProxyFix, say) still runs first.
+
+The Flask view answers the same way, before the host's ``before_request`` hooks, for a rule the
+front cannot match by its path alone (a blueprint registered with a subdomain). It also carries
+``csrf_exempt = True`` for checks that look for it.
 """
 from __future__ import annotations
 
 import json
 import logging
 import time
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 from flask.typing import ResponseReturnValue
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wrappers import Request
 
 from ..errors import ConfigurationError, WebhookSignatureError
-from ..logs import REQUEST_ID_HEADER, request_id
-from ..security import machine_answer
-from ..state import get_state, real_app
+from ..logs import REQUEST_ID_HEADER, environ_request_id
+from ..security import MACHINE_HEADERS, machine_answer
+from ..state import get_state, real_app, state_of
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 log = logging.getLogger(__name__)
 
 
-def receive_webhook() -> Response:
-    """Verify, store and acknowledge one upstream webhook; processing follows the answer."""
+@dataclass(frozen=True)
+class Answer:
+    """What the receiver answers, and what it was for the metrics (accepted, duplicate,
+    bad_signature, invalid, too_large, unavailable, failed)."""
+
+    status: int
+    body: dict[str, Any]
+    result: str
+    retry_after: str | None = None
+
+    def headers(self, request_id: str) -> dict[str, str]:
+        headers = MACHINE_HEADERS | {REQUEST_ID_HEADER: request_id}
+        if self.retry_after is not None:
+            headers["Retry-After"] = self.retry_after
+        return headers
+
+    def encoded(self) -> bytes:
+        return (_json(self.body) + "\n").encode()
+
+
+# json.dumps with options makes an encoder at every call: made once.
+_json = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def receive(app: Flask, environ: WSGIEnvironment) -> Answer:
+    """Verify, store and acknowledge one upstream webhook (processing follows the answer)."""
     started = time.perf_counter()
-    result, response = _receive()
-    get_state().metrics.webhook_delivery(result, time.perf_counter() - started)
-    return response
+    state = state_of(app)
+    state.dispatcher.ensure_running()   # the start-up sweep: work a dead process left behind
+    rid = environ_request_id(environ)
+    try:
+        answer = _receive(app, Request(environ), rid)
+    except Exception:   # a bug: the sender gets a 500 and retries; nothing was acknowledged
+        log.exception("webhook receiver failed", extra={"request_id": rid})
+        answer = Answer(500, {"error": "internal error, retry later"}, "failed")
+    state.metrics.webhook_delivery(answer.result, time.perf_counter() - started)
+    return answer
 
 
-def _receive() -> tuple[str, Response]:
-    """The answer, and what it was for the metrics (accepted, duplicate, bad_signature, invalid,
-    too_large, unavailable)."""
-    app = real_app(current_app)
+def _receive(app: Flask, delivery: Request, rid: str) -> Answer:
     limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
-    if request.content_length is not None and request.content_length > limit:
-        return "too_large", _answer(413, error=f"body larger than {limit} bytes")
+    too_large = Answer(413, {"error": f"body larger than {limit} bytes"}, "too_large")
+    if delivery.content_length is not None and delivery.content_length > limit:
+        return too_large
     # A body without Content-Length (chunked) is read up to the cap and one byte more: werkzeug's
     # stream stops quietly at its limit, so the extra byte is how an oversized body shows.
-    request.max_content_length = limit + 1
+    delivery.max_content_length = limit + 1
     try:
-        body = request.get_data(cache=False, as_text=False)
+        body = delivery.get_data(cache=False, as_text=False)
     except RequestEntityTooLarge:
-        body = None
-    if body is None or len(body) > limit:
-        return "too_large", _answer(413, error=f"body larger than {limit} bytes")
+        return too_large
+    if len(body) > limit:
+        return too_large
 
     try:
-        signed = verify_delivery(body, request.headers.get("x-signature"),
+        signed = verify_delivery(body, delivery.headers.get("x-signature"),
                                  app.config["CHECKOUT_WEBHOOK_SECRET"],
                                  app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"])
     except WebhookSignatureError as exc:
-        log.warning("webhook refused from %s: %s", request.remote_addr, exc)
-        return "bad_signature", _answer(401, error=str(exc))
+        log.warning("webhook refused from %s: %s", delivery.remote_addr, exc,
+                    extra={"request_id": rid})
+        return Answer(401, {"error": str(exc)}, "bad_signature")
 
     parsed, reason = parse_or_reason(body)
     headers = {name: value for name in KEPT_HEADERS
-               if (value := request.headers.get(name)) is not None}
-    state = get_state()
+               if (value := delivery.headers.get(name)) is not None}
+    state = state_of(app)
     dispatcher = state.dispatcher
     try:
         with dispatcher.acknowledging():
-            receipt = record_delivery(state.intake, body, headers, parsed, reason,
-                                      signed=signed)
+            receipt = record_delivery(state.intake, body, headers, parsed, reason, signed=signed)
     except SQLAlchemyError:
-        log.exception("webhook not stored: database unavailable; answering 503 for a retry")
-        response = _answer(503, error="storage unavailable, retry later")
-        response.headers["Retry-After"] = "1"
-        return "unavailable", response
+        log.exception("webhook not stored: database unavailable; answering 503 for a retry",
+                      extra={"request_id": rid})
+        return Answer(503, {"error": "storage unavailable, retry later"}, "unavailable",
+                      retry_after="1")
 
     if parsed is None:
-        return "invalid", _answer(400, error=reason, id=receipt.event_id,
-                                  duplicate=receipt.duplicate)
+        return Answer(400, {"error": reason, "id": receipt.event_id,
+                            "duplicate": receipt.duplicate}, "invalid")
     dispatcher.notify()
-    return ("duplicate" if receipt.duplicate else "accepted",
-            _answer(200, received=True, duplicate=receipt.duplicate, id=receipt.event_id))
+    return Answer(200, {"received": True, "duplicate": receipt.duplicate,
+                        "id": receipt.event_id},
+                  "duplicate" if receipt.duplicate else "accepted")
+
+
+class WebhookFront:
+    """The app's ``wsgi_app``, with the receiver's deliveries answered in front of it (see the
+    module's text)."""
+
+    def __init__(self, app: Flask, wsgi_app: WSGIApplication) -> None:
+        self.app = app
+        self.wsgi_app = wsgi_app
+        self._paths: frozenset[str] | None = None
+
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "POST" and \
+                environ.get("PATH_INFO") in self._receiver_paths():
+            answer = receive(self.app, environ)
+            body = answer.encoded()
+            headers = answer.headers(environ_request_id(environ))
+            start_response(f"{answer.status} {HTTPStatus(answer.status).phrase}", [
+                *headers.items(), ("Content-Type", "application/json"),
+                ("Content-Length", str(len(body)))])
+            return [body]
+        return self.wsgi_app(environ, start_response)
+
+    def _receiver_paths(self) -> frozenset[str]:
+        # Read once the app serves: Flask allows no new rule after its first request.
+        if self._paths is None:
+            paths = {rule.rule for rule in self.app.url_map.iter_rules()
+                     if self.app.view_functions.get(rule.endpoint) is receive_webhook
+                     and not rule.subdomain and not rule.host}
+            self._paths = frozenset(paths | {path.rstrip("/") + "/" for path in paths})
+        return self._paths
+
+
+def receive_webhook() -> Response:
+    """The Flask view: the same answer, for a delivery the front did not take."""
+    answer = receive(real_app(current_app), request.environ)
+    return machine_answer(answer.encoded().decode(), answer.status,
+                          answer.headers(environ_request_id(request.environ)))
 
 
 # A marker that CSRF extensions (Flask-WTF's CSRFProtect) look for on the view function; mypy
 # knows no attributes on functions.
 receive_webhook.csrf_exempt = True  # type: ignore[attr-defined]
-
-
-def _answer(status: int, **body: Any) -> Response:
-    # json.dumps straight into the answer: Flask's JSON provider (jsonify) costs as much again as
-    # the rest of it, on the one route where answers are counted in hundreds a second.
-    return machine_answer(_json(body) + "\n", status, {REQUEST_ID_HEADER: request_id()})
-
-
-_json = json.JSONEncoder(separators=(",", ":")).encode      # made once: json.dumps with options
-                                                            # makes an encoder at every call
 
 
 def _answer_before_host_hooks() -> ResponseReturnValue | None:
@@ -122,6 +198,9 @@ def _setup(state: BlueprintSetupState) -> None:
         raise ConfigurationError(
             f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {', '.join(SIGNATURE_MODES)}")
     app.before_request_funcs.setdefault(None, []).insert(0, _answer_before_host_hooks)
+    if isinstance(app, Flask) and not isinstance(app.wsgi_app, WebhookFront):
+        # Replaced as the host would wrap it (app.wsgi_app = ProxyFix(app.wsgi_app)).
+        app.wsgi_app = WebhookFront(app, app.wsgi_app)  # type: ignore[method-assign]
 
 
 def init(bp: Blueprint) -> None:

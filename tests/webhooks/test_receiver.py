@@ -250,3 +250,91 @@ def test_oversized_body_without_content_length_is_413(app, receiver):
         environ_overrides={"wsgi.input_terminated": True})    # as servers set for chunked bodies
     assert response.status_code == 413
     assert receiver.count_events() == 0
+
+
+def _host_with_hooks(webhook_config) -> tuple[Flask, list[str]]:
+    """A host site whose every request hook and signal writes down that it ran."""
+    from flask import request_started
+
+    from checkout import Checkout
+
+    host = Flask("host_site", instance_path=webhook_config.pop("_instance_path"))
+    host.config.update(webhook_config)
+    ran: list[str] = []
+    host.before_request(lambda: ran.append("before_request"))
+    host.after_request(lambda response: ran.append("after_request") or response)
+    host.teardown_request(lambda exc: ran.append("teardown_request"))
+    request_started.connect(lambda sender, **extra: ran.append("request_started"), host,
+                            weak=False)
+    host.get("/shop")(lambda: "shop")
+    Checkout(host)
+    return host, ran
+
+
+def test_a_delivery_is_answered_in_front_of_flask_with_no_hook_of_the_host(webhook_config):
+    host, ran = _host_with_hooks(webhook_config)
+    client = host.test_client()
+    delivery = signed_webhook()
+    for path in ("/checkout/webhooks", "/checkout/webhooks/"):
+        response = client.post(path, data=delivery.body, headers={
+            **delivery.headers, "X-Request-ID": "proxy-42"}, base_url="https://shop.test")
+        assert response.status_code == 200
+        assert response.json == {"received": True, "duplicate": path.endswith("/"), "id": 1}
+        assert response.headers["X-Request-ID"] == "proxy-42"
+        assert response.headers["Cache-Control"] == "no-store"
+        assert response.headers["Content-Type"] == "application/json"
+    assert ran == []
+    # Everything else goes through Flask as before: the host's pages, and other methods.
+    assert client.get("/shop").status_code == 200
+    assert ran == ["request_started", "before_request", "after_request", "teardown_request"]
+    assert client.get("/checkout/webhooks").status_code == 405
+
+
+def test_middleware_the_host_wraps_on_later_sees_each_delivery_first(webhook_config):
+    host, _ = _host_with_hooks(webhook_config)
+    seen = []
+    inner = host.wsgi_app
+
+    def middleware(environ, start_response):
+        seen.append(environ["PATH_INFO"])
+        return inner(environ, start_response)
+
+    host.wsgi_app = middleware
+    delivery = signed_webhook()
+    assert host.test_client().post("/checkout/webhooks", data=delivery.body,
+                                   headers=delivery.headers).status_code == 200
+    assert seen == ["/checkout/webhooks"]
+
+
+def test_a_failure_of_the_receiver_is_a_500_to_retry_with_nothing_stored(app, receiver,
+                                                                       monkeypatch, caplog):
+    from checkout.views import webhooks as receiver_view
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(receiver_view, "record_delivery", broken)
+    response = receiver.post(signed_webhook())
+    assert response.status_code == 500
+    assert response.json == {"error": "internal error, retry later"}
+    assert response.headers["X-Request-ID"]
+    assert "webhook receiver failed" in caplog.text and "a bug" in caplog.text
+    assert receiver.count_events() == 0
+
+
+def test_the_flask_view_answers_alike_where_the_front_does_not(webhook_config):
+    """Where a delivery reaches Flask (the front bypassed), the view answers it before the
+    host's hooks, with the same answer."""
+    from werkzeug.test import Client
+
+    host, ran = _host_with_hooks(webhook_config)
+    flask_only = Client(host.wsgi_app.wsgi_app)
+    delivery = signed_webhook()
+    response = flask_only.post("/checkout/webhooks", data=delivery.body,
+                               headers=delivery.headers)
+    assert response.status_code == 200
+    assert response.json == {"received": True, "duplicate": False, "id": 1}
+    assert response.headers["Cache-Control"] == "no-store"
+    assert "before_request" not in ran
+    assert flask_only.post("/checkout/webhooks", data=b"{}",
+                           headers={"x-signature": "0" * 64}).status_code == 401
