@@ -2,6 +2,7 @@
 of one body in a batch are one delivery, and a row the database refuses fails alone."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ from checkout.webhooks import processing
 from checkout.webhooks.intake import Intake, Receipt, insert_new, store_batch
 from checkout.webhooks.processing import parse_or_reason, record_delivery
 from checkout.webhooks.store import (
+    WRITER_LOCK_SUFFIX,
     KeptConnection,
     events_table,
     outbox_table,
@@ -256,7 +258,9 @@ def _store_one(intake) -> bool:
 
 def test_a_process_forked_during_a_batch_stores_its_own(engine, intake, monkeypatch):
     """A fork while a thread of the parent is writing a batch (and holds SQLite's writer turn):
-    the child must not wait for either, nor write on the connection the parent's intake keeps."""
+    the child must not wait for that thread's batch or lock for ever (the thread is not in the
+    child), nor write on the connection the parent's intake keeps. It waits for the parent's
+    turn to end, as for any other process's writer."""
     parent, writing, release = os.getpid(), threading.Event(), threading.Event()
     real_insert = intake_module.insert_new
     earlier = json.dumps(order_payload("ord_earlier")).encode()
@@ -276,7 +280,34 @@ def test_a_process_forked_during_a_batch_stores_its_own(engine, intake, monkeypa
     leader.start()
     try:
         assert writing.wait(10)
+        threading.Timer(1.0, release.set).start()       # the parent's batch ends meanwhile
         assert in_forked_child(_store_one, intake) is False        # stored, as new
     finally:
         release.set()
         leader.join(10)
+
+
+def test_the_writers_of_other_processes_take_turns_on_a_file_lock(webhook_config):
+    """SQLite's own wait for its writer's lock sleeps in steps of up to 100 ms, long after the
+    other writer is done: the checkout's writers of every process queue on a file lock beside the
+    database instead, and the next one writes the moment it is released."""
+    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
+    assert engine.dialect.name == "sqlite"
+    writer = KeptConnection(engine)
+    body = json.dumps(order_payload("ord_1")).encode()
+    # Another process's writer: a lock taken on a file opened apart is exclusive of ours.
+    other = os.open(engine.url.database + WRITER_LOCK_SUFFIX, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        stored = threading.Event()
+        thread = threading.Thread(target=lambda: (insert_new(writer, [_values(body)]),
+                                                  stored.set()))
+        thread.start()
+        assert not stored.wait(0.5)                 # waits for its turn
+        fcntl.flock(other, fcntl.LOCK_UN)
+        assert stored.wait(5)
+        thread.join(5)
+    finally:
+        os.close(other)
+        writer.close()
+        engine.dispose()
