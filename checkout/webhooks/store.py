@@ -262,9 +262,9 @@ class KeptConnection:
     Taking a connection from the pool for each batch, and setting and resetting its autocommit
     mode, cost more CPU than writing a small batch (about 0.15 ms against 0.05 ms for one
     delivery on SQLite), and a fifth of the deliveries are written alone. Kept, it is checked as
-    the pool would: pinged after ``checkout.store.PING_AFTER_IDLE`` seconds unused (the database may have
-    restarted, or closed an idle session), and given up when the database fails it, so the next
-    use takes a new one. SQLite's writers of this process take turns as in
+    the pool would: pinged after ``checkout.store.PING_AFTER_IDLE`` seconds unused (the database
+    may have restarted, or closed an idle session), and given up when the database fails it, so
+    the next use takes a new one. On SQLite each use is a writer's turn, as in
     :func:`write_transaction`. The owner must not use it from two threads at once.
     """
 
