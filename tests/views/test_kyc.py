@@ -113,6 +113,12 @@ def test_basic_kyc_then_the_order_is_created(app: Flask, flow: Flow) -> None:
     assert "come back with the link under “Continue on another device” below" in text(pending)
     assert re.search(r"<summary>Continue on another device</summary>",
                      pending.get_data(as_text=True))
+    # A way back while it is checked; forward again, the check is still going on.
+    back = re.search(r'<a class="link-button" href="([^"]+)">Back</a>',
+                     pending.get_data(as_text=True))
+    assert back and not back.group(1).endswith("/kyc")
+    assert flow.client.get(back.group(1)).status_code == 200
+    assert "We are checking your document" in text(flow.get("/kyc"))
     # Without JavaScript the pending page reloads itself (the form never does: it would lose
     # what the user typed).
     assert re.search(r'<noscript><meta http-equiv="refresh" content="10; url=/checkout/s/'
