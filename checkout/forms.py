@@ -498,9 +498,14 @@ def clean_corridor(form: Mapping[str, Any], session: SessionLike,
         result.values["carrierCode"] = None
     network = _pick(form, session, "network", result)
     asset = _pick(form, session, "asset", result)
-    if network not in catalog.networks():
+    known_network = network in catalog.networks()
+    if not known_network:
         result.errors.setdefault("network", _("Choose a network."))
-    elif not catalog.supports(network, asset):
+    # An empty coin is said at once, beside an empty network: an empty form marks every field
+    # to fill in one go, not the coin only after the network is chosen.
+    if not asset:
+        result.errors.setdefault("asset", _("Choose a coin."))
+    elif known_network and not catalog.supports(network, asset):
         result.errors.setdefault("asset", _("This coin is not available on this network."))
     return result
 

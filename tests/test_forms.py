@@ -244,6 +244,16 @@ def test_bad_corridors(change, field_name):
     assert field_name in result.errors
 
 
+def test_an_empty_corridor_marks_every_field_to_fill_at_once():
+    """The coin too, though whether a coin is offered depends on the network (the walk's user
+    saw Country, Network and Amount marked, and the coin only after choosing a network)."""
+    result = clean_corridor({}, FakeSession(), Catalog())
+    assert set(result.errors) == {"countryIsoCode", "network", "asset"}
+    assert result.errors["asset"] == "Choose a coin."
+    only_coin = clean_corridor({**CORRIDOR, "asset": ""}, FakeSession(), Catalog())
+    assert set(only_coin.errors) == {"asset"}
+
+
 def test_locked_network_refuses_another_value():
     session = FakeSession(claims={"network": "CELO"}, locked=["network"])
     result = clean_corridor({**CORRIDOR, "network": "SOLANA", "asset": "USDC"}, session, Catalog())
