@@ -9,7 +9,10 @@
  *   pressed while a photo is still being shrunk waits for it ("Preparing your photos...").
  * - Before the photos go, the form's fields are checked in the browser: an empty field or a
  *   mistyped number found on the server would cost the user their photos (a file input cannot
- *   be filled again by the server), so it is found here first.
+ *   be filled again by the server), so it is found here first. What is wrong is said under each
+ *   field, in the page's words (the form's data-missing, data-photo-missing, data-mismatch), as
+ *   the server says it: the browser's own bubble shows one field at a time, in the browser's
+ *   language, and is gone at the next touch. A field says nothing more once it is put right.
  * - Without this script, or where shrinking fails, the photo is sent as it is: the server checks
  *   and shrinks it (checkout/kyc/photos.py) either way.
  * - The partner's page opens in a new tab; coming back to this tab checks the verdict at once.
@@ -40,7 +43,7 @@
       img.hidden = true;
       var f = form();
       input.setCustomValidity((f && f.dataset.notPhoto) || "");
-      input.reportValidity();
+      if (!f || !say(f, input)) input.reportValidity();
     };
     img.src = img.dataset.url;
   }
@@ -73,6 +76,80 @@
     });
   }
 
+  // -- what is wrong, said at the field ------------------------------------------------------
+
+  function message(f, input) {
+    var v = input.validity;
+    if (v.customError) return input.validationMessage;     // set here, in the page's words
+    if (input.type === "file") return f.dataset.photoMissing;
+    return v.valueMissing ? f.dataset.missing : f.dataset.mismatch;
+  }
+
+  function describedBy(input, id, add) {
+    var ids = (input.getAttribute("aria-describedby") || "").split(" ").filter(function (x) {
+      return x && x !== id;
+    });
+    if (add) ids.push(id);
+    if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
+    else input.removeAttribute("aria-describedby");
+  }
+
+  // The field's message as the server writes it (templates/checkout/macros.html: field()).
+  function say(f, input) {
+    var wrap = input.id && document.getElementById(input.id + "-wrap");
+    var text = message(f, input);
+    if (!wrap || !text) return false;
+    var id = input.id + "-error";
+    var p = document.getElementById(id);
+    if (!p) {
+      p = document.createElement("p");
+      p.className = "field-error";
+      p.id = id;
+      var preview = wrap.querySelector("[data-photo-preview]");
+      wrap.insertBefore(p, preview || null);
+    }
+    p.textContent = text;
+    p.setAttribute("data-said-here", "");
+    wrap.classList.add("field--invalid");
+    input.setAttribute("aria-invalid", "true");
+    describedBy(input, id, true);
+    return true;
+  }
+
+  // Put right: what this script said goes (what the server said stays until the next send).
+  function unsay(input) {
+    var p = input.id && document.getElementById(input.id + "-error");
+    if (!p || !p.hasAttribute("data-said-here")) return;
+    p.parentNode.classList.remove("field--invalid");
+    p.parentNode.removeChild(p);
+    input.removeAttribute("aria-invalid");
+    describedBy(input, p.id, false);
+  }
+
+  // Every field that is wrong, said; the first one focused. False if one could not be said.
+  function sayAll(f) {
+    var first = null;
+    var allSaid = true;
+    for (var i = 0; i < f.elements.length; i++) {
+      var input = f.elements[i];
+      if (!input.willValidate || input.validity.valid) continue;
+      if (!say(f, input)) allSaid = false;
+      first = first || input;
+    }
+    if (first) first.focus();
+    return allSaid;
+  }
+
+  ["input", "change"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var input = event.target;
+      if (input.form && input.form.matches("form[data-kyc-form]") && input.validity &&
+          input.validity.valid) {
+        unsay(input);
+      }
+    });
+  });
+
   function status(text) {
     var el = document.querySelector("[data-photo-status]");
     if (el) el.textContent = text;
@@ -95,6 +172,7 @@
     }
     var file = input.files[0];
     input.setCustomValidity("");
+    unsay(input);
     preview(input, file);
     shrinking += 1;
     shrink(file, function (blob) {
@@ -134,7 +212,7 @@
     capitalise(f);
     if (!f.checkValidity()) {
       event.preventDefault();
-      f.reportValidity();
+      if (!sayAll(f)) f.reportValidity();
       return;
     }
     if (shrinking > 0) {

@@ -205,3 +205,31 @@ def test_back_after_a_refused_document_shows_the_step_not_a_post_to_send_again(p
     frame = shop.frame(page)
     frame.wait_for_selector("h1:text('Verify your identity')")
     assert "/kyc" in frame.url
+
+
+def test_what_is_missing_is_said_at_each_field_before_anything_is_sent(page, shop, quick_kyc,
+                                                                      photos):
+    """Not the browser's bubble (one field at a time, in the browser's language): each photo and
+    field that is missing says so under it, in the page's words, and stops saying it once done."""
+    page.set_viewport_size(PHONE)
+    frame = to_kyc(shop, page, "0712000106", 15000)
+    choose_document(frame, "Alien card")
+    fill_person(frame, "1234567")
+    frame.get_by_label("Last name").fill("")
+    sent = []
+    page.on("request", lambda r: sent.append(r.url)
+            if r.method == "POST" and r.url.endswith("/kyc") else None)
+    frame.get_by_role("button", name="Send for verification").click()
+    for name in ("selfie", "front", "back"):
+        frame.wait_for_selector(f"#field-photo_{name}-error:text('Add this photo.')")
+        assert frame.get_attribute(f"input[name=photo_{name}]", "aria-invalid") == "true"
+    assert frame.inner_text("#field-last_name-error") == "This field is required."
+    assert frame.evaluate("document.activeElement.name") == "last_name"    # the first one
+    assert frame.get_attribute("input[name=last_name]", "aria-describedby").endswith(
+        "field-last_name-error")
+    frame.get_by_label("Last name").fill("Kamau")
+    frame.locator("input[name=photo_selfie]").set_input_files(str(photos["selfie"]))
+    frame.wait_for_selector("#field-photo_selfie-error", state="detached")
+    assert frame.locator("#field-last_name-error").count() == 0
+    assert frame.locator("#field-photo_front-error").count() == 1
+    assert sent == []
