@@ -60,6 +60,12 @@ class CheckoutState:
     # app to find one of its commands (see ``_loading_for_a_flask_command``).
     schema_unchecked: bool = False
 
+    def close(self) -> None:
+        """Give back the database connections: the intake's, then the pool's (an app thrown away,
+        or a test's). Each process's webhook intake keeps one connection while the app lives."""
+        self.intake.close()
+        self.engine.dispose()
+
     def ensure_schema(self, app: Flask) -> None:
         """What start-up does with the schema, once: upgrade it or refuse it (``SchemaError``)."""
         if self.schema_unchecked:

@@ -14,7 +14,7 @@ import time
 import weakref
 
 from sqlalchemy import Engine, MetaData, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -61,12 +61,29 @@ def _after_fork() -> None:
 os.register_at_fork(after_in_child=_after_fork)
 
 
+# How long a SQLite writer waits for its turn before the write fails (then a webhook is answered
+# 503 and sent again): SQLite's busy timeout, and the checkout's own turn-taking (webhooks.store).
+SQLITE_BUSY_SECONDS = 30.0
+
+
+def sqlite_file(url: URL) -> str | None:
+    """The path of a SQLite database file; None for an in-memory database or a ``file:`` URI
+    (whose options the checkout does not read)."""
+    database = url.database
+    if url.get_backend_name() != "sqlite" or not database or database == ":memory:" or \
+            database.startswith("file:"):
+        return None
+    return database
+
+
 def _make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            os.makedirs(os.path.dirname(os.path.abspath(parsed.database)), exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+        path = sqlite_file(parsed)
+        if path is not None:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False,
+                                                  "timeout": SQLITE_BUSY_SECONDS},
                                **ENGINE_OPTIONS)
 
         @event.listens_for(engine, "connect")

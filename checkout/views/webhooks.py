@@ -75,18 +75,21 @@ class Answer:
 _json = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def receive(app: Flask, environ: WSGIEnvironment) -> Answer:
+def receive(app: Flask, delivery: Request) -> Answer:
     """Verify, store and acknowledge one upstream webhook (processing follows the answer)."""
     started = time.perf_counter()
-    state = state_of(app)
-    state.dispatcher.ensure_running()   # the start-up sweep: work a dead process left behind
-    rid = environ_request_id(environ)
+    rid = environ_request_id(delivery.environ)
+    metrics = None
     try:
-        answer = _receive(app, Request(environ), rid)
+        state = state_of(app)
+        metrics = state.metrics
+        state.dispatcher.ensure_running()   # the start-up sweep: work a dead process left behind
+        answer = _receive(app, delivery, rid)
     except Exception:   # a bug: the sender gets a 500 and retries; nothing was acknowledged
         log.exception("webhook receiver failed", extra={"request_id": rid})
         answer = Answer(500, {"error": "internal error, retry later"}, "failed")
-    state.metrics.webhook_delivery(answer.result, time.perf_counter() - started)
+    if metrics is not None:
+        metrics.webhook_delivery(answer.result, time.perf_counter() - started)
     return answer
 
 
@@ -150,7 +153,7 @@ class WebhookFront:
                  start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") == "POST" and \
                 environ.get("PATH_INFO") in self._receiver_paths():
-            answer = receive(self.app, environ)
+            answer = receive(self.app, Request(environ))
             body = answer.encoded()
             headers = answer.headers(environ_request_id(environ))
             start_response(f"{answer.status} {HTTPStatus(answer.status).phrase}", [
@@ -171,7 +174,9 @@ class WebhookFront:
 
 def receive_webhook() -> Response:
     """The Flask view: the same answer, for a delivery the front did not take."""
-    answer = receive(real_app(current_app), request.environ)
+    # Flask's own request: whatever read the body before (a host's request_started handler,
+    # say) left it cached there, where a new one would find the stream drained.
+    answer = receive(real_app(current_app), request)
     return machine_answer(answer.encoded().decode(), answer.status,
                           answer.headers(environ_request_id(request.environ)))
 

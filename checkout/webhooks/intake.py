@@ -120,16 +120,16 @@ class Intake:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         # One leader writes at a time (the group commit), so one connection serves every batch.
-        self._writer = KeptConnection(engine)
+        writer = self._writer = KeptConnection(engine)
         # A process forked while one of its threads was writing a batch must not inherit a
         # committer that waits for that batch for ever (the thread is not in the child).
         self._committer: ProcessLocal[GroupCommit[dict[str, Any], Receipt]] = ProcessLocal(
-            lambda: GroupCommit(partial(store_batch, self._writer), MAX_BATCH))
+            lambda: GroupCommit(partial(store_batch, writer), MAX_BATCH))
 
     def submit(self, values: dict[str, Any]) -> Receipt:
         return self._committer.value.submit(values)
 
     def close(self) -> None:
-        """Give the kept connection back to the pool, while nothing is being stored (a later
-        delivery takes one again)."""
+        """Give the kept connection back to the pool, after the batch being written, if any (a
+        later delivery takes one again)."""
         self._writer.close()

@@ -25,6 +25,7 @@
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import threading
@@ -53,6 +54,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from .. import store as database
+from ..errors import ConfigurationError
 from ..process_local import ProcessLocal
 from ..store import metadata
 
@@ -199,34 +201,106 @@ def dialect_insert(name: str, table: Table) -> Any:
 # handler (1, 2, 5 ... 100 ms steps), long after the other writer is done: at hundreds of
 # deliveries a second, the acknowledgements then waited on sleeping writers. So the checkout's
 # writers take turns instead: this process's threads on a lock, and the processes (gunicorn's
-# workers) on a file lock beside the database, which wakes the next one the moment the previous
-# one commits.
+# workers) on a lock of a file beside the database, tried every 0.2 to 2 ms.
+WRITER_LOCK_SUFFIX = "-writer.lock"
+
+
+class WriterTurnTimeout(OperationalError):
+    """No turn to write within SQLite's busy timeout: as SQLite's "database is locked" (the
+    receiver answers 503, the dispatcher tries again later)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"waiting for the writers' lock {path}", None,
+                         TimeoutError(f"no turn to write within {database.SQLITE_BUSY_SECONDS} s"))
+
+
 class _WriterTurn:
-    def __init__(self, database: str | None) -> None:
+    """The turn to write one SQLite file, for the threads of this process.
+
+    The file lock is a POSIX record lock (``lockf``): a forked child does not inherit it, and it
+    is released when its process ends however it ends. POSIX locks belong to a process, and
+    closing any descriptor of the file releases them: so one turn per file and process, shared by
+    every engine on that file.
+    """
+
+    def __init__(self, path: str) -> None:
         self.lock = threading.Lock()
-        self._fd: int | None = None
-        if database and database != ":memory:" and not database.startswith("file:"):
-            fd = self._fd = os.open(database + WRITER_LOCK_SUFFIX,
-                                    os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            weakref.finalize(self, os.close, fd)
+        self.path = path + WRITER_LOCK_SUFFIX
+        self._fd = _open_like(self.path, path)
+        weakref.finalize(self, os.close, self._fd)
 
     @contextmanager
     def taken(self) -> Iterator[None]:
-        with self.lock:
-            if self._fd is None:
-                yield
-                return
-            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        deadline = time.monotonic() + database.SQLITE_BUSY_SECONDS
+        if not self.lock.acquire(timeout=database.SQLITE_BUSY_SECONDS):
+            raise WriterTurnTimeout(self.path)
+        try:
+            pause = 0.0002
+            while True:
+                try:
+                    fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EACCES, errno.EAGAIN):
+                        raise
+                if time.monotonic() >= deadline:
+                    raise WriterTurnTimeout(self.path)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)
             try:
                 yield
             finally:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                fcntl.lockf(self._fd, fcntl.LOCK_UN)
+        finally:
+            self.lock.release()
 
 
-WRITER_LOCK_SUFFIX = "-writer.lock"
-# Per process: a forked child opens the file again (a lock belongs to the open file, which a
-# child shares with its parent until it opens its own).
-_sqlite_writer_turns: ProcessLocal[weakref.WeakKeyDictionary[Engine, _WriterTurn]] = \
+def _open_like(path: str, like: str) -> int:
+    """Open (or make) ``path`` for the workers of the database file ``like``: with its mode, and
+    its owner when made by root (a ``flask checkout`` command run by root must not leave a file
+    that the server's user cannot open), as SQLite does for its ``-wal`` and ``-shm``."""
+    model = os.stat(like)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, model.st_mode & 0o666)
+    try:
+        made = os.fstat(fd)
+        if os.geteuid() == 0 and (made.st_uid, made.st_gid) != (model.st_uid, model.st_gid):
+            os.fchown(fd, model.st_uid, model.st_gid)
+        if made.st_uid == os.geteuid() and made.st_mode & 0o666 != model.st_mode & 0o666:
+            os.fchmod(fd, model.st_mode & 0o666)        # the umask took some of it away
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+# Per process (a child makes its own). By file, while an engine on it lives.
+_writer_turns: ProcessLocal[weakref.WeakValueDictionary[str, _WriterTurn]] = \
+    ProcessLocal(weakref.WeakValueDictionary)
+_engine_turns: ProcessLocal[weakref.WeakKeyDictionary[Engine, _WriterTurn]] = \
+    ProcessLocal(weakref.WeakKeyDictionary)
+
+
+def _turn_of(engine: Engine) -> _WriterTurn | None:
+    path = database.sqlite_file(engine.url)
+    if path is None:                # in memory: this process is the only writer
+        return None
+    with _engine_turns.lock:
+        turn = _engine_turns.value.get(engine)
+        if turn is None:
+            real = os.path.realpath(path)
+            turn = _writer_turns.value.get(real)
+            if turn is None:
+                try:
+                    turn = _writer_turns.value[real] = _WriterTurn(real)
+                except OSError as exc:
+                    raise ConfigurationError(
+                        f"cannot open {real}{WRITER_LOCK_SUFFIX}, where the checkout's writers "
+                        f"of this SQLite database take turns: {exc.strerror}") from exc
+            _engine_turns.value[engine] = turn
+        return turn
+
+
+_memory_locks: ProcessLocal[weakref.WeakKeyDictionary[Engine, threading.Lock]] = \
     ProcessLocal(weakref.WeakKeyDictionary)
 
 
@@ -236,11 +310,14 @@ def sqlite_writer_turn(engine: Engine) -> Iterator[None]:
     if engine.dialect.name != "sqlite":
         yield
         return
-    with _sqlite_writer_turns.lock:
-        turn = _sqlite_writer_turns.value.get(engine)
-        if turn is None:
-            turn = _sqlite_writer_turns.value[engine] = _WriterTurn(engine.url.database)
-    with turn.taken():
+    turn = _turn_of(engine)
+    if turn is not None:
+        with turn.taken():
+            yield
+        return
+    with _memory_locks.lock:
+        lock = _memory_locks.value.setdefault(engine, threading.Lock())
+    with lock:
         yield
 
 
@@ -273,21 +350,27 @@ class KeptConnection:
         self._conn: Connection | None = None
         self._pid = os.getpid()     # the process whose connection it is
         self._used_at = 0.0         # monotonic
+        self._using = threading.Lock()      # close() waits for a use to end
 
     @contextmanager
     def use(self) -> Iterator[Connection]:
-        with sqlite_writer_turn(self.engine):
+        with sqlite_writer_turn(self.engine), self._using:
             conn = self._take()
             try:
                 yield conn
             except OperationalError:
-                self.close(invalidate=True)     # the database failed it: a new one next time
+                self._drop(invalidate=True)     # the database failed it: a new one next time
                 raise
             finally:
                 self._used_at = time.monotonic()
 
-    def close(self, *, invalidate: bool = False) -> None:
-        """Give the connection back to the pool (``invalidate``: discard it)."""
+    def close(self) -> None:
+        """Give the connection back to the pool, once the use in progress (if any) has ended."""
+        with self._using:
+            self._drop()
+
+    def _drop(self, *, invalidate: bool = False) -> None:
+        self._leave_the_parents()
         conn, self._conn = self._conn, None
         if conn is None:
             return
@@ -295,25 +378,28 @@ class KeptConnection:
             conn.invalidate()
         conn.close()
 
-    def _take(self) -> Connection:
+    def _leave_the_parents(self) -> None:
         if self._pid != os.getpid():
             # Forked: the parent's connection is the parent's. Not closed, not given back (both
             # would talk on the parent's socket), and kept from the collector for the same reason.
             if self._conn is not None:
                 _inherited.append(self._conn)
             self._conn, self._pid = None, os.getpid()
+
+    def _take(self) -> Connection:
+        self._leave_the_parents()
         conn = self._conn
         dbapi = None if conn is None or conn.closed or conn.invalidated \
             else conn.connection.dbapi_connection
         if conn is not None and dbapi is None:
-            self.close()        # closed or invalidated meanwhile
+            self._drop()        # closed or invalidated meanwhile
             conn = None
         elif dbapi is not None and \
                 time.monotonic() - self._used_at >= database.PING_AFTER_IDLE:
             try:
                 self.engine.dialect.do_ping(dbapi)
             except Exception:
-                self.close(invalidate=True)
+                self._drop(invalidate=True)
                 conn = None
         if conn is None:
             # From the pool: it pings a connection that was idle there.

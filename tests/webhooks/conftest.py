@@ -48,9 +48,9 @@ def app(webhook_config) -> Flask:
 def postgres_engine(webhook_config, postgres_url) -> Iterator[Engine]:
     """The engine of an app on a fresh PostgreSQL database (tables made), disposed after."""
     webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
-    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
-    yield engine
-    engine.dispose()
+    state = make_app(dict(webhook_config)).extensions["checkout"]
+    yield state.engine
+    state.close()
 
 
 @pytest.fixture

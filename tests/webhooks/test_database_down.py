@@ -44,7 +44,7 @@ def test_database_down_answers_503_and_a_redelivery_succeeds(webhook_config, clu
         assert len(recorder.of("webhook_received")) == 2
     finally:
         recorder.disconnect()
-        app.extensions["checkout"].engine.dispose()
+        app.extensions["checkout"].close()
 
 
 @pytest.mark.postgres
@@ -69,4 +69,4 @@ def test_a_restart_between_deliveries(webhook_config, cluster, monkeypatch, idle
         assert receiver.post(second).json["duplicate"] is False
         assert receiver.count_events() == 2
     finally:
-        app.extensions["checkout"].engine.dispose()
+        app.extensions["checkout"].close()

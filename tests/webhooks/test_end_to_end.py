@@ -75,7 +75,7 @@ def test_sender_retries_through_a_database_outage_and_nothing_is_lost(webhook_co
         sender.close()
         scheduler.shutdown()
         recorder.disconnect()
-        app.extensions["checkout"].engine.dispose()
+        app.extensions["checkout"].close()
         cluster.remove()
 
 

@@ -2,10 +2,11 @@
 of one body in a batch are one delivery, and a row the database refuses fails alone."""
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from psycopg.types.array import ListBinaryDumper
 from sqlalchemy import select
 from sqlalchemy.exc import DataError, OperationalError
 
+from checkout import store as checkout_store
 from checkout.webhooks import intake as intake_module
 from checkout.webhooks import processing
 from checkout.webhooks.intake import Intake, Receipt, insert_new, store_batch
@@ -40,8 +42,7 @@ def engine(request, webhook_config):
     app = make_app(dict(webhook_config))
     engine = app.extensions["checkout"].engine
     yield engine
-    app.extensions["checkout"].intake.close()
-    engine.dispose()
+    app.extensions["checkout"].close()
 
 
 @pytest.fixture
@@ -251,9 +252,14 @@ def test_the_batch_arrays_go_to_postgresql_in_binary(postgres_engine):
         assert adapters.get_dumper(list, PyFormat.AUTO) is ListBinaryDumper
 
 
-def _store_one(intake) -> bool:
+def _store_one(intake) -> tuple[bool, bool]:
+    """(stored as a copy, written on the parent's connection)."""
+    from checkout.webhooks import store
+
+    parents = intake._writer._conn
     body = json.dumps(order_payload("ord_child")).encode()
-    return record_delivery(intake, body, {}, parse_or_reason(body)[0]).duplicate
+    duplicate = record_delivery(intake, body, {}, parse_or_reason(body)[0]).duplicate
+    return duplicate, intake._writer._conn is parents or parents not in store._inherited
 
 
 def test_a_process_forked_during_a_batch_stores_its_own(engine, intake, monkeypatch):
@@ -281,33 +287,67 @@ def test_a_process_forked_during_a_batch_stores_its_own(engine, intake, monkeypa
     try:
         assert writing.wait(10)
         threading.Timer(1.0, release.set).start()       # the parent's batch ends meanwhile
-        assert in_forked_child(_store_one, intake) is False        # stored, as new
+        # Stored, as new, on a connection of the child's own.
+        assert in_forked_child(_store_one, intake) == (False, False)
     finally:
         release.set()
         leader.join(10)
 
 
-def test_the_writers_of_other_processes_take_turns_on_a_file_lock(webhook_config):
-    """SQLite's own wait for its writer's lock sleeps in steps of up to 100 ms, long after the
-    other writer is done: the checkout's writers of every process queue on a file lock beside the
-    database instead, and the next one writes the moment it is released."""
+class OtherProcessWriter:
+    """Another process holding the SQLite writers' turn until it ends (its lock goes with it)."""
+
+    def __init__(self, database: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR); "
+             "fcntl.lockf(fd, fcntl.LOCK_EX); print('turn taken', flush=True); "
+             "sys.stdin.readline()", database + WRITER_LOCK_SUFFIX],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None and self.proc.stdout.readline() == "turn taken\n"
+
+    def end(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.communicate("\n", timeout=10)
+
+
+@pytest.fixture
+def sqlite_writer(webhook_config):
     engine = make_app(dict(webhook_config)).extensions["checkout"].engine
     assert engine.dialect.name == "sqlite"
     writer = KeptConnection(engine)
+    with writer.use():      # the turn's file is made with the database's first write
+        pass
+    yield writer
+    writer.close()
+    engine.dispose()
+
+
+def test_the_writers_of_other_processes_take_turns_on_a_file_lock(sqlite_writer):
+    """SQLite's own wait for its writer's lock sleeps in steps of up to 100 ms, long after the
+    other writer is done: the checkout's writers of every process queue on a lock of a file
+    beside the database instead, and the next one writes as soon as it is free, also when the
+    process that held it ended without a word."""
+    other = OtherProcessWriter(sqlite_writer.engine.url.database)
     body = json.dumps(order_payload("ord_1")).encode()
-    # Another process's writer: a lock taken on a file opened apart is exclusive of ours.
-    other = os.open(engine.url.database + WRITER_LOCK_SUFFIX, os.O_RDWR | os.O_CREAT)
+    stored = threading.Event()
+    thread = threading.Thread(target=lambda: (insert_new(sqlite_writer, [_values(body)]),
+                                              stored.set()))
     try:
-        fcntl.flock(other, fcntl.LOCK_EX)
-        stored = threading.Event()
-        thread = threading.Thread(target=lambda: (insert_new(writer, [_values(body)]),
-                                                  stored.set()))
         thread.start()
         assert not stored.wait(0.5)                 # waits for its turn
-        fcntl.flock(other, fcntl.LOCK_UN)
-        assert stored.wait(5)
-        thread.join(5)
     finally:
-        os.close(other)
-        writer.close()
-        engine.dispose()
+        other.end()
+    assert stored.wait(5)
+    thread.join(5)
+
+
+def test_a_turn_that_never_comes_fails_the_write_as_sqlite_would(sqlite_writer, monkeypatch):
+    """Not a wait for ever behind a stuck process: after SQLite's busy timeout the write fails
+    as "database is locked" does (the receiver answers 503 and the sender retries)."""
+    monkeypatch.setattr(checkout_store, "SQLITE_BUSY_SECONDS", 0.3)
+    other = OtherProcessWriter(sqlite_writer.engine.url.database)
+    try:
+        with pytest.raises(OperationalError, match="writers' lock"):
+            insert_new(sqlite_writer, [_values(json.dumps(order_payload("ord_1")).encode())])
+    finally:
+        other.end()

@@ -264,7 +264,7 @@ def test_on_postgresql_the_reconciler_and_late_webhooks_agree(webhook_config, po
         assert [c.after for c in checks] == ["payout_pending"]
     finally:
         recorder.disconnect()
-        app.extensions["checkout"].engine.dispose()
+        app.extensions["checkout"].close()
 
 
 def test_the_background_pass_runs_at_most_once_per_interval_and_can_be_turned_off(app):

@@ -135,4 +135,4 @@ def test_storm_on_postgresql(webhook_config, postgres_url):
     try:
         run_storm(app, orders=300, dispatchers=4)
     finally:
-        app.extensions["checkout"].engine.dispose()
+        app.extensions["checkout"].close()
