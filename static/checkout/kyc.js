@@ -136,7 +136,12 @@
       if (!say(f, input)) allSaid = false;
       first = first || input;
     }
-    if (first) first.focus();
+    if (first) {
+      // Focus moving to the field makes a screen reader read it with its message; a field that
+      // has the focus already (Enter pressed in it) is read again through the status line.
+      if (first === document.activeElement) status(message(f, first));
+      first.focus();
+    }
     return allSaid;
   }
 
@@ -210,6 +215,7 @@
     var f = event.target;
     if (!f.matches || !f.matches("form[data-kyc-form]")) return;
     capitalise(f);
+    status("");
     if (!f.checkValidity()) {
       event.preventDefault();
       if (!sayAll(f)) f.reportValidity();

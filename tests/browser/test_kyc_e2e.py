@@ -225,6 +225,9 @@ def test_what_is_missing_is_said_at_each_field_before_anything_is_sent(page, sho
         assert frame.get_attribute(f"input[name=photo_{name}]", "aria-invalid") == "true"
     assert frame.inner_text("#field-last_name-error") == "This field is required."
     assert frame.evaluate("document.activeElement.name") == "last_name"    # the first one
+    # Enter pressed in it: the focus stays, so the status line says it again.
+    frame.get_by_label("Last name").press("Enter")
+    frame.wait_for_selector("[data-photo-status]:text('This field is required.')")
     assert frame.get_attribute("input[name=last_name]", "aria-describedby").endswith(
         "field-last_name-error")
     frame.get_by_label("Last name").fill("Kamau")
