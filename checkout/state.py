@@ -70,6 +70,9 @@ class CheckoutState:
         """What start-up does with the schema, once: upgrade it or refuse it (``SchemaError``)."""
         if self.schema_unchecked:
             prepare(self.engine, auto_upgrade=bool(app.config["CHECKOUT_DATABASE_AUTO_UPGRADE"]))
+            from .webhooks.store import open_writer_turn
+
+            open_writer_turn(self.engine)
             self.schema_unchecked = False
 
     @classmethod
@@ -85,12 +88,14 @@ class CheckoutState:
         from .webhooks.dispatcher import Dispatcher
         from .webhooks.intake import Intake
         from .webhooks.reconcile import CallBudget
+        from .webhooks.store import open_writer_turn
 
         engine = make_engine(app.config["CHECKOUT_DATABASE_URL"])
         unchecked = _loading_for_a_flask_command()
         if not unchecked:
             try:
                 prepare(engine, auto_upgrade=bool(app.config["CHECKOUT_DATABASE_AUTO_UPGRADE"]))
+                open_writer_turn(engine)
             except BaseException:
                 engine.dispose()
                 raise

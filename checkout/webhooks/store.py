@@ -300,6 +300,13 @@ def _turn_of(engine: Engine) -> _WriterTurn | None:
         return turn
 
 
+def open_writer_turn(engine: Engine) -> None:
+    """Open the file through which SQLite's writers take turns, at start-up: one that cannot be
+    made or opened is a ConfigurationError then, not a failed delivery later."""
+    if engine.dialect.name == "sqlite":
+        _turn_of(engine)
+
+
 _memory_locks: ProcessLocal[weakref.WeakKeyDictionary[Engine, threading.Lock]] = \
     ProcessLocal(weakref.WeakKeyDictionary)
 

@@ -2,6 +2,7 @@
 of one body in a batch are one delivery, and a row the database refuses fails alone."""
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -351,3 +352,18 @@ def test_a_turn_that_never_comes_fails_the_write_as_sqlite_would(sqlite_writer, 
             insert_new(sqlite_writer, [_values(json.dumps(order_payload("ord_1")).encode())])
     finally:
         other.end()
+
+
+def test_a_writers_lock_file_that_cannot_be_opened_stops_start_up_naming_it(webhook_config,
+                                                                            tmp_path):
+    """Said at start-up, with its path, not as a failed delivery at the first webhook."""
+    from checkout.errors import ConfigurationError
+
+    database = tmp_path / "shop.sqlite3"
+    make_app({**webhook_config, "CHECKOUT_DATABASE_URL": f"sqlite:///{database}"}
+             ).extensions["checkout"].close()
+    gc.collect()            # that app's engine and its turn, gone (a new process, as it were)
+    (tmp_path / f"shop.sqlite3{WRITER_LOCK_SUFFIX}").unlink()
+    (tmp_path / f"shop.sqlite3{WRITER_LOCK_SUFFIX}").mkdir()      # not a file that opens
+    with pytest.raises(ConfigurationError, match=f"shop.sqlite3{WRITER_LOCK_SUFFIX}"):
+        make_app({**webhook_config, "CHECKOUT_DATABASE_URL": f"sqlite:///{database}"})
