@@ -48,6 +48,8 @@ from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
+    from ..state import CheckoutState
+
 log = logging.getLogger(__name__)
 
 
@@ -59,10 +61,11 @@ class Answer:
     status: int
     body: dict[str, Any]
     result: str
+    request_id: str
     retry_after: str | None = None
 
-    def headers(self, request_id: str) -> dict[str, str]:
-        headers = MACHINE_HEADERS | {REQUEST_ID_HEADER: request_id}
+    def headers(self) -> dict[str, str]:
+        headers = MACHINE_HEADERS | {REQUEST_ID_HEADER: self.request_id}
         if self.retry_after is not None:
             headers["Retry-After"] = self.retry_after
         return headers
@@ -84,18 +87,18 @@ def receive(app: Flask, delivery: Request) -> Answer:
         state = state_of(app)
         metrics = state.metrics
         state.dispatcher.ensure_running()   # the start-up sweep: work a dead process left behind
-        answer = _receive(app, delivery, rid)
+        answer = _receive(app, state, delivery, rid)
     except Exception:   # a bug: the sender gets a 500 and retries; nothing was acknowledged
         log.exception("webhook receiver failed", extra={"request_id": rid})
-        answer = Answer(500, {"error": "internal error, retry later"}, "failed")
+        answer = Answer(500, {"error": "internal error, retry later"}, "failed", rid)
     if metrics is not None:
         metrics.webhook_delivery(answer.result, time.perf_counter() - started)
     return answer
 
 
-def _receive(app: Flask, delivery: Request, rid: str) -> Answer:
+def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> Answer:
     limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
-    too_large = Answer(413, {"error": f"body larger than {limit} bytes"}, "too_large")
+    too_large = Answer(413, {"error": f"body larger than {limit} bytes"}, "too_large", rid)
     if delivery.content_length is not None and delivery.content_length > limit:
         return too_large
     # A body without Content-Length (chunked) is read up to the cap and one byte more: werkzeug's
@@ -115,12 +118,11 @@ def _receive(app: Flask, delivery: Request, rid: str) -> Answer:
     except WebhookSignatureError as exc:
         log.warning("webhook refused from %s: %s", delivery.remote_addr, exc,
                     extra={"request_id": rid})
-        return Answer(401, {"error": str(exc)}, "bad_signature")
+        return Answer(401, {"error": str(exc)}, "bad_signature", rid)
 
     parsed, reason = parse_or_reason(body)
     headers = {name: value for name in KEPT_HEADERS
                if (value := delivery.headers.get(name)) is not None}
-    state = state_of(app)
     dispatcher = state.dispatcher
     try:
         with dispatcher.acknowledging():
@@ -128,16 +130,16 @@ def _receive(app: Flask, delivery: Request, rid: str) -> Answer:
     except SQLAlchemyError:
         log.exception("webhook not stored: database unavailable; answering 503 for a retry",
                       extra={"request_id": rid})
-        return Answer(503, {"error": "storage unavailable, retry later"}, "unavailable",
+        return Answer(503, {"error": "storage unavailable, retry later"}, "unavailable", rid,
                       retry_after="1")
 
     if parsed is None:
         return Answer(400, {"error": reason, "id": receipt.event_id,
-                            "duplicate": receipt.duplicate}, "invalid")
+                            "duplicate": receipt.duplicate}, "invalid", rid)
     dispatcher.notify()
     return Answer(200, {"received": True, "duplicate": receipt.duplicate,
                         "id": receipt.event_id},
-                  "duplicate" if receipt.duplicate else "accepted")
+                  "duplicate" if receipt.duplicate else "accepted", rid)
 
 
 class WebhookFront:
@@ -155,9 +157,8 @@ class WebhookFront:
                 environ.get("PATH_INFO") in self._receiver_paths():
             answer = receive(self.app, Request(environ))
             body = answer.encoded()
-            headers = answer.headers(environ_request_id(environ))
             start_response(f"{answer.status} {HTTPStatus(answer.status).phrase}", [
-                *headers.items(), ("Content-Type", "application/json"),
+                *answer.headers().items(), ("Content-Type", "application/json"),
                 ("Content-Length", str(len(body)))])
             return [body]
         return self.wsgi_app(environ, start_response)
@@ -177,8 +178,7 @@ def receive_webhook() -> Response:
     # Flask's own request: whatever read the body before (a host's request_started handler,
     # say) left it cached there, where a new one would find the stream drained.
     answer = receive(real_app(current_app), request)
-    return machine_answer(answer.encoded().decode(), answer.status,
-                          answer.headers(environ_request_id(request.environ)))
+    return machine_answer(answer.encoded().decode(), answer.status, answer.headers())
 
 
 # A marker that CSRF extensions (Flask-WTF's CSRFProtect) look for on the view function; mypy
