@@ -37,26 +37,29 @@ from .helpers import history, order_payload
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def engine(request, webhook_config):
+def state(request, webhook_config):
     if request.param == "postgresql":
         webhook_config["CHECKOUT_DATABASE_URL"] = request.getfixturevalue("postgres_url")
-    app = make_app(dict(webhook_config))
-    engine = app.extensions["checkout"].engine
-    yield engine
-    app.extensions["checkout"].close()
+    state = make_app(dict(webhook_config)).extensions["checkout"]
+    yield state
+    state.close()
+
+
+@pytest.fixture
+def engine(state):
+    return state.engine
+
+
+@pytest.fixture
+def intake(state) -> Intake:
+    """The app's own intake: its group commit, and the connection it keeps."""
+    return state.intake
 
 
 @pytest.fixture
 def writer(engine):
-    """The intake's kept connection, as the group commit's leader uses it."""
+    """A kept connection as the group commit's leader uses it, apart from the app's."""
     kept = KeptConnection(engine)
-    yield kept
-    kept.close()
-
-
-@pytest.fixture
-def intake(engine):
-    kept = Intake(engine)
     yield kept
     kept.close()
 
@@ -313,14 +316,13 @@ class OtherProcessWriter:
 
 @pytest.fixture
 def sqlite_writer(webhook_config):
-    engine = make_app(dict(webhook_config)).extensions["checkout"].engine
-    assert engine.dialect.name == "sqlite"
-    writer = KeptConnection(engine)
-    with writer.use():      # the turn's file is made with the database's first write
-        pass
+    """A kept connection to a SQLite file (whose writers' lock file start-up made)."""
+    state = make_app(dict(webhook_config)).extensions["checkout"]
+    assert state.engine.dialect.name == "sqlite"
+    writer = KeptConnection(state.engine)
     yield writer
     writer.close()
-    engine.dispose()
+    state.close()
 
 
 def test_the_writers_of_other_processes_take_turns_on_a_file_lock(sqlite_writer):
