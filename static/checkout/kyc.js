@@ -24,6 +24,7 @@
   var TARGET_BYTES = 1024 * 1024;
   var shrinking = 0;        // photos still being shrunk
   var sendWhenReady = null; // the form whose send waits for them
+  var statusSaidFor = null; // the field whose message the status line repeats
 
   function form() {
     return document.querySelector("form[data-kyc-form]");
@@ -124,6 +125,10 @@
     p.parentNode.removeChild(p);
     input.removeAttribute("aria-invalid");
     describedBy(input, p.id, false);
+    if (statusSaidFor === input) {
+      statusSaidFor = null;
+      status("");
+    }
   }
 
   // Every field that is wrong, said; the first one focused. False if one could not be said.
@@ -139,7 +144,10 @@
     if (first) {
       // Focus moving to the field makes a screen reader read it with its message; a field that
       // has the focus already (Enter pressed in it) is read again through the status line.
-      if (first === document.activeElement) status(message(f, first));
+      if (first === document.activeElement) {
+        status(message(f, first));
+        statusSaidFor = first;      // until it is put right
+      }
       first.focus();
     }
     return allSaid;

@@ -231,6 +231,7 @@ def test_what_is_missing_is_said_at_each_field_before_anything_is_sent(page, sho
     assert frame.get_attribute("input[name=last_name]", "aria-describedby").endswith(
         "field-last_name-error")
     frame.get_by_label("Last name").fill("Kamau")
+    assert frame.inner_text("[data-photo-status]") == ""        # put right: said no more
     frame.locator("input[name=photo_selfie]").set_input_files(str(photos["selfie"]))
     frame.wait_for_selector("#field-photo_selfie-error", state="detached")
     assert frame.locator("#field-last_name-error").count() == 0
