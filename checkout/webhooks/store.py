@@ -218,9 +218,10 @@ class _WriterTurn:
     """The turn to write one SQLite file, for the threads of this process.
 
     The file lock is a POSIX record lock (``lockf``): a forked child does not inherit it, and it
-    is released when its process ends however it ends. POSIX locks belong to a process, and
-    closing any descriptor of the file releases them: so one turn per file and process, shared by
-    every engine on that file.
+    is released when its process ends however it ends. (A ``flock``, which the ``filelock``
+    package takes, belongs to the open file: a child forked during a turn would hold it too.)
+    POSIX locks belong to a process, and closing any descriptor of the file releases them: so one
+    turn per file and process, shared by every engine on that file.
     """
 
     def __init__(self, path: str) -> None:
