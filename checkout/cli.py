@@ -85,15 +85,23 @@ sessions_cli = AppGroup("sessions", help="Checkout sessions: purge expired ones.
 @click.option("--older-than-days", type=click.IntRange(min=0), default=0, show_default=True,
               help="keep sessions that expired less than this many days ago")
 def purge_sessions_command(older_than_days: int) -> None:
-    """Delete expired checkout sessions (they hold users' wallet and contact details)."""
+    """Delete expired checkout sessions (they hold users' wallet and contact details), and the
+    KYC levels the upstream has not confirmed for CHECKOUT_KYC_REMEMBER_DAYS."""
     from datetime import timedelta
 
+    from flask import current_app
+
+    from .kyc import memory as kyc_memory
     from .session_purge import purge_expired_sessions
     from .state import get_state
 
-    deleted = purge_expired_sessions(get_state().engine,
-                                     older_than=timedelta(days=older_than_days))
+    engine = get_state().engine
+    deleted = purge_expired_sessions(engine, older_than=timedelta(days=older_than_days))
     click.echo(f"deleted {deleted} expired session{'' if deleted == 1 else 's'}")
+    days = current_app.config["CHECKOUT_KYC_REMEMBER_DAYS"]
+    forgotten = kyc_memory.forget_older_than(engine, float(days))
+    click.echo(f"forgot {forgotten} KYC level{'' if forgotten == 1 else 's'} the upstream has not "
+               f"confirmed in {days} days")
 
 
 checkout_cli.add_command(sessions_cli)

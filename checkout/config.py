@@ -86,8 +86,12 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_RECONCILE_PER_MINUTE": 30,
     # KYC: True when the merchant's user endpoints are enabled upstream (spec 4.6, off by
     # default): the user's standing is then read by email with its exact level. Otherwise by
-    # phone from /api/kyc/state, whose pass counts as basic.
+    # phone from /api/kyc/state, whose pass counts as basic unless the upstream told the level
+    # elsewhere (order webhooks' userKyc, kyc events: checkout.kyc.memory).
     "CHECKOUT_KYC_USER_API": False,
+    # Days a level the upstream told of a person (by a keyed digest of their email or phone) is
+    # remembered after it last said it, for their next orders; then deleted by the hourly sweep.
+    "CHECKOUT_KYC_REMEMBER_DAYS": 365,
     # Seconds between two reads of a KYC submission under review (sooner when a `kyc` webhook
     # arrives); the page itself asks every few seconds and is answered from the session.
     "CHECKOUT_KYC_POLL_SECONDS": 15,
@@ -165,6 +169,9 @@ def validate(app: Flask) -> None:
         raise ConfigurationError("CHECKOUT_URL_PREFIX must start with '/' and not end with '/'")
     _check_upstream_scheme(app)
     _check_switches(app)
+    days = app.config.get("CHECKOUT_KYC_REMEMBER_DAYS")
+    if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0:
+        raise ConfigurationError("CHECKOUT_KYC_REMEMBER_DAYS must be a number of days above 0")
     from .ratelimits import configured_limits, storage_settings
 
     configured_limits(app)

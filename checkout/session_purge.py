@@ -4,7 +4,8 @@ An expired session can no longer be opened (its pages answer 404), but its row s
 the user typed (wallet address, phone number, email) and the order it created. Keeping it serves
 no one, so expired rows are deleted: by the CLI (``--older-than-days`` keeps recent ones for
 inspection), and opportunistically by each process's webhook dispatcher thread at most once per
-``CHECKOUT_SESSION_PURGE_INTERVAL`` seconds.
+``CHECKOUT_SESSION_PURGE_INTERVAL`` seconds. Both also delete the KYC levels the upstream has not
+confirmed for ``CHECKOUT_KYC_REMEMBER_DAYS`` (:mod:`checkout.kyc.memory`).
 
 Deleting cannot let a launch token open a second session: a session lives 7 days
 (``checkout.sessions.SESSION_LIFETIME``) and a token at most 30 minutes, so by the time its session
@@ -22,6 +23,7 @@ from flask import Flask
 from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 
+from .kyc import memory as kyc_memory
 from .sessions import sessions_table
 
 log = logging.getLogger(__name__)
@@ -71,9 +73,14 @@ def maybe_purge(app: Flask) -> int | None:
         return None
     try:
         deleted = purge_expired_sessions(state.engine)
+        forgotten = kyc_memory.forget_older_than(
+            state.engine, float(app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365)))
     except Exception:  # the database may be down; try again next interval
         log.exception("purging expired checkout sessions failed")
         return None
     if deleted:
         log.info("purged %d expired checkout sessions", deleted)
+    if forgotten:
+        log.info("forgot %d KYC levels the upstream has not confirmed since %s days", forgotten,
+                 app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365))
     return deleted

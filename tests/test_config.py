@@ -87,6 +87,12 @@ def test_frame_ancestors_must_be_a_list_of_strings(tmp_path, ancestors):
         build(tmp_path, CHECKOUT_FRAME_ANCESTORS=ancestors)
 
 
+@pytest.mark.parametrize("days", [0, -1, "365", True, None])
+def test_the_days_kyc_levels_are_remembered_must_be_a_positive_number(tmp_path, days):
+    with pytest.raises(ConfigurationError, match="CHECKOUT_KYC_REMEMBER_DAYS"):
+        build(tmp_path, CHECKOUT_KYC_REMEMBER_DAYS=days)
+
+
 @pytest.mark.parametrize("base", ["http://api.exchange.example", "http://10.0.0.5:8080",
                                   "ftp://api.exchange.example", "api.exchange.example"])
 def test_cleartext_upstream_is_refused_at_start_up(tmp_path, base):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +34,7 @@ from sqlalchemy.exc import OperationalError
 
 from ..errors import WebhookPayloadError
 from ..inputs import storable
+from ..kyc import memory as kyc_memory
 from . import statements
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
 from .intake import Intake, Receipt
@@ -56,6 +58,20 @@ KEPT_HEADERS = ("content-type", "user-agent", "x-signature", "content-length")
 FETCHED_FLOWS = ("onramp", "offramp")   # the flows whose full order the upstream serves
 
 BATCH = 25      # events per transaction: short enough not to hold SQLite's writer for long
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What processing needs of the app's configuration, read once per call."""
+
+    fetch_orders: bool
+    # The key of the digests KYC levels are remembered under (checkout.kyc.memory).
+    person_secret: str
+
+    @classmethod
+    def of(cls, app: Flask) -> Settings:
+        return cls(fetch_orders=bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True)),
+                   person_secret=str(app.config.get("CHECKOUT_LAUNCH_SECRET") or ""))
 
 
 def record_delivery(intake: Intake, body: bytes, headers: Mapping[str, str],
@@ -95,7 +111,7 @@ def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,
     in it fails, the batch is rolled back and its events are processed one by one, so a broken
     event is marked failed alone and a deadlock between two workers costs one retry.
     """
-    fetch_orders = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
+    settings = Settings.of(app)
     done = 0
     while done < limit:
         if between_batches is not None and done:
@@ -106,7 +122,7 @@ def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,
             break
         try:
             with write_transaction(engine) as conn:
-                _process(conn, ids, fetch_orders)
+                _process(conn, ids, settings)
         except Exception:  # isolate the culprit below
             log.info("webhook batch of %d rolled back; processing its events one by one",
                      len(ids), exc_info=True)
@@ -124,10 +140,10 @@ def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,
 
 def process_event(app: Flask, engine: Engine, event_id: int) -> bool:
     """Claim and process one stored event alone. False if another worker has it (or had it)."""
-    fetch_orders = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
+    settings = Settings.of(app)
     try:
         with write_transaction(engine) as conn:
-            return _process(conn, [event_id], fetch_orders) == 1
+            return _process(conn, [event_id], settings) == 1
     except OperationalError:
         raise
     except Exception as exc:  # keep the failure on the event, for replay
@@ -141,7 +157,7 @@ def process_event(app: Flask, engine: Engine, event_id: int) -> bool:
         return True
 
 
-def _process(conn: Connection, ids: list[int], fetch_orders: bool) -> int:
+def _process(conn: Connection, ids: list[int], settings: Settings) -> int:
     """Claim the stored events among ``ids`` and apply them in receipt order, in ``conn``'s
     transaction. Returns how many this worker claimed."""
     now = utcnow()
@@ -159,7 +175,9 @@ def _process(conn: Connection, ids: list[int], fetch_orders: bool) -> int:
              "created_at": now, "state": PENDING, "attempts": 0} for event_id in owed])
     outcomes: dict[str, list[int]] = {}
     for event_id, body in claimed:
-        outcome = _apply(conn, event_id, parse_event(body), now, fetch_orders=fetch_orders)
+        event = parse_event(body)
+        _learn_kyc_level(conn, event, settings, now)
+        outcome = _apply(conn, event_id, event, now, fetch_orders=settings.fetch_orders)
         outcomes.setdefault(outcome, []).append(event_id)
     for outcome, event_ids in outcomes.items():
         conn.execute(statements.SET_OUTCOME, {"ids": event_ids, "outcome": outcome})
@@ -176,6 +194,18 @@ def _apply(conn: Connection, event_id: int, event: ParsedEvent, now: datetime, *
             "created_at": now, "state": PENDING, "attempts": 0})
         return "signalled"
     return "ignored"
+
+
+def _learn_kyc_level(conn: Connection, event: ParsedEvent, settings: Settings,
+                     now: datetime) -> None:
+    """Remember the level of verification a webhook tells of its user (``data.userKyc`` of an
+    order, a ``kyc`` event): the next order of the same person is then not asked again for a
+    check they passed (checkout.kyc.memory)."""
+    told = kyc_memory.level_in_event(event.type, event.payload)
+    if told is not None:
+        email, level = told
+        kyc_memory.remember(conn, kyc_memory.person_keys(settings.person_secret, email=email),
+                            level, now)
 
 
 def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: datetime, *,
