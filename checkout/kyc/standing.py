@@ -10,6 +10,11 @@ from one upstream call, made when the KYC step is reached:
 - ``/api/user/kyc/status`` by email and country, when ``CHECKOUT_KYC_USER_API`` is True (the
   merchant's user endpoints are enabled upstream, spec 4.6): it gives the passed level itself.
 
+By phone, a pass whose level the state does not give is read with what the upstream said of the
+person elsewhere (:mod:`.memory`: order webhooks' ``userKyc``, ``kyc`` events, a document refused as
+already approved). When nothing tells the level, the standing says so (``level_known`` False): the
+page then says the user may be verified already, and how to check, rather than only ask again.
+
 The answer is kept in the session (``CheckoutSession.kyc``) with the *decision* it was read for
 (flow, country, level needed, source, phone, email): a page view reuses it; an amount that asks a
 higher level, or another phone or email, is a new decision and reads again. While a submission is
@@ -36,6 +41,7 @@ from ..errors import UpstreamError
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import KycDocument, KycRule, UtilCountry
+from . import memory
 from .levels import covers, next_level, rank, required_level
 
 log = logging.getLogger("checkout.kyc")
@@ -148,10 +154,27 @@ def missing_contact(session: CheckoutSession) -> str | None:
     return None
 
 
+def _secret() -> str:
+    return str(current_app.config.get("CHECKOUT_LAUNCH_SECRET") or "")
+
+
 def _digest(*parts: str) -> str:
     # Keyed: a plain hash of a phone number is reversed by trying every number.
-    key = str(current_app.config.get("CHECKOUT_LAUNCH_SECRET") or "").encode()
-    return hmac.new(key, "\x1f".join(parts).encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(_secret().encode(), "\x1f".join(parts).encode(),
+                    hashlib.sha256).hexdigest()[:32]
+
+
+def person_keys(session: CheckoutSession) -> list[str]:
+    """The keys under which what the upstream told of this user is remembered (:mod:`.memory`)."""
+    who = contact(session)
+    return memory.person_keys(_secret(), email=who.email, phone=who.phone)
+
+
+def remembered_level(session: CheckoutSession) -> str:
+    """The highest level the upstream told this user passed, in an earlier order's webhooks or
+    an earlier session; ``none`` when it told nothing."""
+    days = float(current_app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365))
+    return memory.recall(get_state().engine, person_keys(session), days=days)
 
 
 def user_key(session: CheckoutSession) -> str:
@@ -174,10 +197,14 @@ class Standing:
     description: str | None            # the upstream's words for the status
     reached_limit: bool
     kyc_url: str | None
+    # False when the upstream said the user passed, but nothing tells at which level: ``passed``
+    # is then the lowest (basic), and the user may well have passed more.
+    level_known: bool = True
 
     def record(self) -> dict[str, Any]:
         return {"passed": self.passed, "status": self.status, "description": self.description,
-                "reached_limit": self.reached_limit, "kyc_url": self.kyc_url}
+                "reached_limit": self.reached_limit, "kyc_url": self.kyc_url,
+                "level_known": self.level_known}
 
 
 def read(session: CheckoutSession) -> Standing:
@@ -192,9 +219,14 @@ def read(session: CheckoutSession) -> Standing:
                         answer.kyc_status_description, answer.reached_kyc_limit, None)
     assert who.phone, "missing_contact() first"
     state = upstream.kyc_state(phone_number=who.phone, email=who.email)
-    # The state says whether KYC was passed, not which level: a pass is counted as basic.
-    return Standing("basic" if state.passed_kyc else "none", status_word(state.kyc_status),
-                    state.kyc_status_description, state.reached_kyc_limit, state.kyc_url)
+    # The state says whether KYC was passed, not which level: a pass counts as basic, or as the
+    # level the upstream told elsewhere of this person.
+    passed, known = "none", True
+    if state.passed_kyc:
+        told = remembered_level(session)
+        passed, known = max("basic", told, key=rank), told != "none"
+    return Standing(passed, status_word(state.kyc_status), state.kyc_status_description,
+                    state.reached_kyc_limit, state.kyc_url, level_known=known)
 
 
 def target_level(session: CheckoutSession, record: dict[str, Any] | None = None) -> str | None:
@@ -267,11 +299,40 @@ def refresh(session: CheckoutSession, *, force: bool = False) -> CheckoutSession
                     checked_at=time.time())
         if source() == STATE and submitted.get("who") == who:
             _prove_level(kept, submitted, standing.status, who)
-        proven = kept.get("proven") or {}
-        if proven.get("who") == who and rank(proven.get("level")) > rank(kept["passed"]):
-            kept["passed"] = proven["level"]
+        _count_proven(kept, who)
         if standing.status in ("approved", "rejected") and submitted.get("seen_pending"):
             kept["submitted"] = {**submitted, "decided": standing.status}
+        fresh.kyc = kept
+
+    proven_before = (session.kyc.get("proven") or {}).get("level")
+    session = get_state().sessions.update(session.id, change)
+    proven = session.kyc.get("proven") or {}
+    if proven.get("who") == who and proven.get("level") != proven_before:
+        # Proven here, for this person's next orders too.
+        memory.remember_now(get_state().engine, person_keys(session), proven.get("level"))
+    return session
+
+
+def _count_proven(kept: dict[str, Any], who: str) -> None:
+    """A level proven in this session counts as passed (and as known) for the same person."""
+    proven = kept.get("proven") or {}
+    if proven.get("who") == who and rank(proven.get("level")) >= rank(kept.get("passed")):
+        kept["passed"] = proven["level"]
+        kept["level_known"] = True
+
+
+def prove(session: CheckoutSession, level: str) -> CheckoutSession:
+    """The partner refused a document because ``level`` is already approved for this user:
+    that level is passed (the step is done, not failed), here and for their next orders."""
+    who = user_key(session)
+    memory.remember_now(get_state().engine, person_keys(session), level)
+
+    def change(fresh: CheckoutSession) -> None:
+        kept = fresh.kyc
+        earlier = kept.get("proven") or {}
+        if earlier.get("who") != who or rank(level) > rank(earlier.get("level")):
+            kept["proven"] = {"who": who, "level": level}
+        _count_proven(kept, who)
         fresh.kyc = kept
 
     return get_state().sessions.update(session.id, change)

@@ -45,7 +45,7 @@ from ..htmx import htmx_redirect, render
 from ..journey.steps import update_before_order
 from ..kyc import photos as kyc_photos
 from ..kyc import standing, submission
-from ..kyc.levels import next_level
+from ..kyc.levels import covers, next_level
 from ..public_address import external_url
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
@@ -164,7 +164,7 @@ class KycStep(journey.StepPage):
             fresh.mark_answered(STEP)      # counted in "Step n of m" once no longer needed
 
         try:
-            self._send(session, document, result)
+            already = self._send(session, document, level, result)
         except (UpstreamUnavailable, UpstreamBadResponse) as exc:
             # No answer is not "not sent": the document may have arrived. What the partner
             # says now decides; sending it again blindly could make a second submission.
@@ -179,19 +179,28 @@ class KycStep(journey.StepPage):
                     "We could not reach our verification partner, and your document may not "
                     "have been sent. Try again in a moment."))) from None
             return session
+        if already is not None:
+            # Nothing was sent for review: the partner knows the user passed this level.
+            session = update_before_order(session.id, lambda fresh: fresh.mark_answered(STEP))
+            return standing.prove(session, already)
         session = update_before_order(session.id, submitted)
         try:
             return standing.refresh(session, force=True)
         except UpstreamError:
             return session          # sent: the pending page reads the standing again
 
-    def _send(self, session: CheckoutSession, document: KycDocument, result: FormResult) -> None:
-        """Send the document; a refusal becomes ``StepRefused`` with the partner's words. No
+    def _send(self, session: CheckoutSession, document: KycDocument, level: str | None,
+              result: FormResult) -> str | None:
+        """Send the document; a refusal becomes ``StepRefused`` with the partner's words, unless
+        it says the user passed this level already: that level is returned (None once sent). No
         answer at all (``UpstreamUnavailable``, ``UpstreamBadResponse``) is left to the caller."""
         fields = submission.user_fields(document, result.values, result.facts["photos"])
         try:
             submission.send(session, document, fields)
         except UpstreamBadRequest as exc:
+            already = submission.already_approved(exc.message, level)
+            if already is not None and covers(already, level):
+                return already
             named, said = submission.refusal(exc.message, document)
             refused = FormResult()
             if named:
@@ -208,6 +217,7 @@ class KycStep(journey.StepPage):
             raise journey.StepRefused(FormResult(form_error=_(
                 "Our verification partner could not take this document now. Try again in a "
                 "few minutes, or use their page below."))) from None
+        return None
 
     # -- the page -------------------------------------------------------------------------------
 
@@ -283,6 +293,10 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
     rejected = record.get("status") == "rejected"
     context.update(
         level=level, documents=documents, document=document, rejected=rejected,
+        # Passed, but at a level the partner does not say: maybe this one already.
+        level_unknown=record.get("level_known") is False and not covers(
+            str(record.get("passed") or "none"), level),
+        checked_again=request.args.get("check") == "1",
         raising=bool(record.get("reached_limit")) and level == next_level(
             str(record.get("passed") or "none")),
         rejected_title=document_title((record.get("submitted") or {}).get("document"),

@@ -25,7 +25,9 @@ from checkout.kyc import submission
 from checkout.sandbox.kyc import kyc_store
 from checkout.state import get_state
 from checkout.upstream.types import KycDocument, RequiredField
+from checkout.views import kyc as kyc_views
 
+from ..sandbox.sandbox_support import wait_for
 from .conftest import EVM_ADDRESS, PHONES, Flow
 
 KE_PHONE = "254712345678"
@@ -553,3 +555,141 @@ def test_a_submission_without_an_answer_is_looked_up_not_sent_again(app: Flask, 
     to_kyc(flow, "5000")
     page = flow.follow(flow.post("/kyc", NATIONAL_ID))
     assert "We are checking your document" in text(page)
+
+
+# -- a returning customer ---------------------------------------------------------------------------
+
+ADA = {**PERSON, "email": "ada@example.com"}        # the email the wallet step gave
+
+
+def alien_card(**person: Any) -> dict[str, Any]:
+    """An advanced document (Kenya's alien card) with its three photos."""
+    return {**ADA, **person, "document": "ALIEN_CARD", "id_number": "1234567",
+            "photo_selfie": (io.BytesIO(photo()), "selfie.jpg"),
+            "photo_front": (io.BytesIO(photo()), "front.jpg"),
+            "photo_back": (io.BytesIO(photo()), "back.jpg")}
+
+
+def verified_on_the_partners_page(app: Flask, level: str) -> None:
+    """The user passes ``level`` outside this checkout (the partner's own page): the checkout
+    hears of it from nobody."""
+    from checkout.sandbox import reference
+    from checkout.sandbox.console_kyc import shortcut_document
+
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        store = kyc_store()
+        kenya = reference.country("KE")
+        user, _ = store.get_or_create(kenya, phone=KE_PHONE, email="ada@example.com")
+        store.verify_now(user, shortcut_document(kenya, level))
+
+
+def remembered(app: Flask) -> str:
+    from checkout.kyc import memory
+
+    with app.app_context():
+        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"], email="ada@example.com")
+        return memory.recall(get_state().engine, keys, days=1)
+
+
+def test_a_returning_customer_verified_with_photos_is_not_asked_again(app: Flask) -> None:
+    """Yesterday: KYC with photos, then an order, whose webhooks tell the level passed. Today the
+    same person buys as much again: the kyc state by phone says only "passed", and the checkout
+    knows which level from those webhooks. No identity step, no document sent again."""
+    first = Flow(app, app.test_client())
+    to_kyc(first, "15000")
+    first.landed(first.post("/kyc", alien_card()), "kyc")
+    review_kyc(app)
+    review = first.follow(first.get("/kyc"))
+    assert first.follow(first.create(review)).request.path.endswith("/pay")
+    # What the upstream told in the order's webhook (data.userKyc), once stored and processed.
+    wait_for(lambda: remembered(app) == "advanced", timeout=15)
+
+    again = Flow(app, app.test_client())
+    page = to_kyc(again, "15000")
+    assert page.request.path.endswith("/review"), text(page)
+    assert all("/kyc" not in r.request.path for r in again.responses)
+    assert again.follow(again.create(page)).request.path.endswith("/pay")
+
+
+def test_a_level_proven_in_one_session_counts_in_the_next(app: Flask) -> None:
+    """No order yet, so no webhook: the document this checkout sent and saw approved is enough
+    for the person's next session."""
+    first = Flow(app, app.test_client())
+    to_kyc(first, "15000")
+    first.landed(first.post("/kyc", alien_card()), "kyc")
+    review_kyc(app)
+    assert first.follow(first.get("/kyc")).request.path.endswith("/review")
+    assert remembered(app) == "advanced"
+    again = Flow(app, app.test_client())
+    assert to_kyc(again, "15000").request.path.endswith("/review")
+
+
+def test_verified_at_an_unknown_level_the_page_says_so_and_never_dead_ends(
+        app: Flask, monkeypatch) -> None:
+    """Verified with photos on the partner's own page, and nothing told the checkout the level:
+    the page says the user may be verified already, links the partner's page and a check that
+    reads the standing again. A document sent anyway is refused by the partner as already
+    approved: that answer finishes the step (and is remembered), it does not fail it."""
+    verified_on_the_partners_page(app, "advanced")
+    buyer = Flow(app, app.test_client())
+    page = to_kyc(buyer, "15000")
+    assert page.request.path.endswith("/kyc")
+    body, html = text(page), page.get_data(as_text=True)
+    assert "You are already verified with our partner" in body
+    partner = re.findall(r'<a class="link-button" href="([^"]+)" target="_blank" rel="noopener '
+                         r'noreferrer" data-partner-page>See my verification on our partner’s '
+                         r'page</a>', html)
+    assert len(partner) == 1 and "/sandbox/kyc?phoneNumber=254712345678" in partner[0], partner
+    assert "Which document will you use?" in body           # and the way to verify here
+    # "Check again" asks the partner again (not the session's copy).
+    with app.app_context():
+        upstream = get_state().upstream
+    reads: list[str] = []
+    real_state = upstream.kyc_state
+    monkeypatch.setattr(upstream, "kyc_state",
+                        lambda **kw: reads.append("state") or real_state(**kw))
+    # "Check again" asks at most every few seconds however often it is clicked: not in a test.
+    monkeypatch.setattr(kyc_views, "CHECK_AGAIN_SECONDS", 0)
+    checked = buyer.get("/kyc?check=1")
+    assert reads == ["state"]
+    assert "their answer has not changed" in text(checked)
+    sent = buyer.post("/kyc", alien_card())
+    review = buyer.landed(sent, "review")
+    assert "Step" in text(review) and "not accepted" not in text(review)
+    assert remembered(app) == "advanced"
+    # The next order of this person is not asked at all.
+    again = Flow(app, app.test_client())
+    assert to_kyc(again, "15000").request.path.endswith("/review")
+
+
+def test_check_again_finds_what_a_webhook_told_meanwhile(app: Flask, monkeypatch) -> None:
+    """Verified elsewhere; an order webhook of that person arrives (a purchase in another shop
+    of the merchant's, say) while the page shows the unknown level: "Check again" goes on."""
+    from checkout.kyc import memory
+
+    verified_on_the_partners_page(app, "advanced")
+    buyer = Flow(app, app.test_client())
+    assert "You are already verified" in text(to_kyc(buyer, "15000"))
+    with app.app_context():
+        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"], email="ada@example.com")
+        with get_state().engine.begin() as conn:
+            memory.remember(conn, keys, "advanced")
+    monkeypatch.setattr(kyc_views, "CHECK_AGAIN_SECONDS", 0)
+    assert buyer.follow(buyer.get("/kyc?check=1")).request.path.endswith("/review")
+
+
+def test_a_basic_pass_of_a_known_level_asks_for_the_advanced_document(app: Flask) -> None:
+    """The level is known (the upstream told basic): no "maybe already verified" notice, the
+    advanced documents straight away."""
+    verified_on_the_partners_page(app, "basic")
+    from checkout.kyc import memory
+
+    with app.app_context():
+        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"], email="ada@example.com")
+        memory.remember_now(get_state().engine, keys, "basic")
+    buyer = Flow(app, app.test_client())
+    body = text(to_kyc(buyer, "15000"))
+    assert "You are already verified" not in body
+    assert "your identity document and a photo of your face" in body and "Alien card" in body
