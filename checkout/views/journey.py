@@ -291,10 +291,10 @@ def session_page(session: CheckoutSession) -> Response:
     page = pages.steps[step]
     if failed is not None:
         return page.render(session, *failed)
-    session, kept = take_form(session, step)     # its redirect was not followed, say
-    if kept is not None:
-        return page.show_kept(session, *kept)
-    return page.render(session)
+    # As the step's own page shows it: a form kept for it (its redirect was not followed, say),
+    # and what the step reads first (the KYC step's standing, which may have moved on since the
+    # page last looked: a resume link opened after the approval shows it, not "checking").
+    return page.get(session)
 
 
 @session_route

@@ -290,7 +290,11 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
     if len(documents) == 1:
         chosen = documents[0].value
     document = next((d for d in documents if d.value == chosen), None)
-    rejected = record.get("status") == "rejected"
+    refused_document = (record.get("submitted") or {}).get("document")
+    # Why the last document was not accepted: while the user chooses, and on the form of that
+    # same document; the form of another one starts afresh.
+    rejected = record.get("status") == "rejected" and (
+        document is None or len(documents) == 1 or document.value == refused_document)
     context.update(
         level=level, documents=documents, document=document, rejected=rejected,
         # Passed, but at a level the partner does not say: maybe this one already.

@@ -693,3 +693,28 @@ def test_a_basic_pass_of_a_known_level_asks_for_the_advanced_document(app: Flask
     body = text(to_kyc(buyer, "15000"))
     assert "You are already verified" not in body
     assert "your identity document and a photo of your face" in body and "Alien card" in body
+
+
+def test_another_documents_form_does_not_repeat_the_last_refusal(app: Flask, flow: Flow) -> None:
+    to_kyc(flow, "5000")
+    flow.landed(flow.post("/kyc", {**NATIONAL_ID, "id_number": "00000000"}), "kyc")
+    review_kyc(app)
+    assert "Your National ID was not accepted" in text(flow.get("/kyc"))
+    assert "Your National ID was not accepted" in text(flow.get("/kyc?document=NATIONAL_ID"))
+    passport = text(flow.get("/kyc?document=PASSPORT"))
+    assert "Document: Passport" in passport
+    assert "not accepted" not in passport
+
+
+def test_the_sessions_own_link_shows_the_approval_it_already_knows(app: Flask,
+                                                                  flow: Flow) -> None:
+    """Opened after the approval (the resume link, on another device), the session's page goes
+    on with the order: never "We are checking your document" until the page's own poll."""
+    to_kyc(flow, "5000")
+    flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
+    review_kyc(app)
+    page = flow.get("/")
+    if page.status_code == 303:
+        page = flow.follow(page)
+    assert "We are checking your document" not in text(page)
+    assert page.request.path.endswith("/review") or "Review" in text(page)
