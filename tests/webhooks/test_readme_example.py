@@ -3,7 +3,9 @@ sandbox: a bought crypto delivered and a sale paid out are fulfilled; an order t
 match its basket raises an alert instead."""
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -13,8 +15,11 @@ from typing import Any
 from sqlalchemy import create_engine, text
 
 from checkout import signals
+from checkout.config import SANDBOX_WEBHOOK_SECRET
+from checkout.signature import sign
 
 from ..conftest import make_app
+from .helpers import Delivery, order_payload
 from .test_end_to_end import wait_for
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -107,3 +112,32 @@ def test_the_readme_fulfils_orders_of_both_flows_and_alerts_on_a_mismatch(config
         signals.order_status_changed.disconnect(example["fulfil"])
         state.dispatcher.stop()
         db.dispose()
+
+
+# -- the payload and the signature, as the README tells a merchant writing a test sender -----------
+
+def test_the_readmes_signature_recipes_sign_what_the_receiver_accepts(receiver, recorder):
+    example: dict[str, Any] = {}
+    exec(compile(readme_python("def webhook_signature("), str(README), "exec"), example)
+    shell = re.search(r"`(printf '%s%s' \"\$BODY\" .*?sha256sum)`",
+                      README.read_text(encoding="utf-8"), re.S)
+    assert shell is not None
+    secret = SANDBOX_WEBHOOK_SECRET
+    assert f"`{secret}`" in README.read_text(encoding="utf-8")
+    body = json.dumps(order_payload("ord_readme", "payout_successful", order_type="off_ramp"),
+                      separators=(",", ":")).encode()
+    by_python = example["webhook_signature"](body, secret)
+    by_shell = subprocess.run(
+        ["bash", "-c", shell.group(1).replace("\n", " ")], capture_output=True, text=True,
+        env={"BODY": body.decode(), "SECRET": secret, "PATH": "/usr/bin:/bin"},
+        check=True).stdout.split()[0]
+    assert by_python == by_shell == sign(body, secret)
+    answer = receiver.post(Delivery(body, {"Content-Type": "application/json",
+                                           "x-signature": by_shell.upper()}))
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    forged = receiver.post(Delivery(body.replace(b"ord_readme", b"ord_forged"),
+                                    {"Content-Type": "application/json",
+                                     "x-signature": by_python}))
+    assert forged.status_code == 401 and receiver.count_events() == 1
+    receiver.process()
+    assert recorder.statuses() == [("ord_readme", "payout_successful")]
