@@ -134,7 +134,9 @@ def _upstream_failed(exc: UpstreamError) -> click.ClickException:
 @click.option("--flow", type=click.Choice([*FAMILIES, "all"]), default="all", show_default=True,
               help="onramp, offramp (both variants) or legacy (the pay-widget family)")
 @click.option("--status", "statuses", multiple=True,
-              help="keep orders in this status (repeatable; legacy: buy swap or withdrawal status)")
+              help="keep orders in this status, in the upstream's words (offramp_success) or the "
+                   "webhooks' (payout_successful); repeatable; legacy: buy swap or withdrawal "
+                   "status")
 @click.option("--older-than", type=Duration(), help="created at least this long ago: 30m, 2h, 3d")
 @click.option("--newer-than", type=Duration(), help="created at most this long ago: 30m, 2h, 3d")
 @click.option("--order-params", help="only the order with this orderParams (your reference)")
@@ -148,7 +150,8 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
                         newer_than: timedelta | None, order_params: str | None, fmt: str,
                         limit: int, page_size: int) -> None:
     """Every order the upstream has (each family's list walked by cursor, newest first), one row
-    each: id, flow, variant, status, storedStatus (the checkout's, when it differs), amount,
+    each: id, flow, variant, status, storedStatus (the checkout's, when it says something else than
+    status: it is kept in webhook words, payout_successful for offramp_success), amount,
     currency, asset, network, orderParams, createdAt, updatedAt. User emails and phone numbers are
     never printed here (``orders show ID`` prints the upstream's full order, which has them)."""
     app = real_app(current_app)
