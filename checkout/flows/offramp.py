@@ -194,8 +194,9 @@ class OfframpFlow(Flow):
 
     def wallet_problem(self, session: CheckoutSession) -> tuple[str, str] | None:
         if has_fields(session):
-            for name, message in payout_details_problems(session).items():
-                return name, message            # the first, shown at its field
+            problems = payout_details_problems(session)
+            if problems:
+                return next(iter(problems.items()))     # the first, shown at its field
             if not payee_holds(session):
                 return "payee", _("Check who the money goes to before you confirm.")
         network = (session.quote or {}).get("params", {}).get("network") \
