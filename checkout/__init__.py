@@ -47,7 +47,10 @@ class Checkout:
 
     @staticmethod
     def launch_url(flow: str, **claims: Any) -> str:
-        """A URL of ``/launch`` with a freshly signed launch token (call in an app context)."""
+        """A URL of ``/launch`` with a freshly signed launch token (call in an app context).
+
+        ``_ttl=``: seconds until the token expires (900 by default, at most 1800), as the
+        command's ``--ttl``; see :func:`checkout.launch.launch_url` for the other options."""
         from .launch import launch_url
 
         return launch_url(current_app, flow, **claims)

@@ -54,27 +54,34 @@ def checkout_cli(ctx: click.Context) -> None:
 @click.option("--parent-origin", "parentOrigin", help="the one origin allowed to frame the session")
 @click.option("--return-url", "returnUrl", help='where "back to the shop" goes')
 @click.option("--locale", help="UI language, e.g. fr or sw_KE")
-@click.option("--ttl", type=click.IntRange(1, 30), default=15, show_default=True,
-              help="minutes until the token expires")
-@click.option("--external", is_flag=True, help="absolute URL from SERVER_NAME")
+# From 60: a --ttl written in minutes, as it once was (1 to 30), is refused, not taken as seconds.
+@click.option("--ttl", type=click.IntRange(60, 1800), default=900, show_default=True,
+              help="seconds until the token expires, 60 to 1800 (seconds, as launch_url's _ttl)")
+@click.option("--external", is_flag=True,
+              help="absolute URL (the default when CHECKOUT_PUBLIC_URL or SERVER_NAME is set)")
 @click.option("--base-url", help="absolute URL on this address, e.g. https://pay.example.com")
 def launch_url_command(flow: str, lock: tuple[str, ...], ttl: int, external: bool,
                        base_url: str | None, **claims: str | None) -> None:
-    """Print a /launch URL with a freshly signed launch token."""
+    """Print a /launch URL with a freshly signed launch token: absolute on the public address
+    (CHECKOUT_PUBLIC_URL, else SERVER_NAME) when one is configured, or on --base-url."""
     from .errors import LaunchTokenError
     from .launch import launch_url
+    from .public_address import public_base
 
     given: dict[str, object] = {name: value for name, value in claims.items() if value is not None}
     if lock:
         given["lock"] = list(lock)
+    # A printed URL is pasted into a message or a page: a path alone would lead nowhere.
+    external = external or public_base() is not None
     try:
         url = launch_url(current_app, flow, _external=external, _base_url=base_url,
-                         _ttl=ttl * 60, **given)
+                         _ttl=ttl, **given)
     except LaunchTokenError as exc:
         detail = getattr(exc, "detail", exc)
         raise click.UsageError(f"the token would be refused: {detail}") from exc
     except RuntimeError as exc:  # url_for without SERVER_NAME
-        raise click.UsageError("--external needs SERVER_NAME; or pass --base-url") from exc
+        raise click.UsageError("--external needs CHECKOUT_PUBLIC_URL or SERVER_NAME; or pass "
+                               "--base-url") from exc
     click.echo(url)
 
 

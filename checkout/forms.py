@@ -22,10 +22,11 @@ import phonenumbers
 import re2
 from babel.lists import format_list
 from email_validator import EmailNotValidError, validate_email
-from flask_babel import get_locale
+from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
 from phonenumbers import PhoneNumberType
 
+from .account_numbers import BANK_ACCOUNT_FIELDS, clean_bank_account_number
 from .addresses import AddressError, address_notice, network_has_memo, validate_address, validate_memo
 from .typed_amounts import parse_amount
 from .upstream.types import RequiredField
@@ -246,6 +247,9 @@ def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) 
         return raw
     if kind == "phone":
         cleaned = normalise_phone(raw, country)
+    elif kind == "string" and spec.name in BANK_ACCOUNT_FIELDS:
+        # The country's national format first (a NUBAN has ten digits), whatever the pattern.
+        cleaned = clean_bank_account_number(raw, country)
     elif kind == "email":
         cleaned = normalise_email(raw)
     elif kind == "date":
@@ -266,8 +270,26 @@ def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) 
         if spec.format:
             raise ValueError(_("This does not look right. Expected format: %(format)s",
                                format=describe_format(spec.format)))
-        raise ValueError(_("This does not look right. Check it and try again."))
+        raise ValueError(_digits_message(spec.regexp)
+                         or _("This does not look right. Check it and try again."))
     return cleaned
+
+
+# A pattern of digits alone, the whole value: "^[0-9]{10,16}$" (a bank's account numbers).
+_DIGITS_RULE = re.compile(r"\^(?:\[0-9\]|\\d)\{(\d+)(?:,(\d+))?\}\$")
+
+
+def _digits_message(pattern: str | None) -> str | None:
+    """What a pattern of digits alone asks, in words ("Enter 10 to 16 digits."); None for any
+    other pattern (its words are the upstream's ``format``, when it gives one)."""
+    match = _DIGITS_RULE.fullmatch(pattern or "")
+    if match is None:
+        return None
+    low = int(match.group(1))
+    high = int(match.group(2) or low)
+    if low == high:
+        return ngettext("Enter %(num)d digit.", "Enter %(num)d digits.", low)
+    return _("Enter %(low)d to %(high)d digits.", low=low, high=high)
 
 
 def clean_required_fields(specs: Iterable[RequiredField], form: Mapping[str, Any], *,

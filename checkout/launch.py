@@ -387,8 +387,9 @@ def launch_url(app: Flask, flow: str, *, _external: bool = False, _base_url: str
                _ttl: int = DEFAULT_TTL, **claims: Any) -> str:
     """The URL of ``/launch`` with a new token for ``flow`` and ``claims``.
 
-    Adds a random ``jti``, ``iat`` = now and ``exp`` = now + ``_ttl`` seconds (15 minutes; at most
-    30). ``_base_url`` (e.g. ``"https://pay.example.com"``) makes the URL absolute on that address;
+    Adds a random ``jti``, ``iat`` = now and ``exp`` = now + ``_ttl`` seconds (900 by default, at
+    most 1800; ``flask checkout launch-url --ttl`` takes seconds too). ``_base_url`` (e.g.
+    ``"https://pay.example.com"``) makes the URL absolute on that address;
     ``_external=True`` does so on the public address (``CHECKOUT_PUBLIC_URL``, ``SERVER_NAME``, or
 the request's host when trusted: :mod:`checkout.public_address`); otherwise the URL is a
     path. The claims are validated now, so a mistake fails in the merchant's code, not in the
@@ -408,7 +409,9 @@ the request's host when trusted: :mod:`checkout.public_address`); otherwise the 
                 raise RuntimeError("an external launch URL needs CHECKOUT_PUBLIC_URL, "
                                    "SERVER_NAME, or a request on a trusted host")
         if has_request_context() or app.config.get("SERVER_NAME"):
-            path = url_for("checkout.launch", token=token)
+            # A path, always: outside a request url_for would make it absolute on SERVER_NAME,
+            # and the base below would be put in front of a whole URL.
+            path = url_for("checkout.launch", token=token, _external=False)
         else:
             adapter = app.url_map.bind("localhost", script_name=app.config.get("APPLICATION_ROOT"))
             path = adapter.build("checkout.launch", {"token": token})

@@ -77,7 +77,7 @@ def test_optional_fields_may_be_left_empty_and_are_not_sent():
     ("phoneNumber", "0712345678", "not valid in Nigeria. Check the number of digits (for example "
                                   "0802 123 4567)."),
     ("bankCode", "999:99", "Choose one of the options"),
-    ("buyerBankAccountNumber", "12345", "does not look right"),
+    ("buyerBankAccountNumber", "12345", "Enter your 10-digit Nigerian account number (NUBAN)."),
     ("buyerBankAccountNumber", "x" * 300, "too long"),
     ("voterId", "ab", "0000000000000000000"),
     ("email", "not-an-email", "valid email"),
@@ -88,6 +88,68 @@ def test_bad_values_get_a_message_next_to_the_field(name, value, message):
     assert not result.ok
     assert set(result.errors) == {name}
     assert message in result.errors[name]
+
+
+# -- bank account numbers: the partner's rule and the country's own ------------------------------
+
+# A descriptor that states no rule at all, as a partner's may: the national format still holds.
+NO_RULE = required_fields_from_json({
+    "bankCode": DESCRIPTORS["bankCode"],
+    "bankAccountNumber": {"type": "string", "label": "Bank account number", "required": True}})
+
+
+@pytest.mark.parametrize("account", [
+    "abc", "12", "💸", "12345", "012345678", "01234567890", "0123456789💸", "abcdefghij",
+    "٠١٢٣٤٥٦٧٨٩",                                   # digits, but not the ones a bank takes
+])
+def test_a_nigerian_account_number_is_a_nuban_even_when_the_offer_says_nothing(account):
+    result = clean_required_fields(NO_RULE, {"bankCode": "011:02", "bankAccountNumber": account},
+                                   country="NG")
+    assert result.errors == {
+        "bankAccountNumber": "Enter your 10-digit Nigerian account number (NUBAN)."}
+    assert "bankAccountNumber" not in result.values
+
+
+@pytest.mark.parametrize("typed", ["0123456789", "0123 456 789", " 0123-456-789 ", "0123.456.789"])
+def test_an_account_number_grouped_as_people_copy_it_is_sent_as_its_digits(typed):
+    for specs_ in (NO_RULE, required_fields_from_json({
+            "bankCode": DESCRIPTORS["bankCode"],
+            "bankAccountNumber": {"type": "string", "label": "Bank account number",
+                                  "required": True, "regexp": "^[0-9]{10}$",
+                                  "format": "0000000000"}})):
+        result = clean_required_fields(specs_, {"bankCode": "011:02", "bankAccountNumber": typed},
+                                       country="NG")
+        assert result.ok, result.errors
+        assert result.values["bankAccountNumber"] == "0123456789"
+
+
+@pytest.mark.parametrize(("country", "account", "message"), [
+    # Kenya has no national format: the partner's rule says what is wanted, in words.
+    ("KE", "12", "Enter 10 to 16 digits."),
+    ("KE", "01234567890123456", "Enter 10 to 16 digits."),
+    ("KE", "💸", "Enter the account number with its digits (and letters, if it has any) only."),
+    ("KE", "abc", "Enter 10 to 16 digits."),
+])
+def test_elsewhere_the_partners_rule_for_account_numbers_is_said_in_words(country, account,
+                                                                          message):
+    specs_ = required_fields_from_json({"bankAccountNumber": {
+        "type": "string", "label": "Bank account number", "required": True,
+        "regexp": "^[0-9]{10,16}$"}})
+    result = clean_required_fields(specs_, {"bankAccountNumber": account}, country=country)
+    assert result.errors == {"bankAccountNumber": message}
+    ok = clean_required_fields(specs_, {"bankAccountNumber": "0123 4567 8901"}, country=country)
+    assert ok.values == {"bankAccountNumber": "012345678901"}
+
+
+def test_a_paybill_number_of_the_wrong_length_is_told_how_many_digits():
+    specs_ = required_fields_from_json({"shortCode": {
+        "type": "string", "label": "Paybill number", "required": True,
+        "regexp": "^[0-9]{5,7}$"}})
+    result = clean_required_fields(specs_, {"shortCode": "12"}, country="KE")
+    assert result.errors == {"shortCode": "Enter 5 to 7 digits."}
+    single = required_fields_from_json({"pin": {"type": "string", "regexp": "^[0-9]{1}$"}})
+    assert clean_required_fields(single, {"pin": "12"}, country="KE").errors == {
+        "pin": "Enter 1 digit."}
 
 
 def test_case_insensitive_flag():

@@ -13,6 +13,7 @@ from checkout.errors import LaunchTokenError
 from checkout.launch import MAX_TOKEN_LENGTH, launch_url, normalize_origin, verify_token
 from checkout.state import get_state
 
+from .conftest import make_app
 from .launch_support import claims, install_flow_stub, session_count, session_id_from, sign, unsigned
 
 SHOP = "https://shop.test"
@@ -390,6 +391,42 @@ class TestCli:
             "checkout", "launch-url", "--flow", "onramp", "--lock", "memo"])
         assert result.exit_code == 2
         assert "every locked claim needs a value" in result.output
+
+    def test_prints_an_absolute_url_on_the_public_address_when_one_is_set(self, config):
+        config["CHECKOUT_PUBLIC_URL"] = "https://pay.shop.test"
+        app = make_app(dict(config))
+        result = app.test_cli_runner().invoke(args=["checkout", "launch-url", "--flow", "onramp"])
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith("https://pay.shop.test/checkout/launch?token="), \
+            result.output
+        # Nothing configured: a path, and --external says what it needs.
+        config.pop("CHECKOUT_PUBLIC_URL")
+        config.pop("SERVER_NAME")
+        bare = make_app(dict(config))
+        path = bare.test_cli_runner().invoke(args=["checkout", "launch-url", "--flow", "onramp"])
+        assert path.exit_code == 0 and path.output.startswith("/checkout/launch?token=")
+        refused = bare.test_cli_runner().invoke(args=["checkout", "launch-url", "--flow", "onramp",
+                                                      "--external"])
+        assert refused.exit_code == 2 and "CHECKOUT_PUBLIC_URL or SERVER_NAME" in refused.output
+
+    def test_ttl_is_in_seconds_as_in_python(self, app):
+        runner = app.test_cli_runner()
+        result = runner.invoke(args=["checkout", "launch-url", "--flow", "onramp", "--ttl", "600"])
+        assert result.exit_code == 0, result.output
+        token = parse_qs(urlsplit(result.output.strip()).query)["token"][0]
+        with app.app_context():
+            verified = verify_token(app, token)
+        assert verified["exp"] - verified["iat"] == 600
+        with app.app_context():
+            from_python = verify_token(app, parse_qs(urlsplit(
+                launch_url(app, "onramp", _ttl=600)).query)["token"][0])
+        assert from_python["exp"] - from_python["iat"] == 600
+        # A value written in minutes, as the option once took, is refused rather than read as
+        # seconds (a token that dies in 15 s).
+        old = runner.invoke(args=["checkout", "launch-url", "--flow", "onramp", "--ttl", "15"])
+        assert old.exit_code == 2 and "60<=x<=1800" in old.output
+        helped = runner.invoke(args=["checkout", "launch-url", "--help"])
+        assert "seconds until the token expires" in " ".join(helped.output.split())
 
     def test_never_prints_the_secret(self, app):
         result = app.test_cli_runner().invoke(args=["checkout", "launch-url", "--flow", "onramp"])

@@ -22,6 +22,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from ..addresses import AddressError, validate_address
+from ..forms import clean_required_fields
 from ..journey import quotes
 from ..journey.steps import Journey, Step
 from ..kyc.standing import needs_kyc
@@ -53,6 +54,19 @@ def fields_digest(session: CheckoutSession) -> str:
     canonical = json.dumps({"corridor": corridor, "fields": session.fields},
                            sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def payout_details_problems(session: CheckoutSession) -> dict[str, str]:
+    """The saved payout details that the offer's own rules, or the country's account format,
+    refuse: a message per field (none: the details may be sent to the partner).
+
+    The payout step saves only details that pass; these are details saved before a rule held, or
+    checked against another offer. Nothing the rules refuse is sent to ``validate-fields`` or
+    ``create-order``.
+    """
+    result = clean_required_fields(quotes.required_fields(session), session.fields,
+                                   country=session.value("countryIsoCode"))
+    return dict(result.errors)
 
 
 def payee_holds(session: CheckoutSession) -> bool:
@@ -179,8 +193,12 @@ class OfframpFlow(Flow):
         }
 
     def wallet_problem(self, session: CheckoutSession) -> tuple[str, str] | None:
-        if has_fields(session) and not payee_holds(session):
-            return "payee", _("Check who the money goes to before you confirm.")
+        if has_fields(session):
+            problems = payout_details_problems(session)
+            if problems:
+                return next(iter(problems.items()))     # the first, shown at its field
+            if not payee_holds(session):
+                return "payee", _("Check who the money goes to before you confirm.")
         network = (session.quote or {}).get("params", {}).get("network") \
             or session.value("network") or ""
         address = session.value("address")

@@ -185,7 +185,7 @@ def _payee(quote: Quote, fields: dict[str, str]) -> str | None:
     channel = reference.offramp_channel(params["countryIsoCode"], params["channel"])
     assert channel is not None          # the quote was priced for this corridor
     return payees.check_payee(channel.channel, fields, quote.offer.get("requiredFields") or {},
-                              channel.name)
+                              channel.name, params["countryIsoCode"])
 
 
 def _checked_fields(quote: Quote, values: dict[str, str] | None) -> dict[str, str]:

@@ -5,6 +5,7 @@ import re
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
+import re2
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
 from flask.typing import ResponseReturnValue
 
@@ -74,11 +75,26 @@ def check_offer_fields(name: str, values: dict[str, str] | None,
         elif descriptor.get("type") == "phone" and not _PHONE.fullmatch(value):
             raise InvalidRequest(f"{name}.{key} must be a phone number with its country code")
         pattern = descriptor.get("regexp")
-        if pattern:
-            flags = re.IGNORECASE if "i" in (descriptor.get("regexpFlags") or "") else 0
-            if not re.search(pattern, value, flags):
-                raise InvalidRequest(f"{name}.{key} has the wrong format")
+        if pattern and not _test(pattern, descriptor.get("regexpFlags"), value):
+            shape = f" (format {descriptor['format']})" if descriptor.get("format") else ""
+            raise InvalidRequest(f"{name}.{key} has the wrong format: "
+                                 f"{descriptor.get('label', key)} must match {pattern}{shape}")
     return values
+
+
+def _test(pattern: str, flags: str | None, value: str) -> bool:
+    """JavaScript's ``new RegExp(pattern, flags).test(value)``, as the upstream checks a field.
+
+    re2, not ``re``: there ``$`` ends the text as in JavaScript, where ``re`` also takes it before
+    a final line break ("0123456789\\n" would pass ``^[0-9]{10}$``).
+    """
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = "i" not in (flags or "")
+    options.dot_nl = "s" in (flags or "")
+    if "m" in (flags or ""):
+        pattern = f"(?m){pattern}"
+    return re2.search(pattern, value, options) is not None
 
 
 @bp.get("/best-offer")

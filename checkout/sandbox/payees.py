@@ -12,6 +12,11 @@ number or phone number itself (magic suffixes, documented in ``docs/sandbox.md``
 - *mismatch*: no such account (a bank account number or mobile-money phone number ending in
   :data:`NO_ACCOUNT_SUFFIX`): the upstream refuses the details with a 400 saying so.
 
+Before any of these, a bank account number must have the country's format
+(:data:`.reference.ACCOUNT_FORMATS`: a Nigerian NUBAN has ten digits): the bank's own check
+cannot find a holder for a number that cannot exist, so such a number is refused with a 400 even
+if an offer's descriptor let it through.
+
 An order to an account that does not exist is refused the same way at creation: the upstream would
 never take crypto for a payout it already knows cannot be made.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from . import reference
 from .validation import InvalidRequest
 
 NO_ACCOUNT_SUFFIX = "0404"          # "not found"
@@ -58,9 +64,18 @@ def _no_account_message(offramp_type: str, fields: dict[str, str],
             "Check the phone number" + (" and the mobile network." if "carrierId" in fields else "."))
 
 
+def _check_account_format(country: str, account: str) -> None:
+    rule = reference.ACCOUNT_FORMATS.get(country)
+    if rule is not None and not rule.matches(account):
+        raise InvalidRequest(f"A {rule.name} has {rule.digits}; {account} is not one. "
+                             "Check the account number.")
+
+
 def check_payee(offramp_type: str, fields: dict[str, str],
-                descriptors: dict[str, dict[str, Any]], channel_name: str) -> str | None:
-    """The account holder's name, or None when it cannot be checked; 400 when there is no account.
+                descriptors: dict[str, dict[str, Any]], channel_name: str,
+                country: str) -> str | None:
+    """The account holder's name, or None when it cannot be checked; 400 when there is no account
+    (or the number cannot be one of ``country``'s).
 
     ``fields`` are values already checked against the offer's ``descriptors``.
     """
@@ -68,6 +83,8 @@ def check_payee(offramp_type: str, fields: dict[str, str],
     account = fields.get(key) if key else None
     if not account:
         return None                 # airtime and paybill: nothing to put a name to
+    if offramp_type == "bank":
+        _check_account_format(country, account)
     if account.endswith(NO_ACCOUNT_SUFFIX):
         raise InvalidRequest(_no_account_message(offramp_type, fields, descriptors, channel_name))
     if account.endswith(UNVERIFIABLE_SUFFIX):

@@ -179,7 +179,69 @@ def fields_json(fields: tuple[RequiredField, ...]) -> dict[str, dict[str, Any]]:
 
 
 PHONE = RequiredField("phoneNumber", "phone", "Phone number")
-ACCOUNT_NUMBER = RequiredField("bankAccountNumber", "string", "Bank account number")
+
+
+@dataclass(frozen=True)
+class AccountFormat:
+    """What a country's bank account numbers look like, as its payment partner checks them:
+    digits only, from ``shortest`` to ``longest`` of them.
+
+    The partner publishes it in the offer's descriptor of the account number (``regexp``, and a
+    ``format`` where every number has the same length), and its payee check refuses a number that
+    does not have it, whatever an offer says (:mod:`.payees`): a bank cannot name the holder of an
+    account number that cannot exist.
+    """
+
+    shortest: int
+    longest: int
+    name: str                       # what such a number is called, in the partner's messages
+
+    @property
+    def regexp(self) -> str:
+        count = str(self.shortest) if self.shortest == self.longest \
+            else f"{self.shortest},{self.longest}"
+        return f"^[0-9]{{{count}}}$"
+
+    @property
+    def format(self) -> str | None:
+        """The display mask, where every number has one length."""
+        return "0" * self.shortest if self.shortest == self.longest else None
+
+    @property
+    def digits(self) -> str:
+        if self.shortest == self.longest:
+            return f"{self.shortest} digits"
+        return f"{self.shortest} to {self.longest} digits"
+
+    def matches(self, number: str) -> bool:
+        return number.isascii() and number.isdigit() \
+            and self.shortest <= len(number) <= self.longest
+
+
+# Nigeria has one national format (NUBAN: ten digits, the last a check digit over the bank's
+# code); elsewhere each bank has its own length, within these ranges.
+ACCOUNT_FORMATS: Mapping[str, AccountFormat] = MappingProxyType({
+    "NG": AccountFormat(10, 10, "Nigerian account number (NUBAN)"),
+    "KE": AccountFormat(10, 16, "Kenyan bank account number"),
+    "GH": AccountFormat(10, 16, "Ghanaian bank account number"),
+    "ZA": AccountFormat(9, 11, "South African bank account number"),
+    "ZM": AccountFormat(10, 16, "Zambian bank account number"),
+})
+
+
+def account_number(iso: str, name: str = "bankAccountNumber",
+                   label: str = "Bank account number") -> RequiredField:
+    """The descriptor of a bank account number of ``iso``, with the country's format."""
+    rule = ACCOUNT_FORMATS[iso]
+    return RequiredField(name, "string", label, format=rule.format, regexp=rule.regexp)
+
+
+# An M-PESA Paybill: the business number (five to seven digits) and the account at that business
+# (the biller's own reference: letters, digits and dashes).
+PAYBILL_FIELDS = (
+    RequiredField("shortCode", "string", "Paybill number", regexp="^[0-9]{5,7}$"),
+    RequiredField("accountNumber", "string", "Account number", regexp="^[A-Za-z0-9-]{1,20}$"),
+)
 
 
 def bank_code(*banks: tuple[str, str]) -> RequiredField:
@@ -479,7 +541,7 @@ def _ng() -> Country:
         ),
         offramp=(
             OfframpChannel("bank", "Bank account", STANDARD_FEES, Limits(D(1), D(500)),
-                           (banks, ACCOUNT_NUMBER)),
+                           (banks, account_number("NG"))),
             OfframpChannel("airtime", "Airtime top-up", AIRTIME_FEES, Limits(D(1), D(50)),
                            (PHONE,), airtime),
             OfframpChannel("mobile_money", "Mobile wallet", STANDARD_FEES,
@@ -530,10 +592,9 @@ def _ke() -> Country:
             OfframpChannel("mobile_money", "M-PESA", mpesa_fees, Limits(D(1), D(500)), (PHONE,),
                            (safaricom,)),
             OfframpChannel("paybill", "M-PESA Paybill", mpesa_fees, Limits(D(1), D(500)),
-                           (RequiredField("shortCode", "string", "Paybill number"),
-                            RequiredField("accountNumber", "string", "Account number"))),
+                           PAYBILL_FIELDS),
             OfframpChannel("bank", "Bank account", STANDARD_FEES, Limits(D(5), D(500)),
-                           (banks, ACCOUNT_NUMBER)),
+                           (banks, account_number("KE"))),
             OfframpChannel("airtime", "Airtime top-up", AIRTIME_FEES, Limits(D(1), D(30)),
                            (PHONE,), airtime),
         ),
@@ -572,7 +633,7 @@ def _gh() -> Country:
         ),
         offramp=(
             OfframpChannel("bank", "Bank account", STANDARD_FEES, Limits(D(1), D(500)),
-                           (banks, ACCOUNT_NUMBER)),
+                           (banks, account_number("GH"))),
             OfframpChannel("mobile_money", "Mobile money", STANDARD_FEES, Limits(D(1), D(300)),
                            (PHONE,), momo),
         ),
@@ -619,11 +680,11 @@ def _za() -> Country:
         onramp=(
             OnrampChannel("bank", "EFT to a South African account", "manual", STANDARD_FEES,
                           Limits(D(1), D(500)),
-                          (RequiredField("buyerBankAccountNumber", "string",
-                                         "Your bank account number"),)),
+                          (account_number("ZA", "buyerBankAccountNumber",
+                                          "Your bank account number"),)),
         ),
         offramp=(OfframpChannel("bank", "Bank account", STANDARD_FEES, Limits(D(1), D(500)),
-                                (banks, ACCOUNT_NUMBER)),),
+                                (banks, account_number("ZA"))),),
         basic_documents=(document("ZA", "basic", "NATIONAL_ID", "South African ID",
                                   "^[0-9]{13}$", "0000000000000"),),
         kyc_onramp=basic_only(100), kyc_offramp=basic_only(150),
@@ -639,7 +700,7 @@ def _zm() -> Country:
     # corridor with all limits 0 (notes 2) and refuses to price it.
     closed_bank = OfframpChannel("bank", "Bank account", STANDARD_FEES, UNAVAILABLE,
                                  (bank_code(("ZANACO", "Zanaco"), ("STANBIC", "Stanbic Zambia")),
-                                  ACCOUNT_NUMBER))
+                                  account_number("ZM")))
     closed_onramp = OnrampChannel("bank", "Bank transfer", "manual", STANDARD_FEES, UNAVAILABLE)
     return Country(base.iso, base.currency, base.name, base.calling_code,
                    base.onramp + (closed_onramp,), base.offramp + (closed_bank,),

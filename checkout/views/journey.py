@@ -463,6 +463,8 @@ def _back_to_field(session: CheckoutSession, flow: Flow, field_name: str,
     step of this session asks (the merchant's own wallet of a merchant-funded payout, say) cannot
     be corrected by the user: the review says so instead."""
     step = flow.field_steps.get(field_name)
+    if step is None and field_name in {spec.name for spec in quotes.required_fields(session)}:
+        step = flow.field_steps.get("requiredFields")      # one of the offer's fields: its step
     if step is None or step not in {s.name for s in flow.journey.before_order(session)}:
         return _back_to_review(session, form_error=_(
             "This order cannot be created: %(reason)s Please go back to the shop.",

@@ -36,7 +36,13 @@ from ..errors import (
     UpstreamRejected,
 )
 from ..flows import flow_named
-from ..flows.offramp import VIRTUAL_WALLET, fields_digest, payment_type, user_pays
+from ..flows.offramp import (
+    VIRTUAL_WALLET,
+    fields_digest,
+    payment_type,
+    payout_details_problems,
+    user_pays,
+)
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
@@ -118,8 +124,12 @@ class PayeeStep(journey.StepPage):
     name = "payee"
 
     def check(self, session: CheckoutSession) -> tuple[CheckoutSession, dict[str, Any]]:
-        """The upstream's check of the payout details (one call per set of details)."""
+        """The upstream's check of the payout details (one call per set of details); details
+        that the offer's own rules refuse are never sent (state ``invalid``, not kept)."""
         digest = fields_digest(session)
+        problems = payout_details_problems(session)
+        if problems:
+            return session, {"for": digest, "state": "invalid", "errors": problems}
         kept = session.payee
         if kept and kept.get("for") == digest:
             return session, kept
@@ -174,9 +184,20 @@ class PayeeStep(journey.StepPage):
 
     def get(self, session: CheckoutSession) -> Response:
         session, check = self.check(session)
+        if check["state"] == "invalid":
+            return self.invalid(session, check["errors"])
         if check["state"] == "refused":
             return self.refused(session, check)
         return super().get(session)
+
+    @staticmethod
+    def invalid(session: CheckoutSession, errors: Mapping[str, str]) -> Response:
+        """Details the offer's rules refuse (saved before they held): back to them, each message
+        under its field, and the partner asked nothing."""
+        session = journey.reopen(session, "payout")
+        typed = {name: str(value) for name, value in session.fields.items()}
+        journey.keep_form(session, "payout", typed, FormResult(errors=dict(errors)))
+        return htmx_redirect(journey.step_url(session, "payout"))
 
     def refused(self, session: CheckoutSession, check: Mapping[str, Any]) -> Response:
         """The upstream refused the details: back to them, saying why; nothing goes further."""

@@ -7,19 +7,22 @@ import csv
 import io
 import json
 import re
-from datetime import timedelta
+import time
+from datetime import datetime, timedelta
 from typing import Any
 
 import click
-from flask import current_app
+from flask import Flask, current_app
 from flask.cli import AppGroup
 
 from ..errors import UpstreamError
 from ..state import real_app, state_of
 from .admin import EventRecord, find_event, recent_events, replay
+from .dispatch import status_signal_states
 from .dispatcher import process_pending
 from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
 from .reconcile import reconcile
+from .store import DISPATCHING, PENDING, SIGNAL_FAILED, utcnow
 
 webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
 
@@ -88,6 +91,7 @@ def reconcile_command(older_than: float | None, limit: int) -> None:
     """Ask the upstream once about each due order that is not settled, store what it says, and
     send the signals owed."""
     app = real_app(current_app)
+    started = utcnow()
     done = reconcile(app, older_than=older_than, limit=limit)
     for check in done.checks:
         outcome = (f"error: {check.error}" if check.error
@@ -95,13 +99,41 @@ def reconcile_command(older_than: float | None, limit: int) -> None:
                    else f"unchanged ({check.after or 'unknown'})")
         click.echo(f"{check.order_id}  {check.flow:<7}  {outcome}"
                    + ("  settled" if check.settled else ""))
-    sent = process_pending(app, fetch=False).signals
+    owed = {(c.order_id, c.after) for c in done.checks if c.moved and c.after is not None}
+    sent, failed, sending = _send_owed(app, owed, since=started)
     left = done.due - len(done.checks)
     click.echo(f"{len(done.checks)} order(s) checked, "
                f"{sum(1 for c in done.checks if c.moved)} moved, "
                f"{sum(1 for c in done.checks if c.error)} failed, {sent} signal(s) sent"
+               + (f" ({failed} raised in a receiver: see the log)" if failed else "")
+               + (f", {sending} still being sent" if sending else "")
                + (f"; {left} left for later (per-minute bound reached)" if done.budget_spent
                   else ""))
+
+
+SIGNALS_WAIT = 10.0         # seconds the command waits for signals another thread is sending
+
+
+def _send_owed(app: Flask, owed: set[tuple[str, str]], *,
+               since: datetime) -> tuple[int, int, int]:
+    """Send the signals this pass owed and count them: (sent, of which a receiver raised, still
+    being sent).
+
+    A status move wakes this process's dispatcher thread, which may send its signal before this
+    command does (or be sending it now): what was sent is read from the signal log, whoever sent
+    it, not from what this thread sent. Signals another thread is still sending are waited for,
+    a little.
+    """
+    engine = state_of(app).engine
+    deadline = time.monotonic() + SIGNALS_WAIT
+    while True:
+        process_pending(app, fetch=False)
+        states = status_signal_states(engine, owed, since=since)
+        sending = sum(1 for state in states if state in (PENDING, DISPATCHING))
+        if not sending or time.monotonic() >= deadline:
+            failed = sum(1 for state in states if state == SIGNAL_FAILED)
+            return len(states) - sending, failed, sending
+        time.sleep(0.05)
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -134,7 +166,9 @@ def _upstream_failed(exc: UpstreamError) -> click.ClickException:
 @click.option("--flow", type=click.Choice([*FAMILIES, "all"]), default="all", show_default=True,
               help="onramp, offramp (both variants) or legacy (the pay-widget family)")
 @click.option("--status", "statuses", multiple=True,
-              help="keep orders in this status (repeatable; legacy: buy swap or withdrawal status)")
+              help="keep orders in this status, in the upstream's words (offramp_success) or the "
+                   "webhooks' (payout_successful); repeatable; legacy: buy swap or withdrawal "
+                   "status")
 @click.option("--older-than", type=Duration(), help="created at least this long ago: 30m, 2h, 3d")
 @click.option("--newer-than", type=Duration(), help="created at most this long ago: 30m, 2h, 3d")
 @click.option("--order-params", help="only the order with this orderParams (your reference)")
@@ -148,7 +182,8 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
                         newer_than: timedelta | None, order_params: str | None, fmt: str,
                         limit: int, page_size: int) -> None:
     """Every order the upstream has (each family's list walked by cursor, newest first), one row
-    each: id, flow, variant, status, storedStatus (the checkout's, when it differs), amount,
+    each: id, flow, variant, status, storedStatus (the checkout's, when it says something else than
+    status: it is kept in webhook words, payout_successful for offramp_success), amount,
     currency, asset, network, orderParams, createdAt, updatedAt. User emails and phone numbers are
     never printed here (``orders show ID`` prints the upstream's full order, which has them)."""
     app = real_app(current_app)

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Collection
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
 from blinker import NamedSignal
 from flask import Flask
-from sqlalchemy import Table, and_, bindparam, or_, select, update
+from sqlalchemy import Table, and_, bindparam, or_, select, tuple_, update
 from sqlalchemy.engine import Engine
 
 from .. import signals
@@ -71,6 +71,23 @@ def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000,
             _finish(engine, table, outcomes)
             sent += len(claimed)
     return sent
+
+
+def status_signal_states(engine: Engine, owed: Collection[tuple[str, str]], *,
+                         since: datetime) -> list[str]:
+    """The states of the ``order_status_changed`` rows of these (order, status) pairs owed since
+    ``since``: whichever worker or thread sent one, its row says so."""
+    if not owed:
+        return []
+    c = signal_log_table.c
+    found: list[str] = []
+    pairs = sorted(owed)
+    with engine.connect() as conn:
+        for start in range(0, len(pairs), 200):
+            found += [str(state) for (state,) in conn.execute(
+                select(c.state).where(tuple_(c.order_id, c.status).in_(pairs[start:start + 200]),
+                                      c.created_at >= since))]
+    return found
 
 
 @cache

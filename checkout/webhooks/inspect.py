@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine
 from ..errors import OrderNotAvailable, UpstreamNotFound, UpstreamRejected
 from ..upstream import types as t
 from ..upstream.client import MAX_PAGE_SIZE, UpstreamClient
+from .orders import OFFRAMP_TO_WEBHOOK, webhook_status_of
 from .store import aware, events_table, orders_table, outbox_table, signal_log_table, utcnow
 
 FAMILIES = ("onramp", "offramp", "legacy")
@@ -98,7 +99,10 @@ class ListFilter:
     order_params: str | None = None
 
     def keeps(self, row: OrderRow, now: datetime) -> bool:
+        # A status is named in the upstream's words of the order's family (offramp_success) or
+        # in the webhook words that signals and webhooks use for both flows (payout_successful).
         if self.statuses and not (row.status in self.statuses
+                                  or webhook_status_of(row.flow, row.status) in self.statuses
                                   or (row.status or "").split("/")[-1] in self.statuses
                                   or (row.status or "").split("/")[0] in self.statuses):
             return False
@@ -124,8 +128,11 @@ def _family_rows(client: UpstreamClient, family: str, page_size: int, wanted: Li
     # The off-ramp list filters by orderParams upstream, and by one status when only off-ramp
     # orders are listed (it refuses a status of another family's: 400).
     filters: dict[str, object] = {}
-    if only_family and len(wanted.statuses) == 1:
-        filters["status"] = next(iter(wanted.statuses))
+    one = next(iter(wanted.statuses)) if len(wanted.statuses) == 1 else None
+    # Only an off-ramp status word goes upstream: a webhook word may stand for several
+    # (payout_pending is offramp_pending or offramp_retry), and is filtered here.
+    if only_family and one in OFFRAMP_TO_WEBHOOK:
+        filters["status"] = one
     if wanted.order_params is not None:
         filters["order_params"] = wanted.order_params
     return map(_offramp_row, client.iter_offramp_orders(page_size, **filters))
@@ -151,7 +158,9 @@ def list_orders(client: UpstreamClient, engine: Engine, families: Sequence[str],
         if len(rows) >= limit:
             break
     stored = stored_statuses(engine, [row.id for row in rows])
-    return [row if stored.get(row.id) in (None, row.status)
+    # The checkout stores webhook words: offramp_success stored as payout_successful is the same.
+    return [row if stored.get(row.id) in (None, row.status,
+                                          webhook_status_of(row.flow, row.status))
             else replace(row, stored_status=stored[row.id]) for row in rows]
 
 

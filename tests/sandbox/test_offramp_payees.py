@@ -170,3 +170,70 @@ def test_holder_names_are_stable_and_differ_between_accounts():
     assert payees.holder_name("0123456789") == payees.holder_name("0123456789")
     names = {payees.holder_name(f"01234567{n:02d}") for n in range(20)}
     assert len(names) > 3
+
+
+# -- account numbers: the partner's published format, and its payee check ---------------------
+
+def test_offers_publish_each_countrys_bank_account_format(api):
+    nigeria = offer(api, "NG", "bank")["offer"]["requiredFields"]["bankAccountNumber"]
+    assert nigeria == {"type": "string", "label": "Bank account number", "required": True,
+                       "format": "0000000000", "regexp": "^[0-9]{10}$"}
+    kenya = offer(api, "KE", "bank", amount="20")["offer"]["requiredFields"]["bankAccountNumber"]
+    assert kenya["regexp"] == "^[0-9]{10,16}$" and "format" not in kenya
+    paybill = offer(api, "KE", "paybill")["offer"]["requiredFields"]
+    assert paybill["shortCode"]["regexp"] == "^[0-9]{5,7}$"
+
+
+NUBAN_REFUSED = ("requiredFields.bankAccountNumber has the wrong format: Bank account number must "
+                 "match ^[0-9]{10}$ (format 0000000000)")
+
+
+@pytest.mark.parametrize("account", [
+    "abc", "12", "💸", "12345", "01234", "012345678", "01234567890", "0123 456789",
+    "0123456789\n", "٠١٢٣٤٥٦٧٨٩",                   # Arabic-Indic digits are digits, not NUBAN's
+])
+def test_a_nigerian_account_number_that_is_not_a_nuban_is_refused_before_any_payee_check(
+        api, account):
+    the_offer = offer(api, "NG", "bank")
+    fields = {"bankCode": "011:02", "bankAccountNumber": account}
+    assert validate(api, the_offer, fields, expect=400) == {"message": NUBAN_REFUSED}
+    assert create(api, the_offer, fields, expect=400) == {"message": NUBAN_REFUSED}
+    # Nothing was created, and the offer is still good for the right number.
+    assert api.get("/api/offramp/orders", limit=5)["list"] == []
+    assert create(api, the_offer, NG_BANK)["status"] == "initiated"
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"shortCode": "12", "accountNumber": "0123456789"},
+     "requiredFields.shortCode has the wrong format: Paybill number must match ^[0-9]{5,7}$"),
+    ({"shortCode": "888880", "accountNumber": "💸"},
+     "requiredFields.accountNumber has the wrong format: Account number must match "
+     "^[A-Za-z0-9-]{1,20}$"),
+])
+def test_a_paybill_number_or_account_of_the_wrong_shape_is_refused(api, fields, message):
+    the_offer = offer(api, "KE", "paybill")
+    assert validate(api, the_offer, fields, expect=400) == {"message": message}
+    assert create(api, the_offer, fields, expect=400) == {"message": message}
+
+
+@pytest.mark.parametrize("country, account, message", [
+    ("NG", "12345", "A Nigerian account number (NUBAN) has 10 digits; 12345 is not one. "
+                    "Check the account number."),
+    ("NG", "abcdefghij", "A Nigerian account number (NUBAN) has 10 digits; abcdefghij is not "
+                         "one. Check the account number."),
+    ("KE", "💸", "A Kenyan bank account number has 10 to 16 digits; 💸 is not one. "
+                "Check the account number."),
+])
+def test_the_payee_check_refuses_a_number_the_bank_could_not_have_whatever_the_offer_says(
+        country, account, message):
+    # An offer whose descriptor states no format at all: the bank's own check still refuses.
+    lax = {"bankCode": {"type": "string", "label": "Bank", "required": True},
+           "bankAccountNumber": {"type": "string", "label": "Account number", "required": True}}
+    with pytest.raises(payees.InvalidRequest) as refused:
+        payees.check_payee("bank", {"bankCode": "011:02", "bankAccountNumber": account}, lax,
+                           "Bank account", country)
+    assert str(refused.value) == message
+    # A number of the country's shape is checked as before.
+    good = "0123456789"
+    assert payees.check_payee("bank", {"bankCode": "011:02", "bankAccountNumber": good}, lax,
+                              "Bank account", country) == payees.holder_name(good)

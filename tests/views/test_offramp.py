@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from markupsafe import escape
 
 from checkout.errors import UpstreamTimeout
+from checkout.flows.offramp import fields_digest
 from checkout.state import get_state
 
 from .conftest import (
@@ -159,6 +161,90 @@ def test_bad_payout_details_are_refused_at_their_field(sale, fields, field, mess
     page = sale.payout(**fields)
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and f'id="field-{field}-error"' in html and message in html
+
+
+NUBAN = "Enter your 10-digit Nigerian account number (NUBAN)."
+
+
+def field_error(html: str, name: str) -> str | None:
+    """The message shown under the field ``name``, if any."""
+    match = re.search(rf'<p class="field-error" id="field-{name}-error">([^<]*)</p>', html)
+    return match.group(1) if match else None
+
+
+@pytest.mark.parametrize("account", ["abc", "12", "💸", "12345", "01234567890"])
+def test_an_account_number_that_cannot_be_a_nuban_is_refused_at_its_field_and_never_checked(
+        sale, monkeypatch, account):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    checks = calls_of(sale.app, monkeypatch, "offramp_validate_fields")
+    creates = calls_of(sale.app, monkeypatch, "offramp_create_order")
+    page = sale.payout(bankAccountNumber=account)
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and field_error(html, "bankAccountNumber") == NUBAN
+    assert field_error(html, "bankCode") is None
+    assert "payout" not in sale.session.done and sale.session.fields == {}
+    # The account check cannot be reached with it: the payout details come first.
+    sale.landed(sale.get("/payee"), "payout")
+    assert checks == [] and creates == []
+    # Typed as people copy it from their banking app, it is the number's ten digits.
+    sale.landed(sale.payout(bankAccountNumber="0123 456 789"), "payee")
+    assert sale.session.fields["bankAccountNumber"] == "0123456789"
+    assert [call["required_fields"]["bankAccountNumber"] for call in checks] == ["0123456789"]
+
+
+@pytest.mark.parametrize(("locale", "message"), [
+    ("fr", "Saisissez votre numéro de compte nigérian à 10 chiffres (NUBAN)."),
+    ("sw", "Weka nambari yako ya akaunti ya Nigeria yenye tarakimu 10 (NUBAN)."),
+    ("pt", "Introduza o seu número de conta nigeriano de 10 algarismos (NUBAN)."),
+])
+def test_the_account_numbers_message_is_in_the_pages_language(sale, locale, message):
+    sale.start(locale=locale)
+    sale.landed(sale.choose(), "payout")
+    html = sale.payout(bankAccountNumber="12345").get_data(as_text=True)
+    assert f'<html lang="{locale}">' in html
+    assert field_error(html, "bankAccountNumber") == escape(message)
+
+
+def _save_details(sale: Sale, **fields: str) -> None:
+    """Payout details as a session saved them before today's rules (stored, never checked)."""
+    def change(session):
+        session.fields = {**session.fields, **fields}
+
+    with sale.app.app_context():
+        get_state().sessions.update(sale.session_id, change)
+
+
+def test_saved_details_the_offers_rules_refuse_are_sent_back_to_their_field_not_to_the_partner(
+        sale, monkeypatch):
+    sale.start()
+    sale.landed(sale.choose(), "payout")
+    sale.landed(sale.payout(), "payee")
+    _save_details(sale, bankAccountNumber="💸")
+    checks = calls_of(sale.app, monkeypatch, "offramp_validate_fields")
+    page = sale.landed(sale.get("/payee"), "payout")
+    html = page.get_data(as_text=True)
+    assert field_error(html, "bankAccountNumber") == NUBAN and 'value="💸"' in html
+    assert checks == [] and "payout" not in sale.session.done
+
+
+def test_no_order_is_created_for_saved_details_the_offers_rules_refuse(sale, monkeypatch):
+    sale.start()
+    review = sale.to_review()
+    _save_details(sale, bankAccountNumber="12345")
+
+    def as_if_confirmed(session):           # the payee confirmed for exactly these details
+        session.payee = {**session.payee, "for": fields_digest(session)}
+
+    with sale.app.app_context():
+        get_state().sessions.update(sale.session_id, as_if_confirmed)
+    creates = calls_of(sale.app, monkeypatch, "offramp_create_order")
+    checks = calls_of(sale.app, monkeypatch, "offramp_validate_fields")
+    # The review shown before no longer holds; the review now sends the user to the field.
+    sale.landed(sale.create(review), "review")
+    page = sale.landed(sale.get("/review"), "payout")
+    assert field_error(page.get_data(as_text=True), "bankAccountNumber") == NUBAN
+    assert creates == [] and checks == [] and sale.session.order_id is None
 
 
 def test_a_mobile_money_number_is_read_for_the_country(sale):

@@ -149,6 +149,41 @@ def test_stored_status_shown_when_it_differs(app, orders):
     assert all(r["storedStatus"] is None for r in _json(app) if r["id"] != order_id)
 
 
+def _sandbox_moves(app, order_id: str, status: str) -> None:
+    """The sandbox's off-ramp order moves on (no webhook: this app's sandbox sends none)."""
+    from checkout.sandbox.state import current
+
+    with app.extensions["checkout"].sandbox.app_context():
+        store = current().orders
+        with store.lock:
+            store.set_status(store.get(order_id, "offramp"), status)
+
+
+def test_status_takes_the_webhooks_words_and_a_stored_status_saying_the_same_is_not_shown(
+        app, orders):
+    paid = orders["offramp"][0]
+    _sandbox_moves(app, paid, "offramp_success")
+    receiver = Receiver(app)
+    receiver.post(signed_webhook(order_payload(paid, "payout_successful", order_type="off_ramp")))
+    receiver.process()
+    for args in (("--status", "payout_successful"), ("--status", "offramp_success"),
+                 ("--flow", "offramp", "--status", "payout_successful"),
+                 ("--flow", "offramp", "--status", "offramp_success")):
+        [row] = _json(app, *args)
+        assert row["id"] == paid and row["status"] == "offramp_success", args
+        # Stored as payout_successful, which is what offramp_success means: nothing to show.
+        assert row["storedStatus"] is None, args
+    # A webhook word that stands for several upstream words, and the on-ramp's words too.
+    assert {r["id"] for r in _json(app, "--flow", "offramp", "--status", "deposit_awaiting")} == \
+        {orders["offramp"][1]}
+    assert {r["id"] for r in _json(app, "--status", "deposit_awaiting", "--flow", "onramp")} == \
+        set(orders["onramp"])
+    table = _run(app, "list", "--status", "payout_successful")
+    assert table.exit_code == 0, table.output
+    [line] = [line for line in table.output.splitlines() if line.startswith(paid)]
+    assert line.count("payout_successful") == 0 and "offramp_success" in line
+
+
 def test_show_prints_stored_status_upstream_order_deliveries_and_signals(app, orders):
     order_id = orders["onramp"][0]
     receiver = Receiver(app)

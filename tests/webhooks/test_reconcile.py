@@ -3,6 +3,8 @@ were lost, and stores what it learns as a status page's refresh does (same order
 once-only signals)."""
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -11,8 +13,9 @@ from sqlalchemy import select
 from checkout import order_status
 from checkout.session_purge import PurgeSchedule
 from checkout.sessions import sessions_table
+from checkout.signals import order_status_changed
 from checkout.webhooks.reconcile import CallBudget, maybe_reconcile, reconcile
-from checkout.webhooks.store import utcnow, watch_table
+from checkout.webhooks.store import signal_log_table, utcnow, watch_table
 
 from ..conftest import make_app
 from .conftest import Receiver
@@ -237,6 +240,49 @@ def test_the_cli_checks_due_orders_once_and_sends_the_signals(app, recorder, fak
     again = runner.invoke(args=["checkout", "orders", "reconcile", "--older-than", "0"])
     assert "0 order(s) checked" in again.output and recorder.statuses() == \
         [("ord_cli", "payout_successful")]
+
+
+def test_the_cli_counts_the_signals_the_dispatcher_thread_sent_for_it(config):
+    # The dispatcher thread runs (the default): a status move wakes it, and it sends signals
+    # the command owed before the command gets to them.
+    config.update(CHECKOUT_WEBHOOK_FETCH_ORDERS=False, CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.05)
+    app = make_app(dict(config))
+    state = app.extensions["checkout"]
+    fake = FakeUpstream()
+    state.upstream = fake
+    heard: list[tuple[str, str]] = []
+
+    def slow_receiver(sender, order_id, status, **extra):
+        if threading.current_thread() is not threading.main_thread():
+            time.sleep(0.5)             # merchant code that takes a while, on the thread
+        heard.append((order_id, status))
+
+    order_status_changed.connect(slow_receiver, sender=app, weak=False)
+
+    def first_taken_by_the_thread() -> None:
+        # Fetches after the first wait until the thread has claimed the first one's signal.
+        if len(fake.calls) > 1:
+            wait_for(lambda: _signal_state(app, "ord_cli_0") != "pending")
+
+    fake.during_fetch = first_taken_by_the_thread
+    try:
+        for n in range(3):
+            _session_with_order(app, "offramp", f"ord_cli_{n}")
+            fake.orders[f"ord_cli_{n}"] = _offramp(f"ord_cli_{n}", "offramp_success", 40 + n)
+        result = app.test_cli_runner().invoke(args=["checkout", "orders", "reconcile",
+                                                    "--older-than", "0"])
+        assert result.exit_code == 0, result.output
+        assert "3 order(s) checked, 3 moved, 0 failed, 3 signal(s) sent\n" in result.output
+        assert sorted(heard) == [(f"ord_cli_{n}", "payout_successful") for n in range(3)]
+    finally:
+        order_status_changed.disconnect(slow_receiver, sender=app)
+        state.dispatcher.stop()
+
+
+def _signal_state(app, order_id: str) -> str | None:
+    with app.extensions["checkout"].engine.connect() as conn:
+        return conn.execute(select(signal_log_table.c.state)
+                            .where(signal_log_table.c.order_id == order_id)).scalar()
 
 
 def test_an_order_whose_session_was_purged_is_no_longer_watched(app, fake_upstream):
