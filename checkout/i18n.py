@@ -14,6 +14,8 @@ UTC by a user in Nairobi would look three hours later than it is.
 """
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
@@ -24,7 +26,7 @@ import flask_babel
 import pytz
 from babel import Locale, UnknownLocaleError
 from babel.dates import format_date, format_time, get_timezone_location
-from babel.numbers import format_currency, format_decimal
+from babel.numbers import format_currency, format_decimal, get_currency_symbol
 from flask import Flask, g, has_request_context, request
 from flask_babel import Babel, Domain, get_babel, get_locale, refresh
 
@@ -137,9 +139,33 @@ def _decimal(amount: Any) -> Decimal:
     return amount if isinstance(amount, Decimal) else Decimal(str(amount))
 
 
+# A symbol's edge that is not itself a symbol or a space ("F CFA", "Ksh"), as CLDR's
+# currencySpacing matches it ([[:^S:]&[:^Z:]]), touching a digit of the pattern.
+_LETTER_EDGE = ("S", "Z")
+_SYMBOL_BEFORE_DIGIT = re.compile("¤(?=[#0-9@])")
+_SYMBOL_AFTER_DIGIT = re.compile("(?<=[#0-9@])¤")
+
+
+def _currency_pattern(currency: str, locale: Locale) -> str:
+    """The locale's currency pattern with CLDR's currency spacing, which Babel does not apply:
+    a symbol that begins or ends with a letter is kept a no-break space from the digits it would
+    touch ("F\u00a0CFA\u00a015,000", "Ksh\u00a01,500.00", as browsers write them), while "₦" or
+    "$" still touch them ("₦5,000.00")."""
+    pattern: str = locale.currency_formats["standard"].pattern
+    symbol = get_currency_symbol(currency, locale=locale)
+    if symbol and not unicodedata.category(symbol[-1]).startswith(_LETTER_EDGE):
+        pattern = _SYMBOL_BEFORE_DIGIT.sub("¤\u00a0", pattern)
+    if symbol and not unicodedata.category(symbol[0]).startswith(_LETTER_EDGE):
+        pattern = _SYMBOL_AFTER_DIGIT.sub("\u00a0¤", pattern)
+    return pattern
+
+
 def format_money(amount: Any, currency: str, locale: str | Locale | None = None) -> str:
-    """``amount`` of ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``."""
-    return format_currency(_decimal(amount), currency, locale=locale or money_locale())
+    """``amount`` of ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``:
+    the locale's pattern, its symbol, the currency's decimals (none for XOF)."""
+    locale = Locale.parse(locale or money_locale())
+    return format_currency(_decimal(amount), currency, format=_currency_pattern(currency, locale),
+                           locale=locale)
 
 
 def format_crypto(amount: Any, asset: str, locale: str | Locale | None = None,
