@@ -10,7 +10,8 @@ Locale of a checkout request: the session's ``locale`` claim, else ``?locale=``,
 ``Accept-Language`` match among :data:`SUPPORTED_LANGUAGES`, else English. Money is formatted in
 that language with the session's country when Babel knows the pair (``sw`` + ``KE``: ``sw_KE``).
 Times are shown on the session's country's clock, saying which ("Kenya Time"): a deadline read on
-UTC by a user in Nairobi would look three hours later than it is.
+UTC by a user in Nairobi would look three hours later than it is; they are written in the page's
+locale alone, one clock style per language.
 """
 from __future__ import annotations
 
@@ -191,14 +192,19 @@ def local_zone(country: str | None = None) -> tzinfo:
 def format_datetime(value: datetime | str | None, locale: str | Locale | None = None,
                     zone: tzinfo | None = None) -> str:
     """A moment as the user reads a clock: the date (medium), the time to the minute, and whose
-    clock, e.g. ``Nov 22, 2026, 12:05 PM (Kenya Time)``. The upstream's timestamps are ISO 8601."""
+    clock, e.g. ``Nov 22, 2026, 12:05 PM (Kenya Time)``. The upstream's timestamps are ISO 8601.
+
+    Written in the page's locale, not in the language-and-country one money uses: CLDR's English
+    of Ghana writes a 12-hour clock and its English of Nigeria a 24-hour one, and an English page
+    keeps one clock whatever the order's country. The country gives only the time zone."""
     if value is None or value == "":
         return ""
     if isinstance(value, str):
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    locale = Locale.parse(locale or money_locale())
+    page = get_locale() if has_request_context() else None
+    locale = Locale.parse(locale or page or DEFAULT_LANGUAGE)
     zone = zone or local_zone()
     local = value.astimezone(zone)
     # How the locale joins a date and a time ("{1}, {0}" in English, "{1} {0}" in Swahili).

@@ -348,3 +348,24 @@ def test_a_post_only_address_opened_directly_leads_back_to_the_order(flow):
     html = page.get_data(as_text=True)
     assert page.status_code == 405
     assert f'href="/checkout/s/{flow.session_id}/"' in html
+
+
+@pytest.mark.parametrize(("language", "clock"), [
+    ("en", r"\d{1,2}:\d\d\u202f[AP]M"),        # English: one 12-hour clock, in Nigeria and Ghana
+    ("fr", r"\d\d:\d\d"),
+])
+def test_the_deadline_reads_on_one_clock_style_per_language_whatever_the_country(
+        app, client, language, clock):
+    """CLDR's English of Nigeria writes 18:05 and its English of Ghana 6:05 pm: one page language,
+    one way to write a time."""
+    from .conftest import Flow
+
+    shown = {}
+    for transfer in ("manual", "redirect"):            # a Nigerian order, a Ghanaian one
+        flow = Flow(app, client)
+        flow.start(locale=language)
+        html = flow.to_pay(transfer).get_data(as_text=True)
+        shown[transfer] = re.search(r'data-testid="order-deadline">([^<]+)<', html).group(1)
+    assert "Nig" in shown["manual"] and "Ghana" in shown["redirect"]      # each on its own clock
+    for deadline in shown.values():
+        assert re.search(rf", {clock} \(", deadline), shown
