@@ -177,6 +177,17 @@ def test_otp_entry_wrong_code_then_right_code(flow):
     assert 'http-equiv="refresh"' in html      # now it only waits for the phone
 
 
+@pytest.mark.parametrize(("language", "approve"), [
+    ("en", "Approve the payment request on your phone."),
+    ("fr", "Validez la demande de paiement sur votre téléphone."),
+])
+def test_after_the_code_the_page_says_to_approve_the_request_once(flow, language, approve):
+    flow.start(locale=language)
+    flow.to_pay("otp_stk_push")
+    html = on_pay(flow, flow.post("/pay/otp", {"otp": "123456"})).get_data(as_text=True)
+    assert 'id="pay-message"' in html and html.count(approve) == 1
+
+
 def test_too_many_wrong_codes_expire_the_order(flow):
     flow.to_pay("otp_stk_push")
     for _ in range(2):
