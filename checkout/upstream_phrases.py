@@ -37,6 +37,11 @@ TEXTS: Mapping[str, Any] = MappingProxyType({
     "Pay on your bank's payment page": _l("Pay on your bank's payment page"),
     "EFT to a South African account": _l("EFT to a South African account"),
     "Bank transfer": _l("Bank transfer"),
+    "Bank transfer to a Zambian account": _l("Bank transfer to a Zambian account"),
+    "Enter the code sent by SMS, then approve the payment on your phone":
+        _l("Enter the code sent by SMS, then approve the payment on your phone"),
+    "Dial a USSD code on your phone to pay": _l("Dial a USSD code on your phone to pay"),
+    "Pay on your mobile money provider's page": _l("Pay on your mobile money provider's page"),
     # Payouts: each off-ramp type's name (also a way to pay's, where it has no description).
     "Bank account": _l("Bank account"),
     "Airtime top-up": _l("Airtime top-up"),
