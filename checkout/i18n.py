@@ -10,10 +10,13 @@ Locale of a checkout request: the session's ``locale`` claim, else ``?locale=``,
 ``Accept-Language`` match among :data:`SUPPORTED_LANGUAGES`, else English. Money is formatted in
 that language with the session's country when Babel knows the pair (``sw`` + ``KE``: ``sw_KE``).
 Times are shown on the session's country's clock, saying which ("Kenya Time"): a deadline read on
-UTC by a user in Nairobi would look three hours later than it is.
+UTC by a user in Nairobi would look three hours later than it is; they are written in the page's
+locale alone, one clock style per language.
 """
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
@@ -24,7 +27,7 @@ import flask_babel
 import pytz
 from babel import Locale, UnknownLocaleError
 from babel.dates import format_date, format_time, get_timezone_location
-from babel.numbers import format_currency, format_decimal
+from babel.numbers import format_currency, format_decimal, get_currency_symbol
 from flask import Flask, g, has_request_context, request
 from flask_babel import Babel, Domain, get_babel, get_locale, refresh
 
@@ -90,12 +93,12 @@ def init_babel(app: Flask) -> None:
         app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
             gettext=flask_babel.gettext, ngettext=flask_babel.ngettext, newstyle=True)
     from .names import asset_name, channel_name, network_name
-    from .upstream_text import JINJA_GLOBALS, as_sent
+    from .upstream_text import JINJA_GLOBALS, as_sent, in_page_language
 
     app.jinja_env.filters.update(money=format_money, crypto=format_crypto,
                                  datetime=format_datetime, asset_name=asset_name,
                                  network_name=network_name, channel_name=channel_name,
-                                 as_sent=as_sent)
+                                 as_sent=as_sent, in_page_language=in_page_language)
     app.jinja_env.globals.update(JINJA_GLOBALS)
 
 
@@ -137,9 +140,33 @@ def _decimal(amount: Any) -> Decimal:
     return amount if isinstance(amount, Decimal) else Decimal(str(amount))
 
 
+# A symbol's edge that is not itself a symbol or a space ("F CFA", "Ksh"), as CLDR's
+# currencySpacing matches it ([[:^S:]&[:^Z:]]), touching a digit of the pattern.
+_LETTER_EDGE = ("S", "Z")
+_SYMBOL_BEFORE_DIGIT = re.compile("¤(?=[#0-9@])")
+_SYMBOL_AFTER_DIGIT = re.compile("(?<=[#0-9@])¤")
+
+
+def _currency_pattern(currency: str, locale: Locale) -> str:
+    """The locale's currency pattern with CLDR's currency spacing, which Babel does not apply:
+    a symbol that begins or ends with a letter is kept a no-break space from the digits it would
+    touch ("F\u00a0CFA\u00a015,000", "Ksh\u00a01,500.00", as browsers write them), while "₦" or
+    "$" still touch them ("₦5,000.00")."""
+    pattern: str = locale.currency_formats["standard"].pattern
+    symbol = get_currency_symbol(currency, locale=locale)
+    if symbol and not unicodedata.category(symbol[-1]).startswith(_LETTER_EDGE):
+        pattern = _SYMBOL_BEFORE_DIGIT.sub("¤\u00a0", pattern)
+    if symbol and not unicodedata.category(symbol[0]).startswith(_LETTER_EDGE):
+        pattern = _SYMBOL_AFTER_DIGIT.sub("\u00a0¤", pattern)
+    return pattern
+
+
 def format_money(amount: Any, currency: str, locale: str | Locale | None = None) -> str:
-    """``amount`` of ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``."""
-    return format_currency(_decimal(amount), currency, locale=locale or money_locale())
+    """``amount`` of ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``:
+    the locale's pattern, its symbol, the currency's decimals (none for XOF)."""
+    locale = Locale.parse(locale or money_locale())
+    return format_currency(_decimal(amount), currency, format=_currency_pattern(currency, locale),
+                           locale=locale)
 
 
 def format_crypto(amount: Any, asset: str, locale: str | Locale | None = None,
@@ -165,14 +192,19 @@ def local_zone(country: str | None = None) -> tzinfo:
 def format_datetime(value: datetime | str | None, locale: str | Locale | None = None,
                     zone: tzinfo | None = None) -> str:
     """A moment as the user reads a clock: the date (medium), the time to the minute, and whose
-    clock, e.g. ``Nov 22, 2026, 12:05 PM (Kenya Time)``. The upstream's timestamps are ISO 8601."""
+    clock, e.g. ``Nov 22, 2026, 12:05 PM (Kenya Time)``. The upstream's timestamps are ISO 8601.
+
+    Written in the page's locale, not in the language-and-country one money uses: CLDR's English
+    of Ghana writes a 12-hour clock and its English of Nigeria a 24-hour one, and an English page
+    keeps one clock whatever the order's country. The country gives only the time zone."""
     if value is None or value == "":
         return ""
     if isinstance(value, str):
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    locale = Locale.parse(locale or money_locale())
+    page = get_locale() if has_request_context() else None
+    locale = Locale.parse(locale or page or DEFAULT_LANGUAGE)
     zone = zone or local_zone()
     local = value.astimezone(zone)
     # How the locale joins a date and a time ("{1}, {0}" in English, "{1} {0}" in Swahili).

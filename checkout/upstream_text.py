@@ -2,10 +2,11 @@
 
 The upstream writes in English: field labels, transfer instructions, document names, reasons. On a
 page in French, Swahili or Portuguese, a label the checkout knows (by the field's name, the detail's
-id, the document's code, not by its English words) is said in the page's language; anything else is
-shown as sent, marked ``lang="en"`` so a screen reader reads it with an English voice instead of
-reading English words with a French one. On an English page the upstream's words are shown as they
-are: they may say more than ours (a label such as "Account number (10 digits)").
+id, the document's code, not by its English words) is said in the page's language; so is a text the
+upstream is known to send (:mod:`checkout.upstream_phrases`, keyed on its exact words). Anything
+else is shown as sent, marked ``lang="en"`` so a screen reader reads it with an English voice
+instead of reading English words with a French one. On an English page the upstream's labels are
+shown as they are: they may say more than ours (a label such as "Account number (10 digits)").
 """
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
-__all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "field_label", "detail_label",
-           "detail_description", "detail_amount", "document_title", "instructions_text",
+from .upstream_phrases import said
+
+__all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "in_page_language", "field_label",
+           "detail_label", "detail_description", "detail_amount", "document_title", "instructions_text",
            "country_name", "payee_label", "warning_text",
            "JINJA_GLOBALS"]
 
@@ -31,6 +34,7 @@ FIELD_LABELS = {
     "phoneNumber": _l("Phone number"), "bankCode": _l("Bank"),
     "bankAccountNumber": _l("Account number"), "buyerBankAccountNumber": _l("Account number"),
     "accountNumber": _l("Account number"), "blockchainWalletAddress": _l("Wallet address"),
+    "carrierId": _l("Mobile network"),
     "blockchainMemo": _l("Memo"), "blockchainTransactionHash": _l("Transaction hash"),
     "otpCode": _l("Code received by SMS"), "shortCode": _l("Short code"),
     "first_name": _l("First name"), "last_name": _l("Last name"), "dob": _l("Date of birth"),
@@ -59,10 +63,10 @@ DOCUMENT_TITLES = {
     "NATIONAL_ID": _l("National ID"), "PASSPORT": _l("Passport"),
     "DRIVERS_LICENSE": _l("Driving licence"), "ALIEN_CARD": _l("Alien card"),
     "VOTER_ID": _l("Voter's card"), "BVN": _l("Bank Verification Number"),
-    "NIN": _l("National Identification Number"),
+    "NIN": _l("National Identification Number"), "GHANA_CARD": _l("Ghana Card"),
 }
-# What each way to pay asks of the user, said by the checkout (the upstream's own sentence may
-# carry figures, and is kept beside it: see instructions_text).
+# What each way to pay asks of the user, said by the checkout where the upstream's sentence is
+# not one it is known to send (that one is kept beside ours: see instructions_text).
 INSTRUCTIONS = {
     "manual": _l("Send the money to the account below, exactly as shown."),
     "redirect": _l("Pay on the payment page; you will come back here afterwards."),
@@ -90,11 +94,18 @@ def as_sent(text: Any) -> Markup:
     return Markup('<span lang="{}">{}</span>').format(UPSTREAM_LANGUAGE, text)
 
 
+def in_page_language(text: Any) -> Markup:
+    """Upstream text in the page's language where the upstream is known to send it (its figures
+    written as the page writes them), else as sent."""
+    known = said(text) if isinstance(text, str) else None
+    return escape(known) if known is not None else as_sent(text)
+
+
 def _known(table: dict[str, Any], key: str | None, sent: Any) -> Markup:
     known = table.get(key or "")
     if known is not None and (_translating() or not sent):
         return escape(str(known))
-    return as_sent(sent if sent else key)
+    return in_page_language(sent if sent else key)
 
 
 def field_label(name: str | None, sent: str | None) -> Markup:
@@ -126,9 +137,13 @@ NARRATION_WARNING = _l("Type the narration exactly as shown: a transfer without 
 
 
 def warning_text(instructions: Any) -> tuple[Markup, Markup]:
-    """The partner's warning, as :func:`instructions_text` does its instructions: in our words
-    where we know what it warns of (a bank transfer's narration), the partner's kept beside."""
+    """The partner's warning, as :func:`instructions_text` does its instructions: a warning the
+    partner is known to send, in the page's language; else in our words where we know what it
+    warns of (a bank transfer's narration), the partner's kept beside."""
     sent = getattr(instructions, "warning_text", None)
+    known = said(sent)
+    if known is not None:
+        return escape(known), Markup("")
     details = getattr(instructions, "transfer_details", None) or ()
     narration = any(getattr(d, "id", None) == "bankTransferNarration" for d in details)
     if not sent or not _translating() or not narration:
@@ -137,8 +152,12 @@ def warning_text(instructions: Any) -> tuple[Markup, Markup]:
 
 
 def instructions_text(transfer_type: str | None, sent: str | None) -> tuple[Markup, Markup]:
-    """What to do, in the page's language, and the upstream's own sentence where it says it
-    otherwise (English pages show only the upstream's)."""
+    """What to do, in the page's language: the upstream's sentence where it is known (said once,
+    nothing kept beside); else ours for the type, with the upstream's own sentence kept beside
+    (English pages show only the upstream's)."""
+    known = said(sent)
+    if known is not None:
+        return escape(known), Markup("")
     ours = INSTRUCTIONS.get(transfer_type or "")
     if not _translating() or ours is None:
         return as_sent(sent), Markup("")
@@ -175,7 +194,8 @@ def country_name(code: str | None, sent: str | None) -> str:
     return str(named or sent or code or "")
 
 
-JINJA_GLOBALS = {"field_label": field_label, "country_name": country_name,
-                 "payee_label": payee_label, "warning_text": warning_text, "detail_label": detail_label,
+JINJA_GLOBALS = {"field_label": field_label, "in_page_language": in_page_language,
+                 "country_name": country_name, "payee_label": payee_label,
+                 "warning_text": warning_text, "detail_label": detail_label,
                  "detail_description": detail_description, "detail_amount": detail_amount,
                  "document_title": document_title, "instructions_text": instructions_text}

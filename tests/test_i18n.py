@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import pytz
+from babel import Locale, UnknownLocaleError
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 from flask import Flask, render_template_string
@@ -40,9 +41,28 @@ class TestMoney:
         (Decimal("1500"), "NGN", "en_NG", "₦1,500.00"),
         (Decimal("2500.5"), "GHS", "en_GH", "GH₵2,500.50"),
         ("1234.567", "NGN", "en_NG", "₦1,234.57"),
+        # A symbol written with letters stands a space from the figures, as CLDR says.
+        (Decimal("15000"), "XOF", "en", f"F{NNBSP}CFA{NBSP}15,000"),
+        (Decimal("15000"), "XOF", "fr_SN", f"15{NNBSP}000{NBSP}F{NNBSP}CFA"),
+        (Decimal("15000"), "XAF", "en_CM", f"FCFA{NBSP}15,000"),
+        (Decimal("1500"), "KES", "en_KE", f"Ksh{NBSP}1,500.00"),
+        (Decimal("-3"), "UGX", "en_UG", f"-USh{NBSP}3"),
     ])
     def test_format_money(self, amount, currency, locale, expected):
         assert format_money(amount, currency, locale=locale) == expected
+
+    @pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+    def test_no_currency_symbol_is_glued_to_its_figures(self, language):
+        """Every country of the sandbox, in every language: "F CFA15,000" nowhere."""
+        from checkout.sandbox.reference import COUNTRIES
+
+        for country in COUNTRIES:
+            try:
+                locale = Locale.parse(f"{language}_{country.iso}")
+            except (ValueError, UnknownLocaleError):
+                locale = Locale.parse(language)
+            written = format_money(Decimal("15000.5"), country.currency, locale=locale)
+            assert not re.search(r"[^\W\d][0-9]|[0-9][^\W\d]", written), (str(locale), written)
 
     def test_format_money_never_goes_through_float(self):
         assert format_money(Decimal("0.125"), "USD", locale="en") == "$0.12"   # half-even

@@ -618,6 +618,15 @@ def _ke() -> Country:
     )
 
 
+# What a mobile money payment asks of the user, by how it is made: said under the choice, where
+# the channel's own name ("Mobile money") tells nothing of it.
+MOBILE_MONEY_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({
+    "otp_stk_push": "Enter the code sent by SMS, then approve the payment on your phone",
+    "ussd": "Dial a USSD code on your phone to pay",
+    "redirect": "Pay on your mobile money provider's page",
+})
+
+
 def _gh() -> Country:
     momo = (carrier("GH", "MTN", "MTN MoMo"), carrier("GH", "TELECEL", "Telecel Cash"),
             carrier("GH", "AIRTELTIGO", "AirtelTigo Money"))
@@ -628,8 +637,9 @@ def _gh() -> Country:
         onramp=(
             OnrampChannel("bank", "Pay on your bank's payment page", "redirect", STANDARD_FEES,
                           Limits(D(1), D(300))),
-            OnrampChannel("mobile_money", "Mobile money", "otp_stk_push", STANDARD_FEES,
-                          Limits(D(1), D(300)), (PHONE,), momo, requires_carrier=True),
+            OnrampChannel("mobile_money", MOBILE_MONEY_DESCRIPTIONS["otp_stk_push"],
+                          "otp_stk_push", STANDARD_FEES, Limits(D(1), D(300)), (PHONE,), momo,
+                          requires_carrier=True),
         ),
         offramp=(
             OfframpChannel("bank", "Bank account", STANDARD_FEES, Limits(D(1), D(500)),
@@ -662,8 +672,9 @@ def _mobile_money_country(iso: str, currency: str, name: str, calling_code: str,
     wallets = tuple(carrier(iso, code, label) for code, label in carriers)
     return Country(
         iso, currency, name, calling_code,
-        onramp=(OnrampChannel("mobile_money", "Mobile money", transfer_type, STANDARD_FEES,
-                              limits, (PHONE,), wallets, requires_carrier=len(wallets) > 1),),
+        onramp=(OnrampChannel("mobile_money", MOBILE_MONEY_DESCRIPTIONS[transfer_type],
+                              transfer_type, STANDARD_FEES, limits, (PHONE,), wallets,
+                              requires_carrier=len(wallets) > 1),),
         offramp=(OfframpChannel("mobile_money", "Mobile money", STANDARD_FEES, limits, (PHONE,),
                                 wallets),),
         basic_documents=(document(iso, "basic", "NATIONAL_ID", id_title, id_regexp, id_format),),
@@ -701,7 +712,8 @@ def _zm() -> Country:
     closed_bank = OfframpChannel("bank", "Bank account", STANDARD_FEES, UNAVAILABLE,
                                  (bank_code(("ZANACO", "Zanaco"), ("STANBIC", "Stanbic Zambia")),
                                   account_number("ZM")))
-    closed_onramp = OnrampChannel("bank", "Bank transfer", "manual", STANDARD_FEES, UNAVAILABLE)
+    closed_onramp = OnrampChannel("bank", "Bank transfer to a Zambian account", "manual",
+                                  STANDARD_FEES, UNAVAILABLE)
     return Country(base.iso, base.currency, base.name, base.calling_code,
                    base.onramp + (closed_onramp,), base.offramp + (closed_bank,),
                    base.basic_documents, kyc_onramp=base.kyc_onramp,

@@ -245,8 +245,8 @@ def otp(session: CheckoutSession) -> Response:
             return _back_to_pay(session, _(
                 "That code is not right. Attempts left: %(left)s.", left=left))
         return _back_to_pay(session, _("That code is not right. Check it and try again."))
-    return _back_to_pay(session, _("Code accepted. Approve the payment request on your phone."),
-                        "ok")
+    # Only what is new: the page goes on to say, under it, to approve the request on the phone.
+    return _back_to_pay(session, _("Code accepted."), "ok")
 
 
 @session_route

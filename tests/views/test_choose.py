@@ -31,6 +31,21 @@ def test_choosing_a_country_rerenders_the_channels_for_htmx(flow):
     assert flow.session.answers == {} and flow.session.quote is None   # a draft is never saved
 
 
+def test_every_way_to_pay_in_every_country_says_under_it_how_it_works(flow):
+    """Ghana's mobile money said only its name again ("Mobile money"), so nothing was shown."""
+    from checkout.sandbox.reference import COUNTRIES
+
+    flow.start()
+    for country in COUNTRIES:
+        html = flow.get("/choose", query_string={"countryIsoCode": country.iso},
+                        headers={"HX-Request": "true"}).get_data(as_text=True)
+        for channel in country.onramp:
+            option = f"field-paymentChannel-{channel.channel}"
+            assert f'id="{option}"' in html, (country.iso, channel.channel)
+            assert re.search(rf'<p class="field-help" id="{option}-help">[^<]{{12,}}</p>', html), \
+                (country.iso, channel.channel)
+
+
 def test_a_select_changed_while_a_refused_form_waits_for_its_page_leaves_that_form_alone(flow):
     """htmx asks the amount step again for each select changed: that draft is not the refused
     form's page, which stays kept for the page the browser was sent to."""

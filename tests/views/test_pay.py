@@ -177,6 +177,17 @@ def test_otp_entry_wrong_code_then_right_code(flow):
     assert 'http-equiv="refresh"' in html      # now it only waits for the phone
 
 
+@pytest.mark.parametrize(("language", "approve"), [
+    ("en", "Approve the payment request on your phone."),
+    ("fr", "Validez la demande de paiement sur votre téléphone."),
+])
+def test_after_the_code_the_page_says_to_approve_the_request_once(flow, language, approve):
+    flow.start(locale=language)
+    flow.to_pay("otp_stk_push")
+    html = on_pay(flow, flow.post("/pay/otp", {"otp": "123456"})).get_data(as_text=True)
+    assert 'id="pay-message"' in html and html.count(approve) == 1
+
+
 def test_too_many_wrong_codes_expire_the_order(flow):
     flow.to_pay("otp_stk_push")
     for _ in range(2):
@@ -348,3 +359,24 @@ def test_a_post_only_address_opened_directly_leads_back_to_the_order(flow):
     html = page.get_data(as_text=True)
     assert page.status_code == 405
     assert f'href="/checkout/s/{flow.session_id}/"' in html
+
+
+@pytest.mark.parametrize(("language", "clock"), [
+    ("en", r"\d{1,2}:\d\d\u202f[AP]M"),        # English: one 12-hour clock, in Nigeria and Ghana
+    ("fr", r"\d\d:\d\d"),
+])
+def test_the_deadline_reads_on_one_clock_style_per_language_whatever_the_country(
+        app, client, language, clock):
+    """CLDR's English of Nigeria writes 18:05 and its English of Ghana 6:05 pm: one page language,
+    one way to write a time."""
+    from .conftest import Flow
+
+    shown = {}
+    for transfer in ("manual", "redirect"):            # a Nigerian order, a Ghanaian one
+        flow = Flow(app, client)
+        flow.start(locale=language)
+        html = flow.to_pay(transfer).get_data(as_text=True)
+        shown[transfer] = re.search(r'data-testid="order-deadline">([^<]+)<', html).group(1)
+    assert "Nig" in shown["manual"] and "Ghana" in shown["redirect"]      # each on its own clock
+    for deadline in shown.values():
+        assert re.search(rf", {clock} \(", deadline), shown

@@ -9,7 +9,13 @@ import pytest
 from babel import Locale, UnknownLocaleError
 
 from checkout.i18n import format_money
-from checkout.upstream_text import as_sent, detail_amount, field_label
+from checkout.upstream_text import (
+    as_sent,
+    detail_amount,
+    field_label,
+    in_page_language,
+    instructions_text,
+)
 
 from .conftest import CORRIDORS
 
@@ -27,13 +33,13 @@ def test_a_french_pay_page_says_the_transfer_details_in_french(flow):
     html = flow.to_pay("manual").get_data(as_text=True)
     assert '<html lang="fr">' in html
     assert "Numéro de compte" in html and "Montant à envoyer" in html and "Libellé" in html
-    # What to do, in French; the partner's own sentence kept beside it, marked as English.
-    assert "Envoyez l’argent sur le compte ci-dessous" in html
-    original = re.search(r'<details class="as-sent">.*?</details>', html, re.S).group(0)
-    assert '<span lang="en">Send exactly' in original
-    # The warning too: the narration, in French; the partner's own words in the same box.
+    # What to do: the partner's sentence, known, said in French once, with nothing in English.
+    with flow.app.test_request_context():
+        written = format_money(Decimal(5000), "NGN", locale="fr")
+    assert f"Envoyez exactement {written} sur le compte ci-dessous" in html.replace("&nbsp;", "\u00a0")
+    assert '<details class="as-sent">' not in html and '<span lang="en">' not in html
+    # The warning too: the narration, in French.
     assert re.search(r'<strong>Important\u00a0:</strong> Saisissez le libellé exactement', html)
-    assert '<span lang="en">Type the narration exactly' in original
     # The amount to send reads as money, as in the heading, and copies as a bare number.
     heading = re.search(r"<h1[^>]*>(.*?)</h1>", html, re.S).group(1)
     row = re.search(r'data-testid="detail-amountToSend">([^<]*)<', html).group(1)
@@ -116,13 +122,50 @@ def test_the_same_amount_reads_the_same_on_every_page(flow, language):
         assert written in html.replace("&nbsp;", "\u00a0"), (name, written)
 
 
-def test_countries_are_named_in_the_pages_language_and_channel_descriptions_marked(flow):
+def test_countries_are_named_in_the_pages_language_and_channel_descriptions_translated(flow):
     flow.start(locale="pt")
     html = flow.get("/choose", query_string={"countryIsoCode": "NG"},
                     headers={"HX-Request": "true"}).get_data(as_text=True)
     assert '<option value="NG" selected>Nigéria</option>' in html      # CLDR's Portuguese name
-    assert re.search(r'class="field-help" id="field-paymentChannel-bank-help"><span lang="en">',
-                     html)
+    assert ('<p class="field-help" id="field-paymentChannel-bank-help">Transferência bancária '
+            'para uma conta nigeriana</p>') in html
+
+
+def test_a_partners_text_never_seen_before_is_shown_as_sent_marked_as_english(app):
+    with app.test_request_context("/checkout/offramp?locale=fr"):
+        app.preprocess_request()
+        assert str(in_page_language("Pay at any agent")) == '<span lang="en">Pay at any agent</span>'
+        assert str(in_page_language("Mobile wallet")) == "Portefeuille mobile"
+        # Instructions: ours for the type, the partner's own sentence kept beside, marked.
+        said, beside = instructions_text("manual", "Send 5000 NGN to agent 12")
+        assert str(said).startswith("Envoyez l’argent sur le compte ci-dessous")
+        assert str(beside) == '<span lang="en">Send 5000 NGN to agent 12</span>'
+        said, beside = instructions_text("stk_push", "Approve the payment request on your phone.")
+        assert str(said) == "Validez la demande de paiement sur votre téléphone." and not beside
+
+
+@pytest.mark.parametrize(("language", "sentence"), [
+    ("en", "Send exactly {amount} to the account below"),
+    ("fr", "Envoyez exactement {amount} sur le compte ci-dessous"),
+    ("sw", "Tuma {amount} kamili kwenye akaunti"),
+])
+def test_an_amount_in_the_partners_sentence_reads_as_the_page_writes_money(flow, language,
+                                                                          sentence):
+    """Not "Send exactly 5000 NGN" above "₦5,000.00": the amount as every other on the page."""
+    flow.start(locale=language)
+    html = flow.to_pay("manual").get_data(as_text=True).replace("&nbsp;", "\u00a0")
+    heading = re.search(r"<h1[^>]*>(.*?)</h1>", html, re.S).group(1)
+    with flow.app.test_request_context():
+        written = format_money(Decimal(5000), "NGN", locale=money_locale_of(language, "NG"))
+    assert written in heading
+    assert sentence.format(amount=written) in html and "5000 NGN" not in html
+
+
+def test_the_whole_units_of_a_ussd_payment_are_written_as_money(flow):
+    flow.start(locale="en")
+    html = flow.to_pay("ussd", amount="5000.50").get_data(as_text=True)
+    assert "USSD payments are in whole NGN: ₦5,001.00 will be debited for this ₦5,000.50 order." \
+        in html
 
 
 def test_what_the_account_check_found_is_said_in_the_pages_language(app):
