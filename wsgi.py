@@ -152,6 +152,8 @@ SHOP_PAGE = """<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Demo shop</title>
   <link rel="stylesheet" href="/demo/shop.css">
+  {#- The shop's own icon: without one the browser asks for /favicon.ico, which is not here. #}
+  <link rel="icon" href="/demo/favicon.svg" type="image/svg+xml">
   <script src="{{ checkout_origin }}/checkout/static/embed.js" defer></script>
   <script src="/demo/shop.js" defer></script>
 </head>
@@ -269,7 +271,7 @@ def create_app() -> Flask:
             remember_basket(response, basket)
         response.headers["Content-Security-Policy"] = (
             f"default-src 'none'; script-src 'self' {CHECKOUT_ORIGIN}; style-src 'self'; "
-            f"frame-src {CHECKOUT_ORIGIN}; base-uri 'none'; form-action 'self'")
+            f"img-src 'self'; frame-src {CHECKOUT_ORIGIN}; base-uri 'none'; form-action 'self'")
         response.headers["Cache-Control"] = "no-store"
         return response
 

@@ -30,7 +30,7 @@ from flask_babel import gettext as _
 
 __all__ = [
     "AddressError", "EVM_NETWORKS", "MEMO_NETWORKS", "MAX_MEMO_BYTES", "address_notice",
-    "explorer_tx_url", "network_has_memo", "validate_address", "validate_memo",
+    "checksummed", "explorer_tx_url", "network_has_memo", "validate_address", "validate_memo",
     "validate_transaction_hash",
 ]
 
@@ -66,6 +66,15 @@ def eip55_checksum(address: str) -> str:
     # The digest has 64 nibbles; the first 40 set the case of the address's 40 characters.
     return "0x" + "".join(c.upper() if int(n, 16) >= 8 else c
                           for c, n in zip(body, digest, strict=False))
+
+
+def checksummed(network: str, address: str) -> str:
+    """An address given to us (the upstream's deposit wallet), as the user is shown it: an EVM
+    address in its EIP-55 mixed-case form, which a wallet the user pastes it into checks letter
+    by letter (the same 20 bytes: only the case changes); any other address as it came."""
+    if network.upper() in EVM_NETWORKS and _EVM.fullmatch(address):
+        return eip55_checksum(address)
+    return address
 
 
 def _evm(network: str, address: str) -> str:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from checkout.addresses import (
     AddressError,
     address_notice,
+    checksummed,
     eip55_checksum,
     explorer_tx_url,
     network_has_memo,
@@ -76,6 +77,16 @@ def test_evm_is_returned_checksummed_and_lowercase_gets_a_notice():
     assert address_notice("ARBITRUM", lower)
     assert address_notice("ARBITRUM", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed") is None
     assert address_notice("SOLANA", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v") is None
+
+
+def test_an_address_given_to_us_is_shown_checksummed_on_evm_networks_only():
+    lower = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"
+    assert checksummed("POLYGON", lower) == "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+    assert checksummed("POLYGON", lower.upper().replace("0X", "0x")) == \
+        "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+    solana = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+    assert checksummed("SOLANA", solana) == solana
+    assert checksummed("POLYGON", "not an address") == "not an address"
 
 
 def test_eip55_wrong_case_in_one_letter_is_refused():

@@ -31,3 +31,21 @@ def test_without_javascript_the_shop_frames_the_launch_itself(shop):
     # The launch opens the checkout (a session, then its first page).
     opened = client.get(launch.removeprefix(wsgi.CHECKOUT_ORIGIN), base_url=wsgi.CHECKOUT_ORIGIN)
     assert opened.status_code in (302, 303) and "/checkout/s/" in opened.headers["Location"]
+
+
+def test_the_shop_has_an_icon_its_policy_lets_the_browser_load(shop):
+    """Without one a browser asks for /favicon.ico, which the shop does not have (a 404 in the
+    console of every demo)."""
+    app, wsgi = shop
+    client = app.test_client()
+    page = client.get("/?preset=ng", base_url=wsgi.SHOP_ORIGIN)
+    link = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">',
+                     page.get_data(as_text=True))
+    assert link is not None
+    assert link.group(1).startswith("/")             # the shop's own, from its origin
+    icon = client.get(link.group(1), base_url=wsgi.SHOP_ORIGIN)
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+    assert icon.get_data(as_text=True).lstrip().startswith("<svg")
+    policy = {d.split()[0]: d.split()[1:]
+              for d in page.headers["Content-Security-Policy"].split("; ")}
+    assert policy["img-src"] == ["'self'"]

@@ -75,9 +75,9 @@ class Journey:
         return [s for s in self.steps if s.before_order and s.name != REVIEW and s.needed(session)]
 
     def shown(self, session: CheckoutSession) -> list[Step]:
-        """Every step this session goes through, in order (for "Step n of m"): those it needs,
-        and those the user already answered, so that the total does not shrink under them when
-        a step stops being needed once answered (identity, once verified)."""
+        """Every step this session goes through, in order (for "Step n"): those it needs, and
+        those the user already answered, so that a step's number does not shrink under the
+        user when one before it stops being needed once answered (identity, once verified)."""
         answered = set(session.answered)
         return [s for s in self.steps if s.needed(session) or s.name in answered]
 
@@ -123,10 +123,13 @@ class Journey:
             before = step.name
         return before if name == REVIEW else None
 
-    def position(self, session: CheckoutSession, name: str) -> tuple[int, int, Step] | None:
-        """(number, total, step) of ``name`` among the steps this session goes through."""
-        shown = self.shown(session)
-        for number, step in enumerate(shown, start=1):
+    def position(self, session: CheckoutSession, name: str) -> tuple[int, Step] | None:
+        """(number, step) of ``name`` among the steps this session goes through.
+
+        No total: which steps come later is learnt on the way (the offer's fields come with
+        its price, identity with the amount), and a total shown early would be a guess taken
+        back later ("Step 1 of 6", then "Step 2 of 5")."""
+        for number, step in enumerate(self.shown(session), start=1):
             if step.name == name:
-                return number, len(shown), step
+                return number, step
         return None

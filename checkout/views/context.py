@@ -124,8 +124,8 @@ def template_context() -> dict[str, Any]:
     """What ``base.html`` and every page need: the session, its tokens, the event target."""
     session = current_session()
 
-    def step_position(step: str) -> tuple[int, int, Any] | None:
-        """(number, total, step) of ``step`` among those this session goes through."""
+    def step_position(step: str) -> tuple[int, Any] | None:
+        """(number, step) of ``step`` among those this session goes through."""
         if session is None:
             return None
         from ..flows import flow_of

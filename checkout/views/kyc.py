@@ -161,7 +161,7 @@ class KycStep(journey.StepPage):
                                    "level": level, "who": who, "at_ts": sent_at,
                                    "at": datetime.now(UTC).isoformat()}
             fresh.kyc = record
-            fresh.mark_answered(STEP)      # counted in "Step n of m" once no longer needed
+            fresh.mark_answered(STEP)      # counted in "Step n" once no longer needed
 
         try:
             already = self._send(session, document, level, result)

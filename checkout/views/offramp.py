@@ -26,7 +26,7 @@ from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
 from .. import order_status, tokens, tracking
-from ..addresses import AddressError, validate_transaction_hash
+from ..addresses import AddressError, checksummed, validate_transaction_hash
 from ..errors import (
     OrderExpired,
     QuoteExpired,
@@ -318,8 +318,9 @@ def _deposit(order: OfframpOrder, *, testnet: bool | None) -> dict[str, Any]:
     token = tokens.token(network, asset, testnet=testnet) if testnet is not None else None
     uri = tokens.payment_uri(network, asset, order.to_address or "", amount, testnet=testnet) \
         if amount is not None and testnet is not None else None
+    address = checksummed(network, order.to_address) if order.to_address else order.to_address
     return {
-        "address": order.to_address, "amount": amount, "asset": asset, "network": network,
+        "address": address, "amount": amount, "asset": asset, "network": network,
         "chain_id": token.chain_id if token else None,
         "token_contract": token.contract if token else None,
         "payment_uri": uri,
@@ -377,7 +378,8 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
         (request.args.get("txHash") or session.deposit.get("hash") or "")
     return render("checkout/offramp/deposit.html", "checkout/offramp/_deposit.html",
                   order=order, deposit=deposit, events=events, message=message, error=error,
-                  tx_hash=tx_hash[:200], refund_address=order.from_address,
+                  tx_hash=tx_hash[:200],
+                  refund_address=checksummed(deposit["network"], order.from_address or ""),
                   qr=qr_svg(deposit["payment_uri"] or deposit["address"] or order.id),
                   network_label=network_name(deposit["network"]),
                   asset_label=asset_name(deposit["asset"]),

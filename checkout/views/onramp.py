@@ -110,9 +110,13 @@ def review_context(session: CheckoutSession) -> dict[str, Any]:
 # -- pay ---------------------------------------------------------------------------------------------
 
 def _push_retry_in(instructions: TransferInstructions) -> int | None:
-    """Seconds until another payment request may be sent to the phone, if any are to wait."""
+    """Seconds until another payment request may be sent to the phone, if any are to wait.
+
+    None once every request allowed is used: no wait then leads to another (the page counts the
+    wait down and, with JavaScript, enables the button when it ends)."""
     moment = instructions.intermediate_action_next_attempt_available_at
-    if moment is None:
+    most = instructions.intermediate_action_max_attempts
+    if moment is None or (most and (instructions.intermediate_action_attempts or 0) >= most):
         return None
     seconds = (moment - datetime.now(UTC)).total_seconds()
     return math.ceil(seconds) if seconds > 0 else None

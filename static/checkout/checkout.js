@@ -26,6 +26,11 @@
  *   checkout.css): it marks <html> with "checkout-js", which shows the copy buttons, and drops the
  *   <noscript> blocks an htmx swap brings in (parsed outside the page, their controls would be
  *   real ones: a hidden "Update price" would become the form's default button, taking Enter).
+ * - A select asks for its part of the page again on a choice made, not on each key of the
+ *   browser's type-ahead (see "Type-ahead" below); an answer that would replace a select the user
+ *   is still typing on is dropped, since the choice brings a newer one.
+ * - A part of the page being fetched again says so: the region an htmx request will replace has
+ *   aria-busy="true" while the request is on its way (checkout.css shows it).
  * - What only some pages need has a file of its own, which those pages load before this one:
  *   deposit.js (the shop's own wallet, countdowns) and filter.js (filterable selects). The first
  *   page of a flow stays light on a phone's data plan.
@@ -387,9 +392,102 @@
     }
   }
 
+  /* Type-ahead. On a focused, closed select, Chromium picks the first option matching what was
+   * typed so far, and fires "change" for each letter that lands on another option: "celo" is
+   * Celo, then (if the select were re-rendered, its search started again) Ethereum, Lisk,
+   * Optimism. So a change made from the keyboard (letters, or arrow keys) asks for nothing at
+   * once: it is held back until the choice is made, by Enter, by the focus leaving the select, or
+   * by a pause as long as type-ahead's own memory (one second in Chromium and Firefox). A pick
+   * from the list (a pointer, a phone's picker) fires no key on the select and asks at once. */
+  var TYPE_AHEAD_MEMORY = 1000;
+  // Type-ahead's "change" comes within the handling of the key that made it.
+  var KEY_CHANGE_WINDOW = 300;
+  var lastKey = { select: null, at: 0 };
+  var held = null; // {select, issue, timer}: the request a keyboard change holds back
+
+  function commitHeld() {
+    if (!held) return;
+    var choice = held;
+    held = null;
+    window.clearTimeout(choice.timer);
+    // true: past htmx:confirm (this handler) this time. The form is read now, as it stands.
+    if (document.documentElement.contains(choice.select)) choice.issue(true);
+  }
+
+  function forgetHeld() {
+    if (held) window.clearTimeout(held.timer);
+    held = null;
+  }
+
+  function holdBack(select, issue) {
+    forgetHeld();
+    held = { select: select, issue: issue,
+             timer: window.setTimeout(commitHeld, TYPE_AHEAD_MEMORY) };
+  }
+
+  function onSelectKey(event) {
+    var select = event.target;
+    if (!(select instanceof HTMLSelectElement)) return;
+    lastKey = { select: select, at: Date.now() };
+    if (!held || held.select !== select) return;
+    if (event.key === "Enter") {
+      commitHeld();
+    } else {
+      // Still typing: the pause starts again (type-ahead remembers from the last key).
+      window.clearTimeout(held.timer);
+      held.timer = window.setTimeout(commitHeld, TYPE_AHEAD_MEMORY);
+    }
+  }
+
+  function onConfirm(event) {
+    var detail = event.detail || {};
+    var select = detail.elt;
+    var trigger = detail.triggeringEvent;
+    if (!(select instanceof HTMLSelectElement) || !trigger || trigger.type !== "change") return;
+    if (lastKey.select !== select || Date.now() - lastKey.at > KEY_CHANGE_WINDOW) return;
+    event.preventDefault();
+    holdBack(select, detail.issueRequest);
+  }
+
+  /* A region being fetched again is aria-busy until its answer is in (or the request is given
+   * up). Counted per region: a request replaced by a newer one ends after the newer one began.
+   * Not for a block that polls itself (hx-target="this"), nor a request that swaps nothing. */
+  function busyRegion(detail) {
+    var target = detail && detail.target;
+    var elt = detail && detail.elt;
+    if (!target || !elt || target === elt) return null;
+    var swap = elt.closest("[hx-swap]");
+    if (swap && swap.getAttribute("hx-swap") === "none") return null;
+    return target;
+  }
+
+  function markBusy(event) {
+    var region = busyRegion(event.detail);
+    if (!region) return;
+    event.detail.checkoutBusy = region;
+    region.checkoutBusyCount = (region.checkoutBusyCount || 0) + 1;
+    region.setAttribute("aria-busy", "true");
+  }
+
+  function unmarkBusy(event) {
+    var region = event.detail && event.detail.checkoutBusy;
+    if (!region) return;
+    event.detail.checkoutBusy = null; // once, even if htmx tells a second element of the end
+    region.checkoutBusyCount = Math.max(0, (region.checkoutBusyCount || 1) - 1);
+    if (!region.checkoutBusyCount) region.removeAttribute("aria-busy");
+  }
+
   function start() {
     post("ready");
     document.addEventListener("submit", onSubmit);
+    document.addEventListener("submit", forgetHeld);
+    document.addEventListener("keydown", onSelectKey, true);
+    document.addEventListener("focusout", function (event) {
+      if (held && event.target === held.select) commitHeld();
+    });
+    document.body.addEventListener("htmx:confirm", onConfirm);
+    document.body.addEventListener("htmx:beforeRequest", markBusy);
+    document.body.addEventListener("htmx:afterRequest", unmarkBusy);
     // Back to a page from the browser's cache: its forms are not on their way any more.
     window.addEventListener("pageshow", function () { unbusy(document); });
     reportHeight();
@@ -404,6 +502,13 @@
     }
     var typedBeforeSwap = null;
     document.body.addEventListener("htmx:beforeSwap", function (event) {
+      var target = event.detail && event.detail.target;
+      if (held && target && target.contains(held.select)) {
+        // The user is choosing on a select this answer would replace (and with it what they
+        // typed so far): the answer is for older choices, and the one being made brings a newer.
+        event.detail.shouldSwap = false;
+        return;
+      }
       focusBeforeSwap = focusSelector(document.activeElement);
       typedBeforeSwap = typedSinceSent(event);
     });

@@ -5,7 +5,9 @@
  *   txHash} (embed.js's handle.depositSent): the page's form[data-deposit-form] gets the hash in
  *   its input[name=tx_hash] and is submitted, once per page. Only the parent window, from the
  *   exact parent origin (<meta name="checkout-parent-origin">), is listened to.
- * - [data-countdown-to="<ISO 8601 UTC>"] shows the time left (mm:ss or h:mm:ss).
+ * - [data-countdown-to="<ISO 8601 UTC>"] shows the time left (mm:ss or h:mm:ss). A deadline
+ *   that passes stays, marked expired (in the error colour); a wait (data-countdown-wait="ID") that
+ *   ends goes, and the control #ID it held back is enabled.
  * No dependencies, no eval.
  */
 (function () {
@@ -131,6 +133,14 @@
       }
       if (left === 0) {
         node.setAttribute("data-countdown-expired", "");
+        var held = node.getAttribute("data-countdown-wait");
+        if (held !== null) {
+          // A wait over is not a deadline missed: "00:00" beside a button still disabled would
+          // only say that something is wrong. The countdown goes and the button is ready.
+          node.hidden = true;
+          var control = held && document.getElementById(held);
+          if (control) control.disabled = false;
+        }
         // For the page's own reaction (hx-trigger="countdown-expired"), e.g. fetch a new price.
         node.dispatchEvent(new CustomEvent("countdown-expired", { bubbles: true }));
       } else {

@@ -90,3 +90,24 @@ def test_keyboard_alone_completes_an_order(page, shop, short_quotes, language):
     completed = shop.wait_for_event(page, "completed", timeout=30_000)
     assert completed["order"]["id"] == created["order"]["id"]
     screenshot(page, f"keyboard-3-complete-{language}")
+
+
+@pytest.mark.parametrize(("name", "typed", "wanted"), [
+    ("network", "celo", "CELO"), ("network", "pol", "POLYGON"), ("asset", "usdt", "USDT")])
+def test_typing_a_name_on_a_closed_select_picks_it(page, shop, name, typed, wanted):
+    """Type-ahead on a focused select: Chromium picks (and fires "change" for) the first option
+    matching each prefix typed so far. A re-render on each of those changes would replace the
+    select under the typing and start its search again from the next letter ("celo" picked
+    Optimism): the step is asked again once the choice is made, with what the user typed."""
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", currency="local")
+    settle(frame)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/choose?" in r.url else None)
+    frame.locator(f"select[name={name}]").focus()
+    # The step comes back for the choice once the typing pauses (as type-ahead itself forgets).
+    with page.expect_response(lambda r: "/choose?" in r.url, timeout=5_000):
+        page.keyboard.type(typed, delay=120)
+    settle(frame)
+    assert frame.locator(f"select[name={name}]").input_value() == wanted
+    assert frame.evaluate("() => document.activeElement.name") == name
+    assert len(asked) == 1, asked

@@ -73,3 +73,67 @@ def test_typing_during_a_refresh_is_kept_the_price_shows_it_is_loading_and_one_s
     # request would have left by the time the first window has its page.
     opened.value.wait_for_load_state()
     assert len(posts) == 1, posts
+
+
+def test_a_choice_made_while_the_step_comes_back_is_kept(page, shop):
+    """The coin changes (the step is asked again, slowly); before it comes back the user ticks
+    "crypto". The answer that lands later must not undo the tick, nor the coin."""
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", network="CELO",
+                      currency="local")
+    settle(frame)
+    throttle(page, frame)
+    frame.locator("select[name=asset]").select_option("USDT")
+    frame.wait_for_function("() => document.querySelector('.htmx-request')")
+    frame.locator("#field-currency-crypto").check()
+    settle(frame)
+    page.wait_for_timeout(1_500)        # anything still on its way lands
+    settle(frame)
+    assert frame.locator("select[name=asset]").input_value() == "USDT"
+    assert frame.locator("#field-currency-crypto").is_checked()
+    # The form came back for what the user sees: the amount is asked in USDT.
+    assert "USDT" in frame.locator("label[for=field-amount]").inner_text()
+
+
+def test_a_name_typed_on_a_select_while_the_step_comes_back_is_kept(page, shop):
+    """A coin picked (the step asked again, slowly), then the network typed on the keyboard
+    before the answer lands: the answer for the old choice does not replace the select under the
+    typing, and the step comes back once for both choices."""
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", currency="local")
+    settle(frame)
+    throttle(page, frame)
+    frame.locator("select[name=asset]").select_option("USDC")
+    frame.wait_for_function("() => document.querySelector('.htmx-request')")
+    frame.locator("select[name=network]").focus()
+    page.keyboard.type("celo", delay=150)
+    page.wait_for_timeout(1_500)        # type-ahead forgets after a second: the choice is made
+    settle(frame)
+    assert frame.locator("select[name=network]").input_value() == "CELO"
+    assert frame.locator("select[name=asset]").input_value() == "USDC"
+    assert frame.evaluate("() => document.activeElement.name") == "network"
+
+
+def test_a_part_of_the_step_being_fetched_again_says_so(page, shop):
+    """On a slow network a changed select shows that the step is being updated (a sign at the
+    changed field, and aria-busy on the region that will be replaced), and stops once it is."""
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", currency="local")
+    settle(frame)
+    throttle(page, frame)
+    frame.locator("select[name=network]").select_option("CELO")
+    busy = frame.evaluate("""() => {
+      const step = document.getElementById('step');
+      const field = document.getElementById('field-network-wrap');
+      const label = field.querySelector('label');
+      const sign = getComputedStyle(label, '::after');
+      return {region: step.getAttribute('aria-busy'),
+              field: field.classList.contains('htmx-request'),
+              sign: sign.content !== 'none' && sign.display !== 'none' && sign.width !== '0px'};
+    }""")
+    assert busy == {"region": "true", "field": True, "sign": True}
+    settle(frame)
+    assert frame.evaluate("() => document.getElementById('step').getAttribute('aria-busy')") \
+        is None
+    assert frame.evaluate("""() => getComputedStyle(
+      document.querySelector('#field-network-wrap label'), '::after').content""") == "none"

@@ -11,6 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from markupsafe import escape
 
+from checkout.addresses import eip55_checksum
 from checkout.errors import UpstreamTimeout
 from checkout.flows.offramp import fields_digest
 from checkout.state import get_state
@@ -404,7 +405,7 @@ def test_the_deposit_shows_where_what_and_by_when_with_a_wallet_qr_code(sale):
     page = sale.to_deposit()
     html = page.get_data(as_text=True)
     order = sandbox_order(sale.app, sale.session.order_id, "offramp")
-    assert order.data["toAddress"] in html and "Copy the address" in html
+    assert eip55_checksum(order.data["toAddress"]) in html and "Copy the address" in html
     assert "Send only USDC on Polygon" in html and "another network" in html
     assert "<svg" in html and "fills in the coin, the network, the amount" in html
     assert 'data-countdown-to="' in html and 'data-testid="order-deadline"' in html
@@ -425,9 +426,24 @@ def test_the_deposit_after_create_shows_the_creates_answer_and_a_reload_asks_aga
     order_id = sale.session.order_id
     assert reads == []
     order = sandbox_order(sale.app, order_id, "offramp")
-    assert order.data["toAddress"] in page.get_data(as_text=True)
+    assert eip55_checksum(order.data["toAddress"]) in page.get_data(as_text=True)
     sale.get("/deposit")
     assert reads == [order_id]
+
+
+def test_the_deposit_address_is_shown_and_copied_with_its_eip55_checksum(sale):
+    """The upstream may give an EVM address in lower case: the user sees, copies and scans it in
+    its mixed-case checksum form, which a wallet checks letter by letter; the shop is given the
+    same (a wallet reads both forms as the same address)."""
+    sale.client.environ_base["HTTP_SEC_FETCH_DEST"] = "iframe"
+    html = sale.to_deposit().get_data(as_text=True)
+    given = sandbox_order(sale.app, sale.session.order_id, "offramp").data["toAddress"]
+    assert given == given.lower()           # the sandbox's deposit wallets are in lower case
+    shown = eip55_checksum(given)
+    assert shown != given
+    assert re.search(r'data-testid="deposit-address">([^<]+)<', html).group(1) == shown
+    assert f'data-copy="{shown}"' in html and given not in html
+    assert events_in(html)["deposit-requested"]["deposit"]["address"] == shown
 
 
 def test_a_deposit_page_of_an_order_that_moved_on_reads_it_once(sale, monkeypatch):
@@ -452,7 +468,8 @@ def test_a_framed_deposit_asks_the_shop_once_to_send_from_its_wallet(sale):
     events = events_in(page.get_data(as_text=True))
     deposit = events["deposit-requested"]["deposit"]
     order = sandbox_order(sale.app, sale.session.order_id, "offramp")
-    assert deposit["address"] == order.data["toAddress"] and deposit["network"] == "POLYGON"
+    assert deposit["address"] == eip55_checksum(order.data["toAddress"])
+    assert deposit["network"] == "POLYGON"
     assert deposit["asset"] == "USDC" and deposit["amount"] == str(order.data["cashout"]["cryptoAmount"])
     # The embedded sandbox is a testnet: Circle's USDC on Polygon Amoy.
     assert deposit["chainId"] == 80002

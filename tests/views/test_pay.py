@@ -161,6 +161,21 @@ def test_stk_push_retry_when_allowed(flow):
     assert re.search(r'type="submit" disabled>Send the request again', html)
 
 
+@pytest.mark.parametrize("time_scale", [0.01])
+@pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # never approved
+def test_no_wait_is_counted_down_once_every_request_is_used(flow):
+    """After the last request the button stays disabled: no countdown says a new one may be
+    asked soon (with JavaScript it would release the button when it ends)."""
+    flow.to_pay("stk_push")
+    for _ in range(2):
+        time.sleep(0.5)                                # 30 sandbox seconds
+        on_pay(flow, flow.post("/pay/retry"))
+    html = flow.get("/pay").get_data(as_text=True)
+    assert "Requests sent: 3 of 3" in html
+    assert re.search(r'type="submit" disabled>Send the request again', html)
+    assert "data-countdown-to" not in html and "You can ask for a new request" not in html
+
+
 def test_otp_entry_wrong_code_then_right_code(flow):
     page = flow.to_pay("otp_stk_push")
     html = page.get_data(as_text=True)
