@@ -19,6 +19,7 @@ from ..state import real_app, state_of
 from .admin import EventRecord, find_event, recent_events, replay
 from .dispatcher import process_pending
 from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
+from .printable import for_spreadsheet, for_terminal
 from .reconcile import reconcile
 
 webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
@@ -164,9 +165,12 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     elif fmt == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=ROW_KEYS, lineterminator="\n")
+        # CRLF, as RFC 4180 has it: the csv module then quotes a cell holding a lone CR too (with
+        # "\n" it leaves it bare, and a spreadsheet starts a new row there).
+        writer = csv.DictWriter(out, fieldnames=ROW_KEYS, lineterminator="\r\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({key: for_spreadsheet(value) for key, value in row.items()}
+                         for row in rows)
         click.echo(out.getvalue(), nl=False)
     elif not rows:
         click.echo("no orders")
@@ -251,5 +255,5 @@ def _print_event(event: EventRecord) -> None:
 
 
 def _cut(text: str | None, width: int) -> str:
-    text = text or "-"
+    text = for_terminal(text or "-")
     return text if len(text) <= width else text[: width - 1] + "…"
