@@ -3,8 +3,10 @@
 A photo is checked by its content, not by its name or the type the browser claims: only JPEG and
 PNG are opened (Pillow reads nothing else here), at most ``MAX_UPLOAD_BYTES`` and
 ``MAX_PIXELS``. It is then turned the right way up and re-encoded as a JPEG of at most
-``LONGEST_SIDE`` pixels: re-encoding keeps the pixels only, so the EXIF block (GPS location,
-phone model, time) and any other metadata never leave the server. The result is sent base64 in
+``LONGEST_SIDE`` pixels from its pixels alone: the EXIF block (GPS location, phone model, time), a
+comment (a JPEG's COM segment, a PNG's text chunks), XMP and the colour profile never leave the
+server, and Pillow's debug records, which carry EXIF values, are dropped while a photo is read
+(:mod:`checkout.kyc.pillow_logs`). The result is sent base64 in
 the document's ``smile-identity-images`` field, each with the ``image_type_id`` the identity
 vendor uses (notes 7), and is not kept.
 """
@@ -22,6 +24,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..forms import PHOTOS_TYPE
 from ..upstream.types import KycDocument, RequiredField
+from .pillow_logs import photo_being_read
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024      # before shrinking (the page shrinks to ~1 MB first)
 MAX_PIXELS = 24_000_000                  # a 24 MP camera; more is not a phone's photo
@@ -87,30 +90,34 @@ def prepare(stream: IO[bytes]) -> bytes:
         raise PhotoError(_("Add this photo."))
     if len(data) > MAX_UPLOAD_BYTES:
         raise PhotoError(_("This photo is too large. Take it again, or choose one under 10 MB."))
-    try:
-        with Image.open(io.BytesIO(data), formats=("JPEG", "PNG")) as image:
-            width, height = image.size
-            pixels = width * height
-            if pixels > MAX_PIXELS or min(width, height) < 200 or (
-                    image.format == "PNG" and pixels > MAX_PNG_PIXELS_PER_BYTE * len(data)):
-                raise PhotoError(_("This photo cannot be used. Take it again with your "
-                                   "phone's camera."))
-            # A JPEG is decoded at the smallest scale still larger than what is kept (the
-            # decoder skips the detail): a fraction of the memory of the full picture.
-            image.draft("RGB", (LONGEST_SIDE, LONGEST_SIDE))
-            image.load()
-            image.thumbnail((LONGEST_SIDE, LONGEST_SIDE))
-            upright = ImageOps.exif_transpose(image)      # before the EXIF that says how goes
-            picture = upright.convert("RGB")
-    except PhotoError:
-        raise
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError,
-            ValueError):
-        raise PhotoError(_("This file is not a photo we can read. Use a JPEG or PNG picture, "
-                           "for example one taken with your phone's camera.")) from None
-    out = io.BytesIO()
-    # No exif=, icc_profile= or comment: the new file holds the pixels and nothing else.
-    picture.save(out, "JPEG", quality=JPEG_QUALITY, optimize=True)
+    with photo_being_read():        # Pillow's debug log would carry the EXIF values
+        try:
+            with Image.open(io.BytesIO(data), formats=("JPEG", "PNG")) as image:
+                width, height = image.size
+                pixels = width * height
+                if pixels > MAX_PIXELS or min(width, height) < 200 or (
+                        image.format == "PNG" and pixels > MAX_PNG_PIXELS_PER_BYTE * len(data)):
+                    raise PhotoError(_("This photo cannot be used. Take it again with your "
+                                       "phone's camera."))
+                # A JPEG is decoded at the smallest scale still larger than what is kept (the
+                # decoder skips the detail): a fraction of the memory of the full picture.
+                image.draft("RGB", (LONGEST_SIDE, LONGEST_SIDE))
+                image.load()
+                image.thumbnail((LONGEST_SIDE, LONGEST_SIDE))
+                upright = ImageOps.exif_transpose(image)      # before the EXIF that says how goes
+                picture = upright.convert("RGB")
+        except PhotoError:
+            raise
+        except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError,
+                ValueError):
+            raise PhotoError(_("This file is not a photo we can read. Use a JPEG or PNG picture, "
+                               "for example one taken with your phone's camera.")) from None
+        # What Pillow read of the file rides along in .info, and the JPEG encoder writes some of
+        # it back unasked (a "comment": the upload's COM segment, or a PNG's text chunk of that
+        # name). Nothing of it may leave: the new file holds the pixels and nothing else.
+        picture.info.clear()
+        out = io.BytesIO()
+        picture.save(out, "JPEG", quality=JPEG_QUALITY, optimize=True)
     return out.getvalue()
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from PIL import ExifTags, Image
+from PIL import ExifTags, Image, PngImagePlugin
 from sqlalchemy import inspect
 from sqlalchemy import text as sql
 
@@ -258,6 +258,78 @@ def test_advanced_kyc_sends_clean_photos(app: Flask, flow: Flow, monkeypatch) ->
         assert not Image.open(io.BytesIO(jpeg)).getexif()
     review_kyc(app)
     assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+
+
+# What a phone (or someone who wants it read) writes into a photo beside its pixels.
+MAKE, MODEL, DATUM = "TellTaleMaker", "TellTale Model 9", "TellTaleDatum"
+JPEG_COMMENT, PNG_COMMENT, PNG_TEXT = "TellTale COM segment", "TellTale png comment", "TellTale"
+
+
+def photo_with_metadata(kind: str) -> bytes:
+    """A photo that carries EXIF (maker, model, orientation, GPS position and datum) and a
+    comment: a JPEG's COM segment, or a PNG's tEXt chunks ("comment", "Comment", "Author")."""
+    image = Image.effect_noise((900, 700), 40).convert("RGB")
+    exif = Image.Exif()
+    exif[ExifTags.Base.Make], exif[ExifTags.Base.Model] = MAKE, MODEL
+    exif[ExifTags.Base.Orientation] = 6            # turned: the EXIF is read and written anew
+    gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
+    gps[ExifTags.GPS.GPSLatitudeRef] = "S"
+    gps[ExifTags.GPS.GPSLatitude] = (1.0, 17.0, 30.5)
+    gps[ExifTags.GPS.GPSMapDatum] = DATUM
+    out = io.BytesIO()
+    if kind == "JPEG":
+        image.save(out, "JPEG", exif=exif.tobytes(), comment=JPEG_COMMENT.encode())
+    else:
+        text = PngImagePlugin.PngInfo()
+        text.add_text("comment", PNG_COMMENT)
+        text.add_text("Comment", PNG_COMMENT + " 2")
+        text.add_text("Author", PNG_TEXT)
+        image.save(out, "PNG", exif=exif.tobytes(), pnginfo=text)
+    return out.getvalue()
+
+
+def test_only_pixels_leave_neither_upstream_nor_in_any_log_line(app: Flask, flow: Flow, caplog,
+                                                                monkeypatch) -> None:
+    """No comment, EXIF value or PNG text reaches the upstream, nor a log record of any level
+    (the root logger and Pillow's at DEBUG, every record kept)."""
+    uploads = {"selfie": photo_with_metadata("JPEG"), "front": photo_with_metadata("PNG"),
+               "back": photo_with_metadata("JPEG")}
+    for data in uploads.values():
+        assert MAKE.encode() in data and DATUM.encode() in data
+    to_kyc(flow, "15000")
+    with app.app_context():
+        upstream = get_state().upstream
+    real = upstream.kyc_submit
+    sent: dict[str, Any] = {}
+
+    def spy(phone, id_type, user_fields):
+        sent.update(user_fields)
+        return real(phone, id_type, user_fields)
+
+    monkeypatch.setattr(upstream, "kyc_submit", spy)
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="PIL")
+    caplog.clear()
+    flow.landed(flow.post("/kyc", {
+        **PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+        **{f"photo_{name}": (io.BytesIO(data), f"{name}.{'png' if name == 'front' else 'jpg'}")
+           for name, data in uploads.items()}}), "kyc")
+
+    told = [MAKE, MODEL, DATUM, JPEG_COMMENT, PNG_COMMENT, PNG_TEXT]
+    images = [base64.b64decode(item["image"]) for item in sent["images"]]
+    assert len(images) == 3
+    for jpeg in images:
+        for needle in told:
+            assert needle.encode() not in jpeg, needle
+        picture = Image.open(io.BytesIO(jpeg))
+        assert picture.size == (700, 900)          # turned upright, then its EXIF left behind
+        assert not picture.getexif() and "comment" not in picture.info
+        assert not {"exif", "xmp", "icc_profile"} & set(picture.info)
+    # The GPS latitude as Pillow logs it (the rationals' bytes), and each value in any form.
+    latitude = repr(b"\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x11")[2:-1]
+    logged = "\n".join(f"{r.name} {r.getMessage()} {r.args!r}" for r in caplog.records)
+    for needle in [*told, "TellTale", latitude, "30.5"]:
+        assert needle not in logged, needle
 
 
 def test_a_file_that_is_not_a_photo_is_refused_at_its_input(flow: Flow) -> None:
