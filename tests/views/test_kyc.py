@@ -21,6 +21,7 @@ from PIL import ExifTags, Image, PngImagePlugin
 from sqlalchemy import inspect
 from sqlalchemy import text as sql
 
+from checkout.kyc import photos as kyc_photos
 from checkout.kyc import submission
 from checkout.sandbox.kyc import kyc_store
 from checkout.state import get_state
@@ -330,6 +331,51 @@ def test_only_pixels_leave_neither_upstream_nor_in_any_log_line(app: Flask, flow
     logged = "\n".join(f"{r.name} {r.getMessage()} {r.args!r}" for r in caplog.records)
     for needle in [*told, "TellTale", latitude, "30.5"]:
         assert needle not in logged, needle
+
+
+@pytest.fixture
+def decodes(monkeypatch) -> list[int]:
+    """Each photo the step decodes (checkout.kyc.photos.prepare), as it happens."""
+    done: list[int] = []
+    real = kyc_photos.prepare
+
+    def prepare(upload):
+        done.append(1)
+        return real(upload)
+
+    monkeypatch.setattr(kyc_photos, "prepare", prepare)
+    return done
+
+
+def three_photos() -> dict[str, Any]:
+    return {"photo_selfie": (io.BytesIO(photo()), "selfie.jpg"),
+            "photo_front": (io.BytesIO(photo(1200, 800)), "front.jpg"),
+            "photo_back": (io.BytesIO(photo(1200, 800)), "back.jpg")}
+
+
+def test_no_photo_is_decoded_for_a_form_that_will_not_be_sent(flow: Flow, decodes) -> None:
+    """A wrong field, or a photo missing or refused by its header: nothing is sent, so none of
+    the photos is decoded (the costly part); the page says what to put right."""
+    to_kyc(flow, "15000")
+    wrong_field = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "",
+                                     **three_photos()})
+    html = wrong_field.get_data(as_text=True)
+    assert re.search(r'id="field-id_number-error"', html)
+    assert "then add your photos again" in html
+    missing = {**three_photos()}
+    del missing["photo_back"]
+    page = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                              **missing})
+    assert re.search(r'field-photo_back-error">Add this photo', page.get_data(as_text=True))
+    unusable = {**three_photos(), "photo_front": (io.BytesIO(photo(150, 800)), "front.jpg")}
+    page = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                              **unusable})
+    assert re.search(r'field-photo_front-error">This photo cannot be used',
+                     page.get_data(as_text=True))
+    assert decodes == []
+    flow.landed(flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                                   **three_photos()}), "kyc")
+    assert decodes == [1, 1, 1]
 
 
 def test_a_file_that_is_not_a_photo_is_refused_at_its_input(flow: Flow) -> None:
