@@ -48,6 +48,7 @@ from ..kyc import standing, submission
 from ..kyc.levels import next_level
 from ..public_address import external_url
 from ..qr import qr_svg
+from ..ratelimits import photo_decodes
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import KycDocument, RequiredField
@@ -132,6 +133,7 @@ class KycStep(journey.StepPage):
         photos = []
         if result.ok:
             # Decoding is what costs (CPU, memory): only for a form that will be sent.
+            photo_decodes(len(uploads))
             for photo, name, checked in uploads:
                 try:
                     photos.append((photo, kyc_photos.prepare(checked)))

@@ -378,6 +378,35 @@ def test_no_photo_is_decoded_for_a_form_that_will_not_be_sent(flow: Flow, decode
     assert decodes == [1, 1, 1]
 
 
+@pytest.mark.parametrize("limit", ["photo_per_session", "photo_per_ip"])
+def test_photos_decoded_are_limited_per_session_and_per_address(config: dict, limit: str,
+                                                                decodes) -> None:
+    """Three photos decoded fill a limit of 3: the next KYC post is refused (429) before
+    anything is read. Posts that decoded nothing did not count."""
+    from ..conftest import make_app
+
+    app = make_app({**config, "CHECKOUT_RATELIMITS": {limit: "3/minute"}})
+    flow = Flow(app, app.test_client())
+    to_kyc(flow, "15000")
+    for _ in range(4):
+        wrong = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "",
+                                   **three_photos()})
+        assert wrong.status_code == 200
+    flow.landed(flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                                   **three_photos()}), "kyc")
+    assert len(decodes) == 3
+    refused = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                                 **three_photos()})
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+    # Another shopper: refused too when the limit is the address's, not when it is the session's.
+    other = Flow(app, app.test_client())
+    to_kyc(other, "15000")
+    again = other.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "",
+                                **three_photos()})
+    assert again.status_code == (429 if limit == "photo_per_ip" else 200)
+    assert len(decodes) == 3
+
+
 def test_a_file_that_is_not_a_photo_is_refused_at_its_input(flow: Flow) -> None:
     to_kyc(flow, "15000")
     data = {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
