@@ -100,8 +100,10 @@ def kinds_asked(document: KycDocument) -> tuple[PhotoKind, ...]:
 
 @dataclass(frozen=True)
 class Upload:
-    """A photo's file, checked by its header (type, size, pixels) and not yet decoded."""
-    data: bytes = field(repr=False)
+    """A photo's file, checked by its header (type, size, pixels) and not yet decoded. The
+    upload's own stream (Werkzeug keeps a large one in a temporary file), not a copy in memory:
+    three photos of 10 MB are not all held while each is decoded."""
+    stream: IO[bytes] = field(repr=False)
 
 
 def received(stream: IO[bytes]) -> Upload:
@@ -121,7 +123,8 @@ def received(stream: IO[bytes]) -> Upload:
             raise PhotoError(str(UNREADABLE)) from None
     if not usable:
         raise PhotoError(_("This photo cannot be used. Take it again with your phone's camera."))
-    return Upload(data)
+    stream.seek(0)
+    return Upload(stream)
 
 
 def _usable(image: Image.Image, data: bytes) -> bool:
@@ -141,7 +144,7 @@ def prepare(upload: Upload) -> bytes:
     cannot be decoded. The costly part, CPU and memory: only for a form that will be sent."""
     with photo_being_read():        # Pillow's debug log would carry the EXIF values
         try:
-            with Image.open(io.BytesIO(upload.data), formats=("JPEG", "PNG")) as image:
+            with Image.open(upload.stream, formats=("JPEG", "PNG")) as image:
                 # Decoded at about the size kept: a JPEG at the smallest of its 1/2, 1/4, 1/8
                 # scales still larger than that (the decoder skips the detail); then a whole
                 # factor of reduction (box averaging, cheap) before the last, finer resampling.
