@@ -17,10 +17,11 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# The modules that read JPEG and PNG files and their EXIF (TiffImagePlugin); getLogger makes each
-# logger now if Pillow has not yet, and the module gets this same one when imported.
-PILLOW_LOGGERS = ("PIL.Image", "PIL.ImageFile", "PIL.JpegImagePlugin", "PIL.PngImagePlugin",
-                  "PIL.TiffImagePlugin", "PIL.ImageOps")
+# The modules that read JPEG and PNG files and their EXIF (TiffImagePlugin), those with a logger
+# today and those that may get one; getLogger makes each logger now if Pillow has not yet, and the
+# module gets this same one when imported.
+PILLOW_LOGGERS = ("PIL.Image", "PIL.ImageFile", "PIL.ImageOps", "PIL.JpegImagePlugin",
+                  "PIL.PngImagePlugin", "PIL.TiffImagePlugin")
 
 _reading = contextvars.ContextVar("checkout_kyc_photo_being_read", default=False)
 
