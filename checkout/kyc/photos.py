@@ -1,14 +1,16 @@
 """The selfie and document photos of an advanced KYC document.
 
 A photo is checked by its content, not by its name or the type the browser claims: only JPEG and
-PNG are opened (Pillow reads nothing else here), at most ``MAX_UPLOAD_BYTES`` and
-``MAX_PIXELS``. It is then turned the right way up and re-encoded as a JPEG of at most
+PNG are opened (Pillow reads nothing else here), at most ``MAX_UPLOAD_BYTES`` and ``MAX_PIXELS``,
+all read from the file's header (:func:`received`), so that a form's photos are decoded only
+once all of them and the form's fields are right. Decoded at about the size kept
+(:func:`prepare`), it is turned the right way up and re-encoded as a JPEG of at most
 ``LONGEST_SIDE`` pixels from its pixels alone: the EXIF block (GPS location, phone model, time), a
 comment (a JPEG's COM segment, a PNG's text chunks), XMP and the colour profile never leave the
 server, and Pillow's debug records, which carry EXIF values, are dropped while a photo is read
-(:mod:`checkout.kyc.pillow_logs`). The result is sent base64 in
-the document's ``smile-identity-images`` field, each with the ``image_type_id`` the identity
-vendor uses (notes 7), and is not kept.
+(:mod:`checkout.kyc.pillow_logs`). The result is sent base64 in the document's
+``smile-identity-images`` field, each with the ``image_type_id`` the identity vendor uses (notes
+7), and is not kept.
 """
 from __future__ import annotations
 
