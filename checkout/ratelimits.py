@@ -18,6 +18,11 @@ address and, under ``/s/<session>/``, one per session (``<category>_per_ip``,
 - ``create``, ``otp``, ``push_retry``, ``tx_hash``, ``kyc``: creating the order, a one-time code,
   a new payment request to the phone, a transaction hash, identity documents.
 
+Beside the categories, ``photo_per_ip`` and ``photo_per_session`` count the KYC photos decoded
+(:func:`photo_decodes`), one each, rather than requests: a form whose fields are wrong decodes none,
+and one that is sent decodes up to three. Flask-Limiter checks before the request that one more is
+allowed, and deducts what the request decoded after it.
+
 Not limited (:data:`UNLIMITED` says why for each): the webhook receiver, ``/healthz``, static files,
 the embedded sandbox's own pages and addresses that match nothing.
 
@@ -53,7 +58,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from flask import Blueprint, Flask, request
+from flask import Blueprint, Flask, g, request
 from flask_limiter import Limiter, RateLimitExceeded
 from limits import parse_many
 from limits.errors import ConfigurationError as LimitsConfigurationError
@@ -62,7 +67,7 @@ from .errors import ConfigurationError
 from .security import is_machine_request
 
 __all__ = ["DEFAULT_LIMITS", "ENDPOINT_CATEGORIES", "UNLIMITED", "RateLimits", "category",
-           "client_address", "configured_limits"]
+           "client_address", "configured_limits", "photo_decodes"]
 
 log = logging.getLogger("checkout.ratelimits")
 
@@ -106,6 +111,10 @@ DEFAULT_LIMITS: dict[str, str] = {
     # Identity documents: each POST may carry three photos of 10 MB.
     "kyc_per_session": "10/minute;40/hour",
     "kyc_per_ip": "60/minute;600/hour",
+    # Not a category of requests: the photos those POSTs have decoded, one each (the costly part,
+    # up to ~0.5 s of CPU and ~60 MB a photo). A person sends three, and again those refused.
+    "photo_per_session": "15/minute;45/hour",
+    "photo_per_ip": "30/minute;300/hour",
 }
 
 ENDPOINT_CATEGORIES: dict[str, str] = {
@@ -171,6 +180,24 @@ def category() -> str | None:
             return "page"
         return "kyc" if (request.view_args or {}).get("step") == "kyc" else "form"
     return ENDPOINT_CATEGORIES.get(endpoint or "")
+
+
+_PHOTOS_DECODED = "checkout_photos_decoded"      # on flask.g, for the request's photo limits
+
+
+def photo_decodes(count: int) -> None:
+    """This request is about to decode ``count`` KYC photos: they count against the photo
+    limits once it is answered."""
+    setattr(g, _PHOTOS_DECODED, count)
+
+
+def _photos_decoded(_response: Any) -> bool:
+    return int(g.get(_PHOTOS_DECODED, 0)) > 0
+
+
+def _photo_cost() -> int:
+    # Before the view (nothing decoded yet), is there room for one more? After it, what it did.
+    return int(g.get(_PHOTOS_DECODED, 1))
 
 
 def client_address() -> str:
@@ -343,6 +370,9 @@ class RateLimits:
         for kind, key in (("ip", client_address), ("session", self.session_key)):
             self.limiter.shared_limit(self._limit_of(kind), scope=self._scope_of(kind),
                                       key_func=key)(bp)
+            self.limiter.shared_limit(self._photo_limit_of(kind), scope=f"photo_per_{kind}",
+                                      key_func=key, deduct_when=_photos_decoded,
+                                      cost=_photo_cost)(bp)
 
     def _limit_of(self, kind: str) -> Callable[[], str]:
         def limit() -> str:
@@ -352,6 +382,14 @@ class RateLimits:
             if kind == "session" and not (request.view_args or {}).get("session_id"):
                 return ""
             return self.limits.get(f"{name}_per_{kind}", "")
+
+        return limit
+
+    def _photo_limit_of(self, kind: str) -> Callable[[], str]:
+        def limit() -> str:
+            if category() != "kyc":
+                return ""
+            return self.limits.get(f"photo_per_{kind}", "")
 
         return limit
 

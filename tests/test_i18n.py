@@ -317,6 +317,52 @@ class TestLanguageMenu:
                                 data={"language": "fr", "next": elsewhere, "csrf_token": token})
             assert moved.headers["Location"].endswith(f"/checkout/s/{sid}/"), elsewhere
 
+    @pytest.mark.parametrize("hostile", [
+        "/checkout/s/{sid}/../../../account/settings",
+        "/checkout/s/{sid}/kyc/../../{other}/",
+        "/checkout/s/{sid}/%2e%2e/%2e%2e/%2e%2e/account/settings",
+        "/checkout/s/{sid}/%2E%2E/%2e./.%2e/account",
+        "/checkout/s/{sid}/..%2f..%2f..%2faccount",
+        "/checkout/s/{sid}/..%5c..%5caccount",
+        "/checkout/s/{sid}/\\..\\..\\account",
+        "/checkout/s/{sid}\\..\\evil",
+        "\\\\evil.example/checkout/s/{sid}/",
+        "//evil.example/checkout/s/{sid}/",
+        "https://evil.example/checkout/s/{sid}/",
+        "/checkout/s/{other}/",
+        "/checkout/s/{other}/review",
+        "/checkout/s/{sid}-other/",
+        "/checkout/s/{sid}",
+        "/checkout/s/{sid}/..",
+        "/checkout/s/{sid}/\tkyc",
+    ])
+    def test_a_way_back_that_a_browser_would_resolve_elsewhere_goes_to_the_session(
+            self, app, hostile):
+        """``next`` is compared as the browser will read it, not as it is written."""
+        sid, other = open_session(app), open_session(app)
+        client = app.test_client()
+        html = client.get(f"/checkout/s/{sid}/", follow_redirects=True).get_data(as_text=True)
+        token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        moved = client.post(f"/checkout/s/{sid}/language", data={
+            "language": "fr", "next": hostile.format(sid=sid, other=other),
+            "csrf_token": token})
+        assert moved.status_code == 303
+        assert moved.headers["Location"] == f"/checkout/s/{sid}/"
+
+    @pytest.mark.parametrize("sent, resolved", [
+        ("/checkout/s/{sid}/kyc?document=PASSPORT", "/checkout/s/{sid}/kyc?document=PASSPORT"),
+        ("/checkout/s/{sid}/kyc/../review", "/checkout/s/{sid}/review"),
+        ("/checkout/s/{sid}/./%2e/status", "/checkout/s/{sid}/status"),
+    ])
+    def test_a_way_back_within_the_session_is_sent_as_resolved(self, app, sent, resolved):
+        sid = open_session(app)
+        client = app.test_client()
+        html = client.get(f"/checkout/s/{sid}/", follow_redirects=True).get_data(as_text=True)
+        token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+        moved = client.post(f"/checkout/s/{sid}/language", data={
+            "language": "fr", "next": sent.format(sid=sid), "csrf_token": token})
+        assert moved.headers["Location"] == resolved.format(sid=sid)
+
     def test_a_language_we_do_not_have_changes_nothing_and_a_forged_form_is_refused(self, app):
         sid = open_session(app, locale="pt")
         client = app.test_client()

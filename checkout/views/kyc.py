@@ -48,6 +48,7 @@ from ..kyc import standing, submission
 from ..kyc.levels import covers, next_level
 from ..public_address import external_url
 from ..qr import qr_svg
+from ..ratelimits import photo_decodes
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import KycDocument, RequiredField
@@ -118,7 +119,7 @@ class KycStep(journey.StepPage):
             return FormResult(form_error=_("Choose the document you will use."))
         result = clean_required_fields(document.required_fields, form,
                                        country=session.value("countryIsoCode"))
-        photos = []
+        uploads = []
         for photo in kyc_photos.kinds_asked(document):
             name = f"photo_{photo.name}"
             upload: FileStorage | None = request.files.get(name)
@@ -126,10 +127,19 @@ class KycStep(journey.StepPage):
                 result.errors[name] = _("Add this photo.")
                 continue
             try:
-                photos.append((photo, kyc_photos.prepare(upload.stream)))
+                uploads.append((photo, name, kyc_photos.received(upload.stream)))
             except kyc_photos.PhotoError as exc:
                 result.errors[name] = str(exc)
-        if not result.ok and photos:
+        photos = []
+        if result.ok:
+            # Decoding is what costs (CPU, memory): only for a form that will be sent.
+            photo_decodes(len(uploads))
+            for photo, name, checked in uploads:
+                try:
+                    photos.append((photo, kyc_photos.prepare(checked)))
+                except kyc_photos.PhotoError as exc:
+                    result.errors[name] = str(exc)
+        if not result.ok and uploads:
             # A file input cannot be filled in again by the page: say so, not leave it to guess.
             result.form_error = _("Please check the fields below, then add your photos again.")
         result.facts.update(document=document, photos=photos)

@@ -21,6 +21,7 @@ from .admin import EventRecord, find_event, recent_events, replay
 from .dispatch import status_signal_states
 from .dispatcher import process_pending
 from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
+from .printable import for_spreadsheet, for_terminal
 from .reconcile import reconcile
 from .store import DISPATCHING, PENDING, SIGNAL_FAILED, utcnow
 
@@ -199,9 +200,12 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     elif fmt == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=ROW_KEYS, lineterminator="\n")
+        # CRLF, as RFC 4180 has it: the csv module then quotes a cell holding a lone CR too (with
+        # "\n" it leaves it bare, and a spreadsheet starts a new row there).
+        writer = csv.DictWriter(out, fieldnames=ROW_KEYS, lineterminator="\r\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({key: for_spreadsheet(value) for key, value in row.items()}
+                         for row in rows)
         click.echo(out.getvalue(), nl=False)
     elif not rows:
         click.echo("no orders")
@@ -286,5 +290,5 @@ def _print_event(event: EventRecord) -> None:
 
 
 def _cut(text: str | None, width: int) -> str:
-    text = text or "-"
+    text = for_terminal(text or "-")
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from PIL import ExifTags, Image
+from PIL import ExifTags, Image, PngImagePlugin
 from sqlalchemy import inspect
 from sqlalchemy import text as sql
 
+from checkout.kyc import photos as kyc_photos
 from checkout.kyc import submission
 from checkout.sandbox.kyc import kyc_store
 from checkout.state import get_state
@@ -260,6 +261,152 @@ def test_advanced_kyc_sends_clean_photos(app: Flask, flow: Flow, monkeypatch) ->
         assert not Image.open(io.BytesIO(jpeg)).getexif()
     review_kyc(app)
     assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+
+
+# What a phone (or someone who wants it read) writes into a photo beside its pixels.
+MAKE, MODEL, DATUM = "TellTaleMaker", "TellTale Model 9", "TellTaleDatum"
+JPEG_COMMENT, PNG_COMMENT, PNG_TEXT = "TellTale COM segment", "TellTale png comment", "TellTale"
+
+
+def photo_with_metadata(kind: str) -> bytes:
+    """A photo that carries EXIF (maker, model, orientation, GPS position and datum) and a
+    comment: a JPEG's COM segment, or a PNG's tEXt chunks ("comment", "Comment", "Author")."""
+    image = Image.effect_noise((900, 700), 40).convert("RGB")
+    exif = Image.Exif()
+    exif[ExifTags.Base.Make], exif[ExifTags.Base.Model] = MAKE, MODEL
+    exif[ExifTags.Base.Orientation] = 6            # turned: the EXIF is read and written anew
+    gps = exif.get_ifd(ExifTags.IFD.GPSInfo)
+    gps[ExifTags.GPS.GPSLatitudeRef] = "S"
+    gps[ExifTags.GPS.GPSLatitude] = (1.0, 17.0, 30.5)
+    gps[ExifTags.GPS.GPSMapDatum] = DATUM
+    out = io.BytesIO()
+    if kind == "JPEG":
+        image.save(out, "JPEG", exif=exif.tobytes(), comment=JPEG_COMMENT.encode())
+    else:
+        text = PngImagePlugin.PngInfo()
+        text.add_text("comment", PNG_COMMENT)
+        text.add_text("Comment", PNG_COMMENT + " 2")
+        text.add_text("Author", PNG_TEXT)
+        image.save(out, "PNG", exif=exif.tobytes(), pnginfo=text)
+    return out.getvalue()
+
+
+def test_only_pixels_leave_neither_upstream_nor_in_any_log_line(app: Flask, flow: Flow, caplog,
+                                                                monkeypatch) -> None:
+    """No comment, EXIF value or PNG text reaches the upstream, nor a log record of any level
+    (the root logger and Pillow's at DEBUG, every record kept)."""
+    uploads = {"selfie": photo_with_metadata("JPEG"), "front": photo_with_metadata("PNG"),
+               "back": photo_with_metadata("JPEG")}
+    for data in uploads.values():
+        assert MAKE.encode() in data and DATUM.encode() in data
+    to_kyc(flow, "15000")
+    with app.app_context():
+        upstream = get_state().upstream
+    real = upstream.kyc_submit
+    sent: dict[str, Any] = {}
+
+    def spy(phone, id_type, user_fields):
+        sent.update(user_fields)
+        return real(phone, id_type, user_fields)
+
+    monkeypatch.setattr(upstream, "kyc_submit", spy)
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="PIL")
+    caplog.clear()
+    flow.landed(flow.post("/kyc", {
+        **PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+        **{f"photo_{name}": (io.BytesIO(data), f"{name}.{'png' if name == 'front' else 'jpg'}")
+           for name, data in uploads.items()}}), "kyc")
+
+    told = [MAKE, MODEL, DATUM, JPEG_COMMENT, PNG_COMMENT, PNG_TEXT]
+    images = [base64.b64decode(item["image"]) for item in sent["images"]]
+    assert len(images) == 3
+    for jpeg in images:
+        for needle in told:
+            assert needle.encode() not in jpeg, needle
+        picture = Image.open(io.BytesIO(jpeg))
+        assert picture.size == (700, 900)          # turned upright, then its EXIF left behind
+        assert not picture.getexif() and "comment" not in picture.info
+        assert not {"exif", "xmp", "icc_profile"} & set(picture.info)
+    # The GPS latitude as Pillow logs it (the rationals' bytes), and each value in any form.
+    latitude = repr(b"\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x11")[2:-1]
+    logged = "\n".join(f"{r.name} {r.getMessage()} {r.args!r}" for r in caplog.records)
+    for needle in [*told, "TellTale", latitude, "30.5"]:
+        assert needle not in logged, needle
+
+
+@pytest.fixture
+def decodes(monkeypatch) -> list[int]:
+    """Each photo the step decodes (checkout.kyc.photos.prepare), as it happens."""
+    done: list[int] = []
+    real = kyc_photos.prepare
+
+    def prepare(upload):
+        done.append(1)
+        return real(upload)
+
+    monkeypatch.setattr(kyc_photos, "prepare", prepare)
+    return done
+
+
+def three_photos() -> dict[str, Any]:
+    return {"photo_selfie": (io.BytesIO(photo()), "selfie.jpg"),
+            "photo_front": (io.BytesIO(photo(1200, 800)), "front.jpg"),
+            "photo_back": (io.BytesIO(photo(1200, 800)), "back.jpg")}
+
+
+def test_no_photo_is_decoded_for_a_form_that_will_not_be_sent(flow: Flow, decodes) -> None:
+    """A wrong field, or a photo missing or refused by its header: nothing is sent, so none of
+    the photos is decoded (the costly part); the page says what to put right."""
+    to_kyc(flow, "15000")
+    wrong_field = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "",
+                                     **three_photos()})
+    html = wrong_field.get_data(as_text=True)
+    assert re.search(r'id="field-id_number-error"', html)
+    assert "then add your photos again" in html
+    missing = {**three_photos()}
+    del missing["photo_back"]
+    page = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                              **missing})
+    assert re.search(r'field-photo_back-error">Add this photo', page.get_data(as_text=True))
+    unusable = {**three_photos(), "photo_front": (io.BytesIO(photo(150, 800)), "front.jpg")}
+    page = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                              **unusable})
+    assert re.search(r'field-photo_front-error">This photo cannot be used',
+                     page.get_data(as_text=True))
+    assert decodes == []
+    flow.landed(flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                                   **three_photos()}), "kyc")
+    assert decodes == [1, 1, 1]
+
+
+@pytest.mark.parametrize("limit", ["photo_per_session", "photo_per_ip"])
+def test_photos_decoded_are_limited_per_session_and_per_address(config: dict, limit: str,
+                                                                decodes) -> None:
+    """Three photos decoded fill a limit of 3: the next KYC post is refused (429) before
+    anything is read. Posts that decoded nothing did not count."""
+    from ..conftest import make_app
+
+    app = make_app({**config, "CHECKOUT_RATELIMITS": {limit: "3/minute"}})
+    flow = Flow(app, app.test_client())
+    to_kyc(flow, "15000")
+    for _ in range(4):
+        wrong = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "",
+                                   **three_photos()})
+        assert wrong.status_code == 200
+    flow.landed(flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                                   **three_photos()}), "kyc")
+    assert len(decodes) == 3
+    refused = flow.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+                                 **three_photos()})
+    assert refused.status_code == 429 and "Retry-After" in refused.headers
+    # Another shopper: refused too when the limit is the address's, not when it is the session's.
+    other = Flow(app, app.test_client())
+    to_kyc(other, "15000")
+    again = other.post("/kyc", {**PERSON, "document": "ALIEN_CARD", "id_number": "",
+                                **three_photos()})
+    assert again.status_code == (429 if limit == "photo_per_ip" else 200)
+    assert len(decodes) == 3
 
 
 def test_a_file_that_is_not_a_photo_is_refused_at_its_input(flow: Flow) -> None:

