@@ -8,8 +8,9 @@ Before the create call is sent, the session records a *pending attempt* (what is
 From then on no create is sent for the session, automatically or by the user, until the attempt is
 settled: by the upstream's answer, by finding the order in a lookup, or by a lookup that the
 upstream answers and that finds nothing once ``CHECKOUT_CREATE_GRACE`` seconds have passed since
-the attempt (the user then reviews a fresh quote and may try again). Meanwhile the pages say the
-order is being confirmed and only look it up. A create that certainly never reached the upstream
+the attempt (the user then reviews a fresh quote and may try again; at once when the upstream's own
+application answered the create with an error, :func:`finished_failing`). Meanwhile the pages say
+the order is being confirmed and only look it up. A create that certainly never reached the upstream
 (the connection refused or not made in time, the breaker open, no time left: ``never_sent``)
 created nothing: it is forgotten at once, and the review says so (``NOT_SENT``).
 
@@ -218,6 +219,8 @@ def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateRe
                         short_id(session.id), type(exc).__name__)
             return CreateResult(Outcome.NOT_SENT)
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
+        if finished_failing(exc):
+            session = _mark_finished(session.id)
         return settle_pending(session, flow)
     except UpstreamError as exc:
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
@@ -226,6 +229,22 @@ def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateRe
     if result.order_id != order.id:
         return result
     return dataclasses.replace(result, order=order)
+
+
+def finished_failing(exc: UpstreamUnavailable) -> bool:
+    """Whether the upstream's own application answered the create with an error (a 500, say):
+    whatever it did before failing was done by then, so a lookup made after it sees any order it
+    made. Not a gateway's 502, 503 or 504, nor a timeout: behind those the upstream may still be
+    working on it."""
+    return exc.status is not None and exc.status >= 500 and exc.status not in (502, 503, 504)
+
+
+def _mark_finished(session_id: str) -> CheckoutSession:
+    def change(fresh: CheckoutSession) -> None:
+        if fresh.pending:
+            fresh.pending = {**fresh.pending, "finished": True}
+
+    return get_state().sessions.update(session_id, change)
 
 
 def _forget_attempt(session_id: str) -> None:
@@ -304,7 +323,9 @@ def settle_pending(session: CheckoutSession, flow: Flow) -> CreateResult:
         return CreateResult(Outcome.CONFIRMING)
     if order is not None:
         return _attach(session, flow, order)
-    if ambiguous or time.time() - started < create_grace():
+    # A create the upstream finished (failing) needs no grace: nothing of it can appear later.
+    grace = 0.0 if (session.pending or {}).get("finished") else create_grace()
+    if ambiguous or time.time() - started < grace:
         return CreateResult(Outcome.CONFIRMING)
     if not flow.may_retry(session):
         log.error("no %s order found for session %s after the grace period; it is not created "

@@ -117,3 +117,41 @@ def test_within_the_grace_period_nothing_is_sent_again_whatever_a_lookup_finds(f
         assert CHECKING in flow.get("/").get_data(as_text=True)
         assert CHECKING in flow.follow(flow.create(review)).get_data(as_text=True)
     assert len(sent) == 1
+
+
+def test_upstream_down_during_confirm_then_back_the_review_is_offered_within_seconds(config):
+    """Over real HTTP: the standalone sandbox behind the fault proxy. The upstream answers 500
+    to "Confirm and pay" and to the lookups; once it is back, the next look (the confirming page
+    asks every 5 s) sends the user to the review, and exactly one order is made."""
+    import time
+
+    from ..conftest import make_app
+    from ..faults import fault_proxy
+    from ..resilience_gunicorn_app import CLIENT_ID, CLIENT_SECRET, WEBHOOK_SECRET
+    from ..test_resilience_gunicorn import standalone_sandbox
+
+    with standalone_sandbox() as sandbox_url, fault_proxy(sandbox_url) as proxy:
+        app = make_app({**config, "CHECKOUT_API_BASE_URL": proxy.url,
+                        "CHECKOUT_CLIENT_ID": CLIENT_ID, "CHECKOUT_CLIENT_SECRET": CLIENT_SECRET,
+                        "CHECKOUT_WEBHOOK_SECRET": WEBHOOK_SECRET,
+                        "CHECKOUT_LAUNCH_SECRET": "l" * 40, "CHECKOUT_TESTNET": True})
+        flow = Flow(app, app.test_client())
+        flow.start()
+        review = flow.to_review()
+        proxy.set("error")
+        assert CHECKING in flow.create(review).get_data(as_text=True)
+        assert CHECKING in flow.get("/").get_data(as_text=True)      # still down: looked up
+        proxy.set("pass")
+        back = time.monotonic()
+        while (page := flow.get("/")).status_code != 303:     # as the page asks, every 5 s
+            assert CHECKING in page.get_data(as_text=True)
+            assert time.monotonic() - back < 10, "no way on 10 s after the upstream came back"
+            time.sleep(1.0)
+        assert page.headers["Location"].endswith("/review")
+        assert time.monotonic() - back < 10
+        review = flow.follow(page)
+        assert flow.follow(flow.create(review)).request.path.endswith("/pay")
+        # The sandbox is this test's own: every order it holds.
+        with app.app_context():
+            orders = list(upstream(flow).onramp_orders(limit=100))
+        assert len(orders) == 1
