@@ -75,7 +75,7 @@ DEFAULTS: dict[str, Any] = {
     # Seconds during which an order creation whose outcome is unknown (a timeout, a 5xx) is only
     # looked up, never sent again: sending it again could create a second order for one payment.
     # After it, a lookup the upstream answers without finding the order lets the user try again.
-    "CHECKOUT_CREATE_GRACE": 30,
+    "CHECKOUT_CREATE_GRACE": 40,
     # Seconds /healthz and /healthz/ready reuse their last background check of the upstream and
     # the rate-limit store before starting another: each upstream check is a call made with the
     # merchant's key (no amplification by hammering the routes), and no probe waits on it.
@@ -228,6 +228,19 @@ def _check_upstream_waits(app: Flask) -> None:
             "(connect, read) pairs")
     for kind, pair in per_kind.items():
         _pair(f"CHECKOUT_UPSTREAM_TIMEOUTS[{kind!r}]", pair)
+    # A create is looked up, never sent again, for the grace period: at least twice the longest
+    # a create call may wait, or a second one could be sent while the first is still processed.
+    from .upstream.budget import DEFAULT_TIMEOUTS, WRITE
+
+    every = app.config.get("CHECKOUT_HTTP_TIMEOUT")
+    connect, read = _pair("write", every if every is not None
+                          else per_kind.get(WRITE, DEFAULT_TIMEOUTS[WRITE]))
+    grace = _positive(app, "CHECKOUT_CREATE_GRACE")
+    if grace < 2 * (connect + read):
+        raise ConfigurationError(
+            f"CHECKOUT_CREATE_GRACE ({grace:g} s) must be at least twice the longest wait of an "
+            f"order's creation ({connect:g} + {read:g} s): raise it to {2 * (connect + read):g} "
+            "or more, or shorten the write timeout")
     _positive(app, "CHECKOUT_UPSTREAM_MAX_IN_FLIGHT", whole=True)
     _positive(app, "CHECKOUT_BREAKER_FAILURES", whole=True)
     _positive(app, "CHECKOUT_BREAKER_RESET_SECONDS")

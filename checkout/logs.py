@@ -234,8 +234,35 @@ DEFAULT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)
 SHOWN_BY_DEFAULT = ("checkout", "flask-limiter")
 
 
-class _DefaultHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """The handler :func:`show_by_default` adds: recognised, so that it is added once."""
+class _DefaultHandler(logging.Handler):
+    """The handler :func:`show_by_default` adds (recognised, so that it is added once).
+
+    It writes where gunicorn's error log writes at the time of each line (gunicorn reopens its
+    files on SIGUSR1, closing the streams it had), else to stderr; and writes nothing once the
+    host has set up logging after all (a handler on the root logger, which the records reach
+    anyway): never a line twice.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if logging.getLogger().handlers:
+            return
+        try:
+            line = self.format(record) + "\n"
+            targets = [h for h in logging.getLogger("gunicorn.error").handlers
+                       if isinstance(h, logging.StreamHandler)]
+            if not targets:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+                return
+            for target in targets:
+                target.acquire()
+                try:
+                    target.stream.write(line)
+                    target.flush()
+                finally:
+                    target.release()
+        except Exception:
+            self.handleError(record)
 
 
 def show_by_default() -> None:
@@ -248,16 +275,12 @@ def show_by_default() -> None:
         return                      # the host configured the checkout's logger itself
     if any(isinstance(h, _DefaultHandler) for h in targets[0].handlers):
         return                      # done already (another app of this process)
-    # Under gunicorn: where its error log goes (stderr, or --error-logfile).
-    streams = [h.stream for h in logging.getLogger("gunicorn.error").handlers
-               if isinstance(h, logging.StreamHandler)] or [sys.stderr]
     for logger in targets:
-        for stream in streams:
-            handler = _DefaultHandler(stream)
-            handler.setFormatter(logging.Formatter(DEFAULT_FORMAT))
-            handler.addFilter(RequestIdFilter())
-            handler.addFilter(MaskSecretsFilter())
-            logger.addHandler(handler)
+        handler = _DefaultHandler()
+        handler.setFormatter(logging.Formatter(DEFAULT_FORMAT))
+        handler.addFilter(RequestIdFilter())
+        handler.addFilter(MaskSecretsFilter())
+        logger.addHandler(handler)
         if logger.level == logging.NOTSET:
             logger.setLevel(logging.INFO)
 

@@ -101,14 +101,17 @@ class TTLCache:
             try:
                 value = load()
             except UpstreamError as exc:
-                with self._lock:
-                    self._failures[key] = (next(self._turns), exc)
                 stale = self._entries.get(key)
                 if stale is not None and \
                         self.clock() - stale.fetched_at < self.ttl * self.stale_factor:
                     log.warning("reference data refresh failed; serving the cached copy: %s",
                                 key[0] if isinstance(key, tuple) else key)
-                    return cast(T, stale.value)
+                    return cast(T, stale.value)       # the waiters will try, and find it too
+                if not getattr(exc, "never_sent", False):
+                    # What the upstream did, not this caller's own lack of time or place: its
+                    # waiters would meet the same.
+                    with self._lock:
+                        self._failures[key] = (next(self._turns), exc)
                 raise
             finally:
                 with self._lock:

@@ -393,6 +393,13 @@ def new_session_id() -> str:
     return secrets.token_urlsafe(32)
 
 
+def find_by_order(conn: Any, order_id: str) -> CheckoutSession | None:
+    """The session an order was created from, read on ``conn`` (inside its transaction)."""
+    row = conn.execute(select(sessions_table).where(sessions_table.c.order_id == order_id)
+                       ).first()
+    return _row_to_session(row) if row is not None else None
+
+
 def _row_to_session(row: Any) -> CheckoutSession:
     m = row._mapping
     return CheckoutSession(

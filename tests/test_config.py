@@ -87,6 +87,14 @@ def test_frame_ancestors_must_be_a_list_of_strings(tmp_path, ancestors):
         build(tmp_path, CHECKOUT_FRAME_ANCESTORS=ancestors)
 
 
+def test_a_create_grace_shorter_than_a_create_can_last_is_refused(tmp_path):
+    """A create is only looked up for the grace period: shorter than twice the longest a create
+    call may wait, a second one could be sent while the upstream still works on the first."""
+    with pytest.raises(ConfigurationError, match="CHECKOUT_CREATE_GRACE"):
+        build(tmp_path, CHECKOUT_HTTP_TIMEOUT=(3.05, 20.0))
+    build(tmp_path, CHECKOUT_HTTP_TIMEOUT=(3.05, 20.0), CHECKOUT_CREATE_GRACE=50)
+
+
 @pytest.mark.parametrize("days", [0, -1, "365", True, None])
 def test_the_days_kyc_levels_are_remembered_must_be_a_positive_number(tmp_path, days):
     with pytest.raises(ConfigurationError, match="CHECKOUT_KYC_REMEMBER_DAYS"):
@@ -116,6 +124,6 @@ def test_cleartext_upstream_can_be_allowed_explicitly(tmp_path):
 
 def test_new_defaults_are_declared():
     from checkout.config import DEFAULTS
-    assert DEFAULTS["CHECKOUT_CREATE_GRACE"] == 30
+    assert DEFAULTS["CHECKOUT_CREATE_GRACE"] == 40
     assert DEFAULTS["CHECKOUT_HEALTH_CACHE_SECONDS"] == 30
     assert DEFAULTS["CHECKOUT_ALLOW_INSECURE_UPSTREAM"] is False

@@ -63,3 +63,24 @@ def test_a_hosts_own_logging_configuration_is_respected(monkeypatch):
     assert len(checkout_logger.handlers) == 1 and checkout_logger.level == logging.INFO
     logs.show_by_default()                      # a second app of the process adds nothing
     assert len(checkout_logger.handlers) == 1
+
+
+def test_logging_set_up_after_the_checkout_is_not_written_twice(monkeypatch, capsys):
+    root = logging.getLogger()
+    for name in logs.SHOWN_BY_DEFAULT:
+        monkeypatch.setattr(logging.getLogger(name), "handlers", [])
+        monkeypatch.setattr(logging.getLogger(name), "level", logging.NOTSET)
+    monkeypatch.setattr(root, "handlers", [])
+    monkeypatch.setattr(logging.getLogger("gunicorn.error"), "handlers", [])
+    logs.show_by_default()
+    logging.getLogger("checkout.test").warning("before the host set up logging")
+    assert "WARNING checkout.test [-] before the host set up logging" in capsys.readouterr().err
+    seen: list[str] = []
+
+    class Host(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    monkeypatch.setattr(root, "handlers", [Host()])       # the host's logging, set up later
+    logging.getLogger("checkout.test").warning("after")
+    assert seen == ["after"] and capsys.readouterr().err == ""

@@ -83,8 +83,9 @@ class CreateResult:
 def create_grace() -> float:
     """Seconds after an unanswered create during which the order is only looked up, never created
     again, whatever a lookup finds: the upstream may still be processing it
-    (``CHECKOUT_CREATE_GRACE``; well above the write timeout, so a create the upstream was still
-    working on when the checkout stopped waiting has had more than twice that time)."""
+    (``CHECKOUT_CREATE_GRACE``, from when the create was sent: at least twice the longest a create
+    call may wait, checked at start-up, so a create the upstream was still working on when the
+    checkout stopped waiting has had at least as long again)."""
     return float(current_app.config["CHECKOUT_CREATE_GRACE"])
 
 

@@ -25,9 +25,11 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import phonenumbers
 from sqlalchemy import Column, DateTime, String, Table, case, delete, select
 from sqlalchemy.engine import Connection, Engine
 
+from ..sessions import CheckoutSession, find_by_order
 from ..store import metadata
 from ..webhooks.store import dialect_insert, write_transaction
 from .levels import LEVELS, rank
@@ -71,13 +73,38 @@ def remember(conn: Connection, keys: Iterable[str], level: str | None,
             # Levels are words: "the higher one" is said by their rank, not by SQL's max.
             "level": case((_rank_of(table.c.level) > rank(level), table.c.level),
                           else_=insert.excluded.level),
-            "said_at": case((table.c.said_at > insert.excluded.said_at, table.c.said_at),
+            # Said again: kept longer. Not by a lower level: a basic pass confirmed every day
+            # must not keep an advanced one, never confirmed since, for ever.
+            "said_at": case((_rank_of(table.c.level) > rank(level), table.c.said_at),
+                            (table.c.said_at > insert.excluded.said_at, table.c.said_at),
                             else_=insert.excluded.said_at),
         }))
 
 
 def _rank_of(column: Any) -> Any:
     return case(*[(column == word, rank(word)) for word in PASSED_LEVELS], else_=0)
+
+
+def e164_digits(value: Any, country: str | None) -> str | None:
+    """A phone number as the upstream takes it (E.164 digits, no +), or None if it is not one."""
+    if not value:
+        return None
+    try:
+        number = phonenumbers.parse(str(value), country or None)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(number):
+        return None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164).lstrip("+")
+
+
+def session_phone(session: CheckoutSession) -> str | None:
+    """The phone a session knows its user by: given at the KYC step, in the offer's fields, or
+    in the launch token."""
+    country = session.value("countryIsoCode")
+    given = (session.kyc.get("contact") or {}).get("phone")
+    return given or e164_digits(session.fields.get("phoneNumber"), country) \
+        or e164_digits(session.value("phoneNumber"), country)
 
 
 def remember_now(engine: Engine, keys: Iterable[str], level: str | None) -> None:
@@ -113,6 +140,23 @@ def forget_older_than(engine: Engine, days: float) -> int:
 
 
 # -- what a webhook tells -------------------------------------------------------------------------
+
+def learn_from_event(conn: Connection, secret: str, event_type: str,
+                     payload: Mapping[str, Any], at: datetime) -> None:
+    """Remember what a verified webhook tells of its user's level (in ``conn``'s transaction):
+    under their email, and under the phone the order's own session knows them by, when it is
+    this checkout's order (a level is looked up by phone: :mod:`.standing`)."""
+    told = level_in_event(event_type, payload)
+    if told is None:
+        return
+    email, level = told
+    order = (payload.get("data") or {}).get("order") or {}
+    phone = None
+    if event_type == "order-status-change" and isinstance(order.get("_id"), str):
+        session = find_by_order(conn, order["_id"])
+        phone = session_phone(session) if session is not None else None
+    remember(conn, person_keys(secret, email=email, phone=phone), level, at)
+
 
 def level_in_event(event_type: str, payload: Mapping[str, Any]) -> tuple[str, str] | None:
     """(email, level passed) that a verified webhook tells, or None when it tells none.

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import phonenumbers
 from flask import current_app
 from sqlalchemy import select
 
@@ -121,16 +120,7 @@ class Contact:
     email: str | None
 
 
-def _phone(value: Any, country: str | None) -> str | None:
-    if not value:
-        return None
-    try:
-        number = phonenumbers.parse(str(value), country or None)
-    except phonenumbers.NumberParseException:
-        return None
-    if not phonenumbers.is_valid_number(number):
-        return None
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164).lstrip("+")
+_phone = memory.e164_digits
 
 
 def contact(session: CheckoutSession) -> Contact:
@@ -172,9 +162,14 @@ def person_keys(session: CheckoutSession) -> list[str]:
 
 def remembered_level(session: CheckoutSession) -> str:
     """The highest level the upstream told this user passed, in an earlier order's webhooks or
-    an earlier session; ``none`` when it told nothing."""
+    an earlier session; ``none`` when it told nothing.
+
+    Looked up by phone only: the identity ``/api/kyc/state`` was read by. An email is whatever
+    the user types: by someone else's, a user could borrow their level."""
+    who = contact(session)
     days = float(current_app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365))
-    return memory.recall(get_state().engine, person_keys(session), days=days)
+    keys = memory.person_keys(_secret(), phone=who.phone)
+    return memory.recall(get_state().engine, keys, days=days)
 
 
 def user_key(session: CheckoutSession) -> str:

@@ -52,20 +52,16 @@ def send(session: CheckoutSession, document: KycDocument, fields: Mapping[str, A
 _NAMED = re.compile(r"userFields\.([A-Za-z0-9_]+)")
 
 # "advanced KYC is already approved for this user": the partner refuses a document of a level the
-# user passed already. Such a refusal is an answer, not a failure: the level is passed.
-_ALREADY = re.compile(r"(?:\b(basic|advanced)\b[^.]*?)?\balready\s+(?:approved|passed|verified)\b",
-                      re.IGNORECASE)
+# user passed already. Such a refusal is an answer, not a failure: the level is passed. Only when
+# it names the level: "this ID number is already approved for another user" passes nothing.
+_ALREADY = re.compile(r"\b(basic|advanced)\s+(?:KYC|verification)\s+(?:is|was|has\s+been)\s+"
+                      r"already\s+(?:approved|passed|verified)\b", re.IGNORECASE)
 
 
-def already_approved(message: str | None, sent_level: str | None) -> str | None:
-    """The level a refusal says the user already passed, or None when it says no such thing:
-    the level it names, or, when it names none, the level of the document sent (the partner
-    refuses a document of a level the user passed)."""
+def already_approved(message: str | None) -> str | None:
+    """The level a refusal says the user already passed, or None when it says no such thing."""
     found = _ALREADY.search(message or "")
-    if found is None:
-        return None
-    named = (found.group(1) or "").lower()
-    return named or sent_level
+    return found.group(1).lower() if found is not None else None
 
 
 def field_named(message: str | None, document: KycDocument) -> str | None:

@@ -12,6 +12,8 @@ caller answers as for a database that is down (a webhook: 503, and the sender re
 """
 from __future__ import annotations
 
+import inspect
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +21,8 @@ from typing import Any
 import psycopg
 import psycopg.errors
 from sqlalchemy import Engine, event
+
+log = logging.getLogger("checkout.store")
 
 
 class BoundedConnection(psycopg.Connection[Any]):
@@ -45,8 +49,24 @@ def _is_wait_timeout(exc: BaseException) -> bool:
     return kind is not None and isinstance(exc, kind)
 
 
+def waits_can_be_bounded() -> bool:
+    """Whether this psycopg's ``Connection.wait`` takes an ``interval`` and a ``timeout`` (3.3
+    and later; pyproject.toml asks for it), and names its timeout error as this module expects."""
+    parameters = inspect.signature(psycopg.Connection.wait).parameters
+    return {"interval", "timeout"} <= set(parameters) and \
+        getattr(psycopg.errors, "_WaitTimeout", None) is not None
+
+
 def bounded_connections(engine: Engine, seconds: float) -> None:
-    """Make ``engine``'s connections :class:`BoundedConnection` ones, bounded to ``seconds``."""
+    """Make ``engine``'s connections :class:`BoundedConnection` ones, bounded to ``seconds``.
+
+    With a psycopg whose waits cannot be bounded, the connections are psycopg's own (a warning
+    says so): better unbounded waits than statements that all fail."""
+    if not waits_can_be_bounded():
+        log.warning("psycopg %s cannot bound its waits: a database that stops answering will "
+                    "hold requests (install psycopg 3.3 or later)", psycopg.__version__)
+        return
+
     @event.listens_for(engine, "do_connect")
     def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
         connection = BoundedConnection.connect(*cargs, **cparams)

@@ -59,6 +59,10 @@ class Breaker:
         self._failures = 0
         self._opened_at = 0.0
         self._trial_since: float | None = None
+        # What the listener was last told, and one telling at a time: it hears the state as it
+        # is, in order, never a change that a later one overtook.
+        self._telling = threading.Lock()
+        self._told = CLOSED
 
     def allow(self) -> bool:
         """Whether a call may be sent now. Once the open period is over, one caller gets True
@@ -102,6 +106,13 @@ class Breaker:
         if changed:
             self._tell(*changed)
 
+    def release_trial(self) -> None:
+        """The call let through as the trial was not sent after all (no time, no place): the
+        next caller may be the trial, rather than every caller waiting another period."""
+        with self._lock:
+            if self._state == HALF_OPEN:
+                self._trial_since = None
+
     def snapshot(self) -> BreakerState:
         with self._lock:
             retry_in = None
@@ -109,9 +120,14 @@ class Breaker:
                 retry_in = max(0.0, self.reset_after - (self._clock() - self._opened_at))
             return BreakerState(self._state, self._failures, retry_in)
 
-    def _tell(self, old: str, new: str) -> None:
-        if self._on_change is not None:
-            self._on_change(old, new)
+    def _tell(self, _old: str, _new: str) -> None:
+        if self._on_change is None:
+            return
+        with self._telling:
+            now = self.snapshot().state
+            if now != self._told:
+                old, self._told = self._told, now
+                self._on_change(old, now)
 
 
 def breaker_told(metrics: Metrics) -> StateListener:

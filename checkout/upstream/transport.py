@@ -250,14 +250,38 @@ def _never_sent(exc: requests.RequestException) -> bool:
                                urllib3.exceptions.ConnectTimeoutError))
 
 
-def _read_body(response: requests.Response) -> object:
+def _read_body(content: bytes) -> object:
     """Parsed JSON when the body is JSON, else its text (for error messages), else None."""
-    if not response.content:
+    if not content:
         return None
     try:
-        return json.loads(response.content)
+        return json.loads(content)
     except ValueError:
-        return response.text[:_ERROR_BODY_CHARS]
+        return content.decode("utf-8", "replace")[:_ERROR_BODY_CHARS]
+
+
+class _UnfinishedAnswer(requests.ReadTimeout):
+    """The answer began but did not arrive whole: too slowly for the call's deadline, or cut
+    short. A timeout, for what follows: the upstream had the request (not to be retried, and a
+    create's outcome is unknown)."""
+
+
+def _read_by(response: requests.Response, deadline: float) -> bytes:
+    """The body of ``response``, or ``_UnfinishedAnswer`` once ``deadline`` (monotonic) is past
+    or the answer breaks off."""
+    chunks = []
+    try:
+        for chunk in response.iter_content(64 * 1024):
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise _UnfinishedAnswer("the answer did not arrive whole in time")
+    except _UnfinishedAnswer:
+        raise
+    except requests.RequestException as exc:
+        raise _UnfinishedAnswer("the answer was cut short") from exc
+    finally:
+        response.close()
+    return b"".join(chunks)
 
 
 def _retry_after(response: requests.Response) -> float | None:
@@ -369,27 +393,39 @@ class Transport:
                                       retry_in=self.breaker.snapshot().retry_in,
                                       method=method, path=path)
         for attempt in range(1, attempts + 1):
-            timeout = self._timeout_for(kind, method, path)
-            # Prepared afresh every time: a retry needs a new timestamp and signature.
-            prepared = self._prepare(method, path, params, body)
-            with self._place(method, path):
-                try:
-                    response = self._send(prepared, method, path, attempt, endpoint or path,
-                                          timeout)
-                except UpstreamUnavailable as exc:
+            try:
+                timeout = self._timeout_for(kind, method, path)
+                place = self._place(method, path)
+                place.__enter__()
+            except UpstreamUnavailable:
+                # Not sent, for want of time or of a place: no news of the upstream. A trial
+                # call the breaker let through goes back to it (another may be the trial).
+                self.breaker.release_trial()
+                raise
+            # The page's budget cut this attempt short: its timeout is no sign of an outage.
+            shortened = timeout != self.timeouts[kind]
+            try:
+                # Prepared afresh every time: a retry needs a new timestamp and signature.
+                prepared = self._prepare(method, path, params, body)
+                response, content = self._send(prepared, method, path, attempt,
+                                               endpoint or path, timeout)
+            except UpstreamUnavailable as exc:
+                if not (shortened and isinstance(exc, UpstreamTimeout)):
                     self.breaker.record(False)
-                    if attempt == attempts or not _connection_failed(exc) \
-                            or not self._time_for_another(attempt, kind):
-                        raise
-                    self._pause(method, path, attempt, None)
-                    continue
+                if attempt == attempts or not _connection_failed(exc) \
+                        or not self._time_for_another(attempt, kind):
+                    raise
+                self._pause(method, path, attempt, None)
+                continue
+            finally:
+                place.__exit__(None, None, None)
             if response.status_code in RETRYABLE_STATUSES and attempt < attempts \
                     and self._time_for_another(attempt, kind, _retry_after(response)):
                 self.breaker.record(False)
                 self._pause(method, path, attempt, _retry_after(response))
                 continue
             try:
-                answer = self._interpret(response, method, path, expect_json)
+                answer = self._interpret(response, content, method, path, expect_json)
             except (UpstreamUnavailable, UpstreamBadResponse):
                 self.breaker.record(False)
                 raise
@@ -458,13 +494,20 @@ class Transport:
         return prepared
 
     def _send(self, prepared: requests.PreparedRequest, method: str, path: str,
-              attempt: int, endpoint: str, timeout: Timeout) -> requests.Response:
+              attempt: int, endpoint: str, timeout: Timeout
+              ) -> tuple[requests.Response, bytes]:
+        """The answer and its whole body, read by ``connect + read`` seconds from now (requests'
+        read timeout is per read: an upstream sending its answer a byte at a time would
+        otherwise hold the page as long as it liked)."""
         # Session.send skips the environment (proxies, CA bundle) that Session.request would add.
         settings = self.session.merge_environment_settings(prepared.url, {}, None, None, None)
         started = time.monotonic()
+        deadline = started + timeout[0] + timeout[1]
+        settings["stream"] = True             # the body is read below, by the deadline
         try:
             response = self.session.send(prepared, timeout=timeout, allow_redirects=False,
                                          **settings)
+            content = _read_by(response, deadline)
         except requests.Timeout as exc:
             self._log_failure(method, path, started, attempt, exc)
             self._observe(method, endpoint, "timeout", started)
@@ -480,7 +523,7 @@ class Transport:
         # Every call, so DEBUG: a log at INFO shows events (checkout.logs), not each request.
         log.debug("upstream %s %s -> %s in %.0f ms (attempt %d)", method, path,
                  response.status_code, (time.monotonic() - started) * 1000, attempt)
-        return response
+        return response, content
 
     def _observe(self, method: str, endpoint: str, status: str, started: float) -> None:
         if self.on_call is not None:
@@ -498,20 +541,20 @@ class Transport:
         log.debug("upstream %s %s: retrying in %.2f s", method, path, delay)
         self.sleep(delay)
 
-    def _interpret(self, response: requests.Response, method: str, path: str,
+    def _interpret(self, response: requests.Response, content: bytes, method: str, path: str,
                    expect_json: bool) -> Any:
         status = response.status_code
         if 200 <= status < 300:
             if not expect_json:
-                body = _read_body(response)
+                body = _read_body(content)
                 return body if not isinstance(body, str) else None
             try:
-                return json.loads(response.content)
+                return json.loads(content)
             except ValueError as exc:
                 raise UpstreamBadResponse(
                     f"the upstream answered HTTP {status} with a body that is not JSON",
                     status=status, method=method, path=path) from exc
-        body = self._redacted(_read_body(response))
+        body = self._redacted(_read_body(content))
         error = error_for(status, body, method, path)
         if isinstance(error, UpstreamRateLimited):
             asked = _retry_after(response)

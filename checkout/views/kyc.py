@@ -208,7 +208,7 @@ class KycStep(journey.StepPage):
         try:
             submission.send(session, document, fields)
         except UpstreamBadRequest as exc:
-            already = submission.already_approved(exc.message, level)
+            already = submission.already_approved(exc.message)
             if already is not None and covers(already, level):
                 return already
             named, said = submission.refusal(exc.message, document)

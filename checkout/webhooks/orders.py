@@ -31,7 +31,7 @@ from flask import Flask, current_app
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.engine import Engine
 
-from ..errors import OrderNotAvailable, UpstreamError, UpstreamNotFound
+from ..errors import OrderNotAvailable, UpstreamError, UpstreamNotFound, UpstreamUnavailable
 from ..state import real_app, state_of
 from .events import parse_datetime
 from .processing import owe_status_signal
@@ -147,12 +147,16 @@ def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:
         return fetch_and_store(app, order_id, flow, seen=stored)
     except (OrderNotAvailable, UpstreamNotFound):
         return stored
-    except UpstreamError:
+    except UpstreamUnavailable:
         if stored is not None:
             # Not confirmed after all: the stored time stays the last confirmation, which the
             # pages show while the upstream does not answer (the breaker spares it the polls).
             _release_refresh(state.engine, order_id, now, stored.refreshed_at)
             return stored
+        raise
+    except UpstreamError:
+        if stored is not None:
+            return stored           # it answered (a refusal): asked again after the max age
         raise
 
 

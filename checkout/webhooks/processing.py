@@ -201,11 +201,7 @@ def _learn_kyc_level(conn: Connection, event: ParsedEvent, settings: Settings,
     """Remember the level of verification a webhook tells of its user (``data.userKyc`` of an
     order, a ``kyc`` event): the next order of the same person is then not asked again for a
     check they passed (checkout.kyc.memory)."""
-    told = kyc_memory.level_in_event(event.type, event.payload)
-    if told is not None:
-        email, level = told
-        kyc_memory.remember(conn, kyc_memory.person_keys(settings.person_secret, email=email),
-                            level, now)
+    kyc_memory.learn_from_event(conn, settings.person_secret, event.type, event.payload, now)
 
 
 def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: datetime, *,

@@ -820,7 +820,10 @@ def test_check_again_finds_what_a_webhook_told_meanwhile(app: Flask, monkeypatch
     buyer = Flow(app, app.test_client())
     assert "You are already verified" in text(to_kyc(buyer, "15000"))
     with app.app_context():
-        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"], email="ada@example.com")
+        # As the webhook of an order of this checkout tells it: under the email, and under the
+        # phone the order's session knew the user by.
+        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"], email="ada@example.com",
+                                  phone=KE_PHONE)
         with get_state().engine.begin() as conn:
             memory.remember(conn, keys, "advanced")
     monkeypatch.setattr(kyc_views, "CHECK_AGAIN_SECONDS", 0)
@@ -834,7 +837,7 @@ def test_a_basic_pass_of_a_known_level_asks_for_the_advanced_document(app: Flask
     from checkout.kyc import memory
 
     with app.app_context():
-        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"], email="ada@example.com")
+        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"], phone=KE_PHONE)
         memory.remember_now(get_state().engine, keys, "basic")
     buyer = Flow(app, app.test_client())
     body = text(to_kyc(buyer, "15000"))
@@ -865,3 +868,31 @@ def test_the_sessions_own_link_shows_the_approval_it_already_knows(app: Flask,
         page = flow.follow(page)
     assert "We are checking your document" not in text(page)
     assert page.request.path.endswith("/review") or "Review" in text(page)
+
+
+def test_a_level_told_of_an_email_is_not_borrowed_by_typing_it(app: Flask) -> None:
+    """A webhook told that the person with this email passed advanced (an order made elsewhere:
+    no phone known). Another person, verified at basic on their own phone, types that email:
+    they are asked for the advanced document, never passed over on someone else's level."""
+    from checkout.kyc import memory
+
+    verified_on_the_partners_page(app, "basic")
+    with app.app_context():
+        keys = memory.person_keys(app.config["CHECKOUT_LAUNCH_SECRET"],
+                                  email="ada@example.com")
+        memory.remember_now(get_state().engine, keys, "advanced")
+    buyer = Flow(app, app.test_client())
+    page = to_kyc(buyer, "15000")
+    assert page.request.path.endswith("/kyc")
+    assert "Alien card" in text(page)
+
+
+@pytest.mark.parametrize(("message", "level"), [
+    ("advanced KYC is already approved for this user", "advanced"),
+    ("Basic verification has been already approved", "basic"),
+    ("basic KYC was already approved", "basic"),
+    ("this ID number is already approved for another user", None),
+    ("a KYC submission is already under review", None),
+])
+def test_only_a_refusal_that_names_the_level_passed_counts(message, level) -> None:
+    assert submission.already_approved(message) == level

@@ -132,3 +132,15 @@ def test_levels_are_remembered_on_postgresql(postgres_engine) -> None:
     assert memory.recall(postgres_engine, keys[:1], days=1) == "advanced"
     assert memory.recall(postgres_engine, keys[1:], days=1) == "basic"
     assert memory.recall(postgres_engine, keys, days=1) == "advanced"
+
+
+def test_an_order_of_this_checkout_is_remembered_under_its_sessions_phone(app, receiver) -> None:
+    """A level is looked up by the phone the upstream's KYC state is read by: the webhook of an
+    order this checkout created is remembered under the phone its session knew the buyer by."""
+    sessions = app.extensions["checkout"].sessions
+    session = sessions.create("onramp", claims={"phoneNumber": "+254712345678",
+                                                 "countryIsoCode": "KE"})
+    assert sessions.attach_order(session.id, "o-kenya") == "o-kenya"
+    deliver(receiver, order_with_kyc("o-kenya", passedKycType="advanced"))
+    keys = memory.person_keys(app.config[SECRET_KEY], phone="254712345678")
+    assert memory.recall(app.extensions["checkout"].engine, keys, days=1) == "advanced"
