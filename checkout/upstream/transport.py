@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 import requests
+import urllib3.exceptions
 
 from ..errors import (
     FeatureNotAvailable,
@@ -244,8 +245,6 @@ def _never_sent(exc: requests.RequestException) -> bool:
         return False
     reason: object = exc.args[0] if exc.args else None
     reason = getattr(reason, "reason", reason)          # urllib3's MaxRetryError wraps it
-    import urllib3.exceptions
-
     return isinstance(reason, (urllib3.exceptions.NewConnectionError,
                                urllib3.exceptions.ConnectTimeoutError))
 
@@ -270,14 +269,21 @@ def _read_by(response: requests.Response, deadline: float) -> bytes:
     """The body of ``response``, or ``_UnfinishedAnswer`` once ``deadline`` (monotonic) is past
     or the answer breaks off."""
     chunks = []
+    raw = response.raw
+    # urllib3's read1 returns what one read of the socket brings: the deadline is looked at
+    # between reads however slowly the bytes come (read(n) would wait for all n of them).
+    read_some = getattr(raw, "read1", None)
+    pieces = iter(lambda: read_some(64 * 1024, decode_content=True), b"") \
+        if read_some is not None and hasattr(raw, "stream") else response.iter_content(64 * 1024)
     try:
-        for chunk in response.iter_content(64 * 1024):
+        for chunk in pieces:
             chunks.append(chunk)
             if time.monotonic() > deadline:
                 raise _UnfinishedAnswer("the answer did not arrive whole in time")
     except _UnfinishedAnswer:
         raise
-    except requests.RequestException as exc:
+    except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+        # read1 is urllib3's: its errors come as they are, not wrapped by requests.
         raise _UnfinishedAnswer("the answer was cut short") from exc
     finally:
         response.close()

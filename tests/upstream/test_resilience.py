@@ -265,3 +265,50 @@ def test_never_sent_is_said_only_of_connections_never_made():
         assert not _never_sent(reset)
         assert not _never_sent(requests.ReadTimeout("read"))
         assert _never_sent(requests.ConnectTimeout("connect"))
+
+
+def test_an_answer_that_trickles_in_is_cut_at_its_timeout():
+    """requests' read timeout is per read: an upstream sending a byte every half second would
+    hold the page for as long as it liked. The whole answer must arrive within the timeout."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 1000\r\n\r\n")
+        while not stop.is_set():
+            try:
+                conn.sendall(b" ")
+            except OSError:
+                break
+            time.sleep(0.3)
+        conn.close()
+
+    threading.Thread(target=trickle, daemon=True).start()
+    client = UpstreamClient(f"http://127.0.0.1:{server.getsockname()[1]}", client_id=CLIENT_ID,
+                            retries=0, timeouts={budget.REFERENCE: (1.0, 1.0)})
+    started = time.monotonic()
+    try:
+        with pytest.raises(errors.UpstreamTimeout):
+            client.onramp_assets()
+        assert time.monotonic() - started < 3.0
+    finally:
+        stop.set()
+        server.close()
+
+
+def test_a_timeout_the_pages_budget_cut_short_is_no_sign_of_an_outage(silent_server):
+    url, _accepted = silent_server
+    client = UpstreamClient(url, client_id=CLIENT_ID, retries=0,
+                            breaker=Breaker(failures=1, reset_after=60))
+    token = budget.begin(1.0)
+    try:
+        with pytest.raises(errors.UpstreamTimeout):
+            client.onramp_assets()              # 5 s of its own, cut to the page's 1 s
+    finally:
+        budget.end(token)
+    assert client.transport.breaker.snapshot().state == CLOSED
