@@ -32,6 +32,9 @@ class Checkout:
         from .state import CheckoutState
         from .views import create_blueprint
 
+        # Before anything logs (the schema's upgrade at start-up): shown even with no logging
+        # set up by the host (checkout.logs).
+        logs.show_by_default()
         config.apply_defaults(app)
         config.validate(app)
         public_address.check_config(app)

@@ -113,6 +113,28 @@ def purge_sessions_command(older_than_days: int) -> None:
 
 checkout_cli.add_command(sessions_cli)
 
+
+@checkout_cli.command("worker")
+@click.option("--once", is_flag=True, help="one round, then exit (from cron)")
+def worker_command(once: bool) -> None:
+    """Process webhooks, send signals, ask about orders whose webhooks were lost and purge old
+    data, in this process, until stopped (SIGTERM or Ctrl-C). For hosts whose web processes
+    keep no threads: set CHECKOUT_WEBHOOK_BACKGROUND = False there, and run this beside them."""
+    import signal
+    import threading
+
+    from .state import real_app
+    from .webhooks.dispatcher import run_worker, sweep
+
+    app = real_app(current_app)
+    if once:
+        sweep(app)
+        return
+    stop = threading.Event()
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, lambda *_args: stop.set())
+    run_worker(app, stop)
+
 from .store.cli import db_cli  # noqa: E402 - the store's subgroup
 
 checkout_cli.add_command(db_cli)

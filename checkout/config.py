@@ -36,8 +36,19 @@ DEFAULTS: dict[str, Any] = {
     # from it, never from the request's Host header (checkout.public_address). SERVER_NAME or
     # TRUSTED_HOSTS do instead; outside the sandbox one of the three is required.
     "CHECKOUT_PUBLIC_URL": None,
-    # (connect, read) seconds for upstream calls
-    "CHECKOUT_HTTP_TIMEOUT": (3.05, 20.0),
+    # (connect, read) seconds per kind of upstream call (reference, price, read, write), over
+    # checkout.upstream.budget.DEFAULT_TIMEOUTS; CHECKOUT_HTTP_TIMEOUT, when set, one pair for all.
+    "CHECKOUT_UPSTREAM_TIMEOUTS": {},
+    "CHECKOUT_HTTP_TIMEOUT": None,
+    # Seconds a checkout page may spend on upstream calls in all, retries included: below the
+    # worker timeout of the shipped gunicorn settings (checkout.gunicorn_config), always.
+    "CHECKOUT_REQUEST_BUDGET": 25.0,
+    # Calls of one process waiting on the upstream at once; one more is refused, not queued.
+    "CHECKOUT_UPSTREAM_MAX_IN_FLIGHT": 8,
+    # The breaker (checkout.upstream.breaker): calls in a row without a usable answer that open
+    # it, and seconds it stays open before one trial call.
+    "CHECKOUT_BREAKER_FAILURES": 3,
+    "CHECKOUT_BREAKER_RESET_SECONDS": 5.0,
     # How long reference data (countries, channels, assets, limits) is trusted before re-fetching.
     "CHECKOUT_REFERENCE_TTL": 300,
     # A stored order status older than this is refreshed from the upstream when a page asks for it.
@@ -63,9 +74,11 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_STATUS_CLOCK_TOLERANCE": 2,
     # Seconds during which an order creation whose outcome is unknown (a timeout, a 5xx) is only
     # looked up, never sent again: sending it again could create a second order for one payment.
-    "CHECKOUT_CREATE_GRACE": 600,
-    # Seconds /healthz reuses its last upstream readiness answer: the route is public, and each
-    # upstream check is a call made with the merchant's key (no amplification by hammering it).
+    # After it, a lookup the upstream answers without finding the order lets the user try again.
+    "CHECKOUT_CREATE_GRACE": 30,
+    # Seconds /healthz and /healthz/ready reuse their last background check of the upstream and
+    # the rate-limit store before starting another: each upstream check is a call made with the
+    # merchant's key (no amplification by hammering the routes), and no probe waits on it.
     "CHECKOUT_HEALTH_CACHE_SECONDS": 30,
     # An http:// (not https) CHECKOUT_API_BASE_URL on a host other than loopback is refused at
     # start-up: the client id and signed requests would cross the network in cleartext. Set True
@@ -169,6 +182,7 @@ def validate(app: Flask) -> None:
         raise ConfigurationError("CHECKOUT_URL_PREFIX must start with '/' and not end with '/'")
     _check_upstream_scheme(app)
     _check_switches(app)
+    _check_upstream_waits(app)
     days = app.config.get("CHECKOUT_KYC_REMEMBER_DAYS")
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0:
         raise ConfigurationError("CHECKOUT_KYC_REMEMBER_DAYS must be a number of days above 0")
@@ -182,6 +196,43 @@ def validate(app: Flask) -> None:
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")
+
+
+def _positive(app: Flask, key: str, *, whole: bool = False) -> float:
+    value = app.config.get(key)
+    kinds = (int,) if whole else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
+        raise ConfigurationError(
+            f"{key} must be a {'whole ' if whole else ''}number above 0, not {value!r}")
+    return float(value)
+
+
+def _pair(key: str, value: Any) -> tuple[float, float]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in value):
+        raise ConfigurationError(f"{key} must be a (connect, read) pair of seconds above 0")
+    return float(value[0]), float(value[1])
+
+
+def _check_upstream_waits(app: Flask) -> None:
+    """How long the upstream may keep a page waiting (checkout.upstream.budget)."""
+    from .upstream.budget import KINDS
+
+    budget = _positive(app, "CHECKOUT_REQUEST_BUDGET")
+    if app.config.get("CHECKOUT_HTTP_TIMEOUT") is not None:
+        _pair("CHECKOUT_HTTP_TIMEOUT", app.config["CHECKOUT_HTTP_TIMEOUT"])
+    per_kind = app.config.get("CHECKOUT_UPSTREAM_TIMEOUTS")
+    if not isinstance(per_kind, dict) or set(per_kind) - set(KINDS):
+        raise ConfigurationError(
+            f"CHECKOUT_UPSTREAM_TIMEOUTS must map kinds of call ({', '.join(KINDS)}) to "
+            "(connect, read) pairs")
+    for kind, pair in per_kind.items():
+        _pair(f"CHECKOUT_UPSTREAM_TIMEOUTS[{kind!r}]", pair)
+    _positive(app, "CHECKOUT_UPSTREAM_MAX_IN_FLIGHT", whole=True)
+    _positive(app, "CHECKOUT_BREAKER_FAILURES", whole=True)
+    _positive(app, "CHECKOUT_BREAKER_RESET_SECONDS")
+    if budget < 1:
+        raise ConfigurationError("CHECKOUT_REQUEST_BUDGET must leave a page at least a second")
 
 
 def _check_switches(app: Flask) -> None:

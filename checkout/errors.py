@@ -9,7 +9,8 @@
     │   └── SchemaAhead               a revision this code does not know: a newer release made it
     ├── UpstreamError                 anything the upstream service did or did not answer
     │   ├── UpstreamUnavailable       no usable answer: connection refused, 502/503/504, other 5xx
-    │   │   └── UpstreamTimeout       connect or read timeout
+    │   │   ├── UpstreamTimeout       connect or read timeout, or no time left in the page's budget
+    │   │   └── UpstreamCircuitOpen   not sent: the upstream kept failing (checkout.upstream.breaker)
     │   ├── UpstreamBadResponse       an answer we cannot read (not JSON, wrong shape)
     │   └── UpstreamRejected          a 4xx: the upstream understood and said no
     │       ├── UpstreamBadRequest        400 {message}
@@ -86,6 +87,18 @@ class UpstreamError(CheckoutError):
 
 
 class UpstreamUnavailable(UpstreamError):
+    """No usable answer. ``never_sent`` is True when the request certainly never reached the
+    upstream (the connection was refused or timed out before it was made, the breaker is open, no
+    time was left to send it): a create that failed so created nothing and may be tried again."""
+
+    never_sent: bool = False
+
+    def __init__(self, message: str, *, never_sent: bool = False, status: int | None = None,
+                 code: str | None = None, method: str | None = None, path: str | None = None,
+                 body: object | None = None) -> None:
+        super().__init__(message, status=status, code=code, method=method, path=path, body=body)
+        self.never_sent = never_sent
+
     @property
     def retryable(self) -> bool:
         return True
@@ -93,6 +106,16 @@ class UpstreamUnavailable(UpstreamError):
 
 class UpstreamTimeout(UpstreamUnavailable):
     pass
+
+
+class UpstreamCircuitOpen(UpstreamUnavailable):
+    """Not sent: the upstream failed too often lately, and this process waits before trying it
+    again (``retry_in`` seconds)."""
+
+    def __init__(self, message: str, *, retry_in: float | None = None,
+                 method: str | None = None, path: str | None = None) -> None:
+        super().__init__(message, never_sent=True, method=method, path=path)
+        self.retry_in = retry_in
 
 
 class UpstreamBadResponse(UpstreamError):

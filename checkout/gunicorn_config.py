@@ -1,4 +1,5 @@
-"""A gunicorn configuration for the checkout: masked access logs and metrics summed over workers.
+"""A gunicorn configuration for the checkout: threaded workers that outlast a slow upstream, masked
+access logs, and metrics summed over workers.
 
 ::
 
@@ -8,6 +9,15 @@ or, from a configuration file of your own (its settings and hooks are plain name
 
     from checkout.gunicorn_config import *    # noqa: F403   (or name the ones you want)
 
+* ``worker_class = "gthread"`` with ``threads = 16``: a request waiting on the upstream holds one
+  thread, not the whole worker, so the host's own pages are answered meanwhile. (With gunicorn's
+  default sync workers, four checkout pages waiting on a hanging upstream hold four workers, and
+  the shop's home page waits behind them.) The checkout lets at most
+  ``CHECKOUT_UPSTREAM_MAX_IN_FLIGHT`` (8) of a worker's threads wait on the upstream at once.
+* ``timeout = 60``: above the most a checkout request can take. Its upstream calls get
+  ``CHECKOUT_REQUEST_BUDGET`` (25 s) in all, and its database waits are bounded too; a worker is
+  killed only if something else hangs it. With gthread workers the timeout watches the worker's
+  own loop, which keeps beating while threads wait.
 * ``logger_class``: :class:`checkout.logs.GunicornLogger`, which masks session ids and tokens
   (the metrics token in an ``Authorization`` header too) in gunicorn's own lines.
 * ``PROMETHEUS_MULTIPROC_DIR``: prometheus_client's multiprocess mode, so that a scrape of
@@ -30,7 +40,12 @@ from typing import Any
 
 from .metrics import MULTIPROC_ENV
 
-__all__ = ["child_exit", "logger_class", "on_exit", "on_starting"]
+__all__ = ["child_exit", "logger_class", "on_exit", "on_starting", "threads", "timeout",
+           "worker_class"]
+
+worker_class = "gthread"
+threads = 16
+timeout = 60
 
 logger_class = "checkout.logs.GunicornLogger"
 

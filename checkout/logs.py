@@ -19,6 +19,15 @@
 loggers and, unless ``CHECKOUT_MASK_ACCESS_LOGS`` is False, the masking filter to the ``werkzeug``,
 ``gunicorn.access`` and ``gunicorn.error`` loggers and to ``app.logger``. It only adds filters: the
 host's handlers, levels and formats stay as they are.
+
+Visible by default (:func:`show_by_default`): when the host has set up no logging at all (no
+handler on the root logger nor on ``checkout``), the checkout's lines would be lost, or reach
+stderr without time or level (Python's last-resort handler, warnings only). Then one handler,
+with time, level, logger and request id, is put on the ``checkout`` logger (and on
+``flask-limiter``, which tells when the rate-limit store is lost and back), writing where
+gunicorn's error log writes when gunicorn runs, else to stderr; INFO shows. The checkout logs at
+INFO only what happens once per event (the schema upgraded, the breaker opened and closed, an
+order attached, the sweep's purges): every call and request is DEBUG.
 """
 from __future__ import annotations
 
@@ -27,6 +36,7 @@ import hashlib
 import logging
 import re
 import secrets
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -219,8 +229,43 @@ def add_request_id_header(response: Response) -> Response:
     return response
 
 
+DEFAULT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+# The loggers whose lines the checkout shows when the host set up no logging.
+SHOWN_BY_DEFAULT = ("checkout", "flask-limiter")
+
+
+class _DefaultHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """The handler :func:`show_by_default` adds: recognised, so that it is added once."""
+
+
+def show_by_default() -> None:
+    """With no logging set up by the host (see the module docstring), a handler of our own; with
+    any, nothing: the host's configuration decides."""
+    if logging.getLogger().handlers:
+        return
+    targets = [logging.getLogger(name) for name in SHOWN_BY_DEFAULT]
+    if any(not isinstance(h, _DefaultHandler) for h in targets[0].handlers):
+        return                      # the host configured the checkout's logger itself
+    if any(isinstance(h, _DefaultHandler) for h in targets[0].handlers):
+        return                      # done already (another app of this process)
+    # Under gunicorn: where its error log goes (stderr, or --error-logfile).
+    streams = [h.stream for h in logging.getLogger("gunicorn.error").handlers
+               if isinstance(h, logging.StreamHandler)] or [sys.stderr]
+    for logger in targets:
+        for stream in streams:
+            handler = _DefaultHandler(stream)
+            handler.setFormatter(logging.Formatter(DEFAULT_FORMAT))
+            handler.addFilter(RequestIdFilter())
+            handler.addFilter(MaskSecretsFilter())
+            logger.addHandler(handler)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.INFO)
+
+
 def init_app(app: Flask) -> None:
-    """Request ids on the checkout's loggers and responses; masking on the servers' loggers."""
+    """Request ids on the checkout's loggers and responses; masking on the servers' loggers;
+    the checkout's lines shown when the host set up no logging."""
+    show_by_default()
     for logger in _checkout_loggers():
         _add_filter(logger, RequestIdFilter)
     if app.config["CHECKOUT_MASK_ACCESS_LOGS"]:

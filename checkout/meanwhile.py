@@ -20,6 +20,7 @@ from typing import TypeVar
 from flask import current_app, has_app_context
 
 from .process_local import ProcessLocal
+from .upstream import budget
 
 __all__ = ["meanwhile"]
 
@@ -46,10 +47,16 @@ def _in_this_context(work: Callable[[], T]) -> Callable[[], T]:
     if not has_app_context():
         return work
     app = current_app._get_current_object()  # type: ignore[attr-defined]
+    # The request's time for the upstream goes along: the call is made on its behalf.
+    deadline = budget.deadline()
 
     def in_app() -> T:
-        with app.app_context():
-            return work()
+        token = budget.adopt(deadline)
+        try:
+            with app.app_context():
+                return work()
+        finally:
+            budget.end(token)
 
     return in_app
 

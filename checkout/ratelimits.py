@@ -151,6 +151,7 @@ UNLIMITED: dict[str, str] = {
     # Load balancers and monitors probe it often, from one address; a 429 would take the
     # instance out of rotation. Its upstream check is cached (CHECKOUT_HEALTH_CACHE_SECONDS).
     "checkout.healthz": "probed by load balancers; its upstream check is cached",
+    "checkout.healthz_ready": "probed by monitors; answered from the last background check",
     "checkout.static": "files with long cache lifetimes, no work behind them",
     "checkout.sandbox_pages": "the embedded sandbox's test pages (absent with a real upstream)",
     "checkout.not_found": "a 404 or 405 page: no work behind it",
@@ -322,6 +323,8 @@ class RateLimits:
     limiter: Limiter | None
     session_secret: bytes = field(repr=False)
     setup: _BlueprintSetup = field(repr=False)
+    # The store is the process's memory (memory://): it cannot be down, nor shared.
+    in_memory: bool = True
 
     @classmethod
     def create(cls, app: Flask) -> RateLimits:
@@ -335,7 +338,7 @@ class RateLimits:
                                   hashlib.sha256).digest()
         setup = _BlueprintSetup()
         if not app.config.get("CHECKOUT_RATELIMIT_ENABLED", True):
-            return cls(limits, None, session_secret, setup)
+            return cls(limits, None, session_secret, setup, in_memory=uri.startswith("memory://"))
         limiter = Limiter(
             client_address,
             storage_uri=uri,
@@ -358,7 +361,7 @@ class RateLimits:
         except (LimitsConfigurationError, NotImplementedError, ValueError) as exc:
             raise ConfigurationError(
                 f"CHECKOUT_RATELIMIT_STORAGE_URI cannot be used: {exc}") from exc
-        return cls(limits, limiter, session_secret, setup)
+        return cls(limits, limiter, session_secret, setup, in_memory=uri.startswith("memory://"))
 
     def protect(self, bp: Blueprint) -> None:
         """Count the blueprint's requests: its hooks, and one limit per address and per session
@@ -399,6 +402,13 @@ class RateLimits:
             return f"{category()}_per_{kind}"
 
         return scope
+
+    def store_answers(self) -> bool | None:
+        """Whether the shared store answers now (one short round trip); None when the limits
+        are counted in the process's memory anyway (memory://, or limits turned off)."""
+        if self.limiter is None or self.in_memory:
+            return None
+        return bool(self.limiter.storage.check())
 
     def session_key(self) -> str:
         """The current session's key in the store: a keyed digest, never the id itself."""

@@ -1,41 +1,142 @@
-"""The last upstream readiness answer of one app (``GET /healthz``), and who may refresh it.
+"""Whether the checkout's dependencies other than its database answer: the upstream and the
+rate-limit store, as last checked in the background.
 
-The route is public and the upstream check is a call made with the merchant's key, so its answer is
-reused for a while per app and process: hammering ``/healthz`` cannot be turned into a flood of
-upstream calls. Only one caller at a time refreshes an expired answer; the others meanwhile get the
-previous one.
+A probe never waits on them: ``GET /healthz`` and ``/healthz/ready`` answer from the last check
+(and from the upstream breaker's state, which every real call keeps current), and when that check
+is older than ``CHECKOUT_HEALTH_CACHE_SECONDS`` they start one on a thread of its own, one at a
+time per app and process. Each check is one upstream call made with the merchant's key, so
+hammering the routes cannot be turned into a flood of upstream calls.
+
+What the upstream check says:
+
+- ``ok``: it answered;
+- ``credentials_refused``: it answered 401: the client id or secret is wrong (a configuration to
+  fix, not an outage to wait out);
+- ``unavailable``: no usable answer (timeout, refused, 5xx, not JSON), or the breaker is open;
+- ``unknown``: not checked yet (the first check is under way).
+
+The rate-limit store: ``ok``, ``unavailable`` (the limits then count in each process's memory:
+nobody is refused, see checkout.ratelimits), ``memory`` (the default store, in the process: it
+cannot be down), or ``unknown``. A change of either is logged once, when it is seen.
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .errors import UpstreamAuthError, UpstreamError
+
+if TYPE_CHECKING:
+    from .upstream.client import UpstreamClient
+
+log = logging.getLogger("checkout.readiness")
+
+OK, UNAVAILABLE, CREDENTIALS_REFUSED, UNKNOWN, MEMORY = (
+    "ok", "unavailable", "credentials_refused", "unknown", "memory")
 
 
-class ReadinessCache:
-    """One cached answer with a single refresher."""
+@dataclass(frozen=True)
+class Readiness:
+    upstream: str
+    ratelimit_store: str
+    checked_seconds_ago: float | None
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+
+class ReadinessChecks:
+    """The last answers of one app in this process, refreshed in the background.
+
+    ``check_upstream`` raises the upstream's error or returns; ``check_store`` says whether the
+    rate-limit store answers (None: it is the process's memory); ``on_checked`` is told each
+    check's answers (the metrics' gauges).
+    """
+
+    def __init__(self, check_upstream: Callable[[], None],
+                 check_store: Callable[[], bool | None], *,
+                 clock: Callable[[], float] = time.monotonic,
+                 on_checked: Callable[[Readiness], None] | None = None) -> None:
+        self._check_upstream = check_upstream
+        self._check_store = check_store
         self._clock = clock
-        self._refreshing = threading.Lock()
-        self._value: str | None = None
-        self._expires = 0.0
+        self._on_checked = on_checked
+        self._lock = threading.Lock()
+        self._running = False
+        self._upstream = UNKNOWN
+        self._store = UNKNOWN
+        self._checked_at: float | None = None
 
-    def get(self, ttl: float, check: Callable[[], str]) -> str:
-        value = self._value
-        if value is not None and self._clock() < self._expires:
-            return value
-        if value is not None:
-            # Someone else is refreshing: answer with the previous result rather than queue up.
-            if not self._refreshing.acquire(blocking=False):
-                return value
-        else:
-            self._refreshing.acquire()     # the very first answer: wait for the one refresh
+    def current(self) -> Readiness:
+        with self._lock:
+            ago = None if self._checked_at is None else self._clock() - self._checked_at
+            return Readiness(self._upstream, self._store, ago)
+
+    def refresh_if_stale(self, ttl: float) -> None:
+        """Start a check on a thread of its own when the last is older than ``ttl`` seconds (and
+        none is running)."""
+        with self._lock:
+            fresh = self._checked_at is not None and self._clock() - self._checked_at < ttl
+            if fresh or self._running:
+                return
+            self._running = True
+        threading.Thread(target=self._check, name="checkout-readiness", daemon=True).start()
+
+    def _check(self) -> None:
         try:
-            if self._value is not None and self._clock() < self._expires:
-                return self._value          # refreshed while we waited for the lock
-            value = check()
-            self._value, self._expires = value, self._clock() + max(0.0, ttl)
-            return value
+            upstream = _upstream_answer(self._check_upstream)
+            store = _store_answer(self._check_store)
+            with self._lock:
+                before = (self._upstream, self._store)
+                self._upstream, self._store = upstream, store
+                self._checked_at = self._clock()
+            _tell_changes(before, (upstream, store))
+            if self._on_checked is not None:
+                self._on_checked(Readiness(upstream, store, 0.0))
         finally:
-            self._refreshing.release()
+            with self._lock:
+                self._running = False
+
+
+def upstream_answers(upstream: UpstreamClient) -> None:
+    """The upstream's readiness check: one cheap call (reference data); raises its error."""
+    upstream.onramp_assets()
+
+
+def _upstream_answer(check: Callable[[], None]) -> str:
+    try:
+        check()
+    except UpstreamAuthError:
+        return CREDENTIALS_REFUSED
+    except UpstreamError:
+        return UNAVAILABLE
+    return OK
+
+
+def _store_answer(check: Callable[[], bool | None]) -> str:
+    try:
+        answer = check()
+    except Exception:  # a store client that raises instead of answering False is as down
+        return UNAVAILABLE
+    if answer is None:
+        return MEMORY
+    return OK if answer else UNAVAILABLE
+
+
+def _tell_changes(before: tuple[str, str], after: tuple[str, str]) -> None:
+    (upstream_was, store_was), (upstream, store) = before, after
+    if upstream != upstream_was:
+        if upstream == CREDENTIALS_REFUSED:
+            log.error("the upstream refuses the checkout's credentials (401): check "
+                      "CHECKOUT_CLIENT_ID and CHECKOUT_CLIENT_SECRET")
+        elif upstream == UNAVAILABLE:
+            log.warning("the upstream does not answer the readiness check")
+        elif upstream_was != UNKNOWN:
+            log.info("the upstream answers the readiness check again")
+    if store != store_was:
+        if store == UNAVAILABLE:
+            log.warning("the rate-limit store does not answer: each process counts the limits "
+                        "in its own memory until it is back")
+        elif store == OK and store_was != UNKNOWN:
+            log.info("the rate-limit store answers again: the limits are shared again")

@@ -11,6 +11,8 @@ never share entries and nothing outlives its app.
 """
 from __future__ import annotations
 
+import copy
+import itertools
 import logging
 import threading
 import time
@@ -44,6 +46,11 @@ class TTLCache:
     the live prices of every amount typed (checkout.journey.quote_cache). ``stale_factor``: how
     many TTLs an entry may still be served for when its reload fails upstream (reference data);
     0 never serves one (a price must not outlive its few seconds).
+
+    A load that fails upstream fails for the callers who were waiting for it too: they do not
+    each try again in turn. Otherwise, with an upstream that hangs, twenty pages asking for one
+    key would wait for twenty timeouts one after the other. A caller that comes after the
+    failure tries again itself.
     """
 
     def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic, *,
@@ -55,6 +62,9 @@ class TTLCache:
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._key_locks: dict[Hashable, threading.Lock] = {}
+        # The last failed load of a key: (its turn, the error), for the callers waiting then.
+        self._turns = itertools.count()
+        self._failures: dict[Hashable, tuple[int, UpstreamError]] = {}
 
     def _key_lock(self, key: Hashable) -> threading.Lock:
         with self._lock:
@@ -77,13 +87,22 @@ class TTLCache:
         if entry is not None:
             return cast(T, entry.value)     # a key holds what its loader returns
         gate = self._key_lock(key)
+        with self._lock:
+            arrived = next(self._turns)
         with gate:
             entry = self._fresh(key)          # another thread may have loaded it meanwhile
             if entry is not None:
                 return cast(T, entry.value)
+            with self._lock:
+                failed = self._failures.get(key)
+            if failed is not None and failed[0] > arrived:
+                # It failed while this caller waited for it: the same answer, not another wait.
+                raise copy.copy(failed[1])
             try:
                 value = load()
-            except UpstreamError:
+            except UpstreamError as exc:
+                with self._lock:
+                    self._failures[key] = (next(self._turns), exc)
                 stale = self._entries.get(key)
                 if stale is not None and \
                         self.clock() - stale.fetched_at < self.ttl * self.stale_factor:
@@ -98,6 +117,7 @@ class TTLCache:
                         del self._key_locks[key]
             with self._lock:
                 self._store(key, value)
+                self._failures.pop(key, None)
             return value
 
     def put(self, key: Hashable, value: Any) -> None:

@@ -6,7 +6,7 @@ dispatcher and the small per-process schedules. Nothing here is a view.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from . import config
 from .metrics import Metrics
 from .metrics import create as create_metrics
-from .readiness import ReadinessCache
+from .readiness import ReadinessChecks, upstream_answers
 from .sessions import SessionStore
 from .store import make_engine
 from .store.schema import prepare
@@ -53,7 +53,8 @@ class CheckoutState:
     metrics: Metrics        # counts nothing unless CHECKOUT_METRICS_TOKEN is set
     # Create answers waiting for the payment page the create sends the user to.
     just_created: JustCreated
-    readiness: ReadinessCache = field(default_factory=ReadinessCache)
+    # The upstream's and the rate-limit store's last answers (/healthz, /healthz/ready).
+    readiness: ReadinessChecks
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
     # The schema's revision is still to be checked (or upgraded): the ``flask`` command loaded the
@@ -84,6 +85,7 @@ class CheckoutState:
         from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
         from .session_purge import PurgeSchedule
         from .upstream import UpstreamClient
+        from .upstream.breaker import Breaker, breaker_told
         from .upstream.inprocess import mount_wsgi_app
         from .webhooks.dispatcher import Dispatcher
         from .webhooks.intake import Intake
@@ -103,17 +105,26 @@ class CheckoutState:
         sandbox_app = embedded_sandbox.create(app) if config.uses_sandbox(app) else None
         base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox_app is None \
             else config.EMBEDDED_SANDBOX_URL
+        every_call = app.config.get("CHECKOUT_HTTP_TIMEOUT")
         upstream = UpstreamClient(
             base_url,
             client_id=app.config["CHECKOUT_CLIENT_ID"],
             client_secret=app.config.get("CHECKOUT_CLIENT_SECRET"),
-            timeout=tuple(app.config["CHECKOUT_HTTP_TIMEOUT"]),
+            timeout=tuple(every_call) if every_call is not None else None,
+            timeouts={kind: tuple(pair) for kind, pair
+                      in app.config["CHECKOUT_UPSTREAM_TIMEOUTS"].items()},
             on_call=counts.upstream_call,
+            breaker=Breaker(failures=int(app.config["CHECKOUT_BREAKER_FAILURES"]),
+                            reset_after=float(app.config["CHECKOUT_BREAKER_RESET_SECONDS"]),
+                            on_change=breaker_told(counts)),
+            max_in_flight=int(app.config["CHECKOUT_UPSTREAM_MAX_IN_FLIGHT"]),
         )
+        counts.upstream_breaker(upstream.transport.breaker.snapshot().state)
         if sandbox_app is not None:
             mount_wsgi_app(upstream.http, base_url, sandbox_app,
                            environ_extras=embedded_sandbox.public_base)
         ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
+        ratelimits = RateLimits.create(app)
         return cls(engine=engine, intake=Intake(engine),
                    sessions=SessionStore(engine, on_open=counts.session_opened),
                    upstream=upstream,
@@ -122,11 +133,14 @@ class CheckoutState:
                    util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
                    dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
                    reconcile_budget=CallBudget(), reconcile_schedule=PurgeSchedule(),
-                   ratelimits=RateLimits.create(app),
+                   ratelimits=ratelimits,
                    quote_cache=QuoteCache(
                        float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
                        merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
-                   just_created=JustCreated(), metrics=counts, schema_unchecked=unchecked)
+                   just_created=JustCreated(), metrics=counts, schema_unchecked=unchecked,
+                   readiness=ReadinessChecks(lambda: upstream_answers(upstream),
+                                             ratelimits.store_answers,
+                                             on_checked=counts.readiness))
 
 
 def _loading_for_a_flask_command() -> bool:

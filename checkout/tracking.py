@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import current_app, request
@@ -80,6 +80,31 @@ class OrderStatus:
     tx_hash: str | None = None
     updated_at: datetime | None = None          # when the order reached this status
     order: Mapping[str, Any] | None = None      # the full order, as last read from the upstream
+    # When the status was last known current (a webhook, an upstream read): older than the
+    # refresh age means the upstream could not be asked just now (:func:`out_of_date`).
+    confirmed_at: datetime | None = None
+
+
+def last_read(seen: order_status.StoredOrder | None) -> tuple[Mapping[str, Any], datetime] | None:
+    """The order as last read from the upstream (kept with its status) and when: what a page
+    shows, saying so, while the upstream does not answer. None when it was never read."""
+    if seen is None or not seen.full_order or seen.fetched_at is None:
+        return None
+    fetched_at = _aware(seen.fetched_at)
+    assert fetched_at is not None
+    return seen.full_order, fetched_at
+
+
+def out_of_date(current: OrderStatus) -> datetime | None:
+    """When the status shown was last confirmed, if the upstream could not confirm it since
+    (a stored status is read again when older than CHECKOUT_STATUS_MAX_AGE): None while
+    current."""
+    if current.confirmed_at is None:
+        return None
+    max_age = float(current_app.config.get("CHECKOUT_STATUS_MAX_AGE", 30))
+    age = (datetime.now(UTC) - current.confirmed_at).total_seconds()
+    # A margin over the refresh age: a read under way in another request is not an outage.
+    return current.confirmed_at if age > max(max_age * 2, 10.0) else None
 
 
 def current_status(session: CheckoutSession) -> OrderStatus:
@@ -113,7 +138,14 @@ def _status_of(session: CheckoutSession, stored: order_status.StoredOrder | None
     tx_hash = stored.hash or session.tx_hash
     if stored.status in flow_of(session).completed_statuses and not tx_hash:
         tx_hash = _hash_from_upstream(session)
-    return OrderStatus(stored.status, tx_hash, stored.updated_at, stored.full_order)
+    return OrderStatus(stored.status, tx_hash, stored.updated_at, stored.full_order,
+                       _aware(stored.refreshed_at))
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)           # SQLite gives it back without its zone
 
 
 def _hash_from_upstream(session: CheckoutSession) -> str | None:

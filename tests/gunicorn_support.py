@@ -53,13 +53,18 @@ def _wait_for_workers(ready_log: Path, proc: subprocess.Popen[bytes], count: int
 @contextmanager
 def gunicorn_workers(app: str, env: Mapping[str, str], tmp_path: Path, *,
                      access_format: str, workers: int = 2,
-                     extra_args: Sequence[str] = ()) -> Iterator[tuple[int, Path]]:
-    """Serve ``app`` (``module:factory()``) with ``workers`` gthread workers on a free port; yield
-    the port and the access log (one line per request, in ``access_format``). ``extra_args`` go
-    on gunicorn's command line before the app."""
-    port, access_log, ready_log = free_port(), tmp_path / "access.log", tmp_path / "ready.log"
+                     extra_args: Sequence[str] = (), shipped_settings: bool = False,
+                     port: int | None = None) -> Iterator[tuple[int, Path]]:
+    """Serve ``app`` (``module:factory()``) with ``workers`` gthread workers on a free port (or
+    ``port``); yield the port and the access log (one line per request, in ``access_format``).
+    ``extra_args`` go on gunicorn's command line before the app. ``shipped_settings``: the
+    checkout's own gunicorn configuration (checkout.gunicorn_config) rather than 8 threads."""
+    port = port or free_port()
+    access_log, ready_log = tmp_path / "access.log", tmp_path / "ready.log"
+    settings = ["-c", "python:checkout.gunicorn_config"] if shipped_settings \
+        else ["-k", "gthread", "--threads", "8"]
     command = [str(Path(sys.executable).with_name("gunicorn")), "-w", str(workers),
-               "-k", "gthread", "--threads", "8", "-b", f"127.0.0.1:{port}",
+               *settings, "-b", f"127.0.0.1:{port}",
                "--access-logfile", str(access_log), "--access-logformat", access_format,
                *extra_args, app]
     proc = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env, READY_LOG: str(ready_log)},

@@ -116,6 +116,6 @@ def test_cleartext_upstream_can_be_allowed_explicitly(tmp_path):
 
 def test_new_defaults_are_declared():
     from checkout.config import DEFAULTS
-    assert DEFAULTS["CHECKOUT_CREATE_GRACE"] == 600
+    assert DEFAULTS["CHECKOUT_CREATE_GRACE"] == 30
     assert DEFAULTS["CHECKOUT_HEALTH_CACHE_SECONDS"] == 30
     assert DEFAULTS["CHECKOUT_ALLOW_INSECURE_UPSTREAM"] is False

@@ -6,9 +6,12 @@ while one creation runs, and none at all once an order is attached.
 
 Before the create call is sent, the session records a *pending attempt* (what is sent, and when).
 From then on no create is sent for the session, automatically or by the user, until the attempt is
-settled: by the upstream's answer, by finding the order in a lookup, or by a lookup that still finds
-nothing once ``CHECKOUT_CREATE_GRACE`` seconds have passed (the user then reviews a fresh quote and
-may try again). Meanwhile the pages say the order is being confirmed and only look it up.
+settled: by the upstream's answer, by finding the order in a lookup, or by a lookup that the
+upstream answers and that finds nothing once ``CHECKOUT_CREATE_GRACE`` seconds have passed since
+the attempt (the user then reviews a fresh quote and may try again). Meanwhile the pages say the
+order is being confirmed and only look it up. A create that certainly never reached the upstream
+(the connection refused or not made in time, the breaker open, no time left: ``never_sent``)
+created nothing: it is forgotten at once, and the review says so (``NOT_SENT``).
 
 The create is sent with exactly what the review showed: the review form carries a digest
 (:func:`review_digest`) of the flow's create payload, recomputed from the session after the claim
@@ -36,7 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 from flask import current_app
 
-from ..errors import QuoteExpired, UpstreamError, UpstreamRateLimited, UpstreamRejected
+from ..errors import (
+    QuoteExpired,
+    UpstreamError,
+    UpstreamRateLimited,
+    UpstreamRejected,
+    UpstreamUnavailable,
+)
 from ..sessions import CheckoutSession
 from ..state import get_state
 
@@ -57,6 +66,7 @@ class Outcome(enum.Enum):
     INVALID = "invalid"          # the wallet does not hold for the network (``field``, ``message``)
     CONFIRMING = "confirming"    # a create may have reached the upstream: only looked up for now
     RETRY = "retry"              # the grace period passed and no order was found: try again
+    NOT_SENT = "not_sent"        # the create never reached the upstream: nothing to look up
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,9 @@ class CreateResult:
 
 def create_grace() -> float:
     """Seconds after an unanswered create during which the order is only looked up, never created
-    again: the upstream may still be processing it (``CHECKOUT_CREATE_GRACE``)."""
+    again, whatever a lookup finds: the upstream may still be processing it
+    (``CHECKOUT_CREATE_GRACE``; well above the write timeout, so a create the upstream was still
+    working on when the checkout stopped waiting has had more than twice that time)."""
     return float(current_app.config["CHECKOUT_CREATE_GRACE"])
 
 
@@ -199,6 +211,14 @@ def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateRe
         _forget_attempt(session.id)
         return CreateResult(Outcome.REJECTED, message=exc.message,
                             field=flow.field_named_by(exc.message))
+    except UpstreamUnavailable as exc:
+        if exc.never_sent:
+            _forget_attempt(session.id)
+            log.warning("order creation for session %s not sent (%s): nothing was created",
+                        short_id(session.id), type(exc).__name__)
+            return CreateResult(Outcome.NOT_SENT)
+        log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
+        return settle_pending(session, flow)
     except UpstreamError as exc:
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
         return settle_pending(session, flow)

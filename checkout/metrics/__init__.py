@@ -12,6 +12,8 @@ the session store           :meth:`Metrics.session_opened` (flow, launch or unsi
 the order creation          :meth:`Metrics.order_created` (flow)
 the 429 page                :meth:`Metrics.rate_limited` (which of our limits refused)
 the reconciler              :meth:`Metrics.reconciler_check` (flow, moved / unchanged / failed)
+the upstream's breaker      :meth:`Metrics.upstream_breaker` (its state, when it changes)
+the readiness checks        :meth:`Metrics.readiness` (the upstream's, the rate-limit store's)
 ==========================  ====================================================================
 
 Orders reaching a status are counted from the checkout's own ``order_status_changed`` signal, and
@@ -41,6 +43,7 @@ from ..errors import ConfigurationError
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from ..readiness import Readiness
     from ..webhooks.reconcile import Check
 
 __all__ = ["MULTIPROC_ENV", "Metrics", "check_config", "create", "enabled"]
@@ -78,6 +81,13 @@ class Metrics:
 
     def reconciler_check(self, check: Check) -> None:
         """The reconciler asked the upstream about one order."""
+
+    def upstream_breaker(self, state: str) -> None:
+        """This process's breaker of the upstream is now in ``state`` (closed, open, half_open;
+        see checkout.upstream.breaker)."""
+
+    def readiness(self, seen: Readiness) -> None:
+        """A background readiness check's answers (checkout.readiness)."""
 
 
 def enabled(app: Flask) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec
 
 from flask import Flask
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -32,10 +32,12 @@ from sqlalchemy.engine import Engine
 
 from .. import signals
 from ..ratelimits import DEFAULT_LIMITS
+from ..upstream.breaker import STATES as BREAKER_STATES
 from ..webhooks.orders import count_by_status
 from . import MULTIPROC_ENV, Metrics
 
 if TYPE_CHECKING:
+    from ..readiness import Readiness
     from ..webhooks.reconcile import Check
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,10 @@ class Families:
     status_changes: Counter
     rate_limited: Counter
     reconciler: Counter
+    breaker: Gauge
+    breaker_opened: Counter
+    upstream_ready: Gauge
+    store_up: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None) -> Families:
@@ -87,6 +93,24 @@ class Families:
                 "checkout_reconciler_checks", "Orders the reconciler asked the upstream about, "
                 "by flow and result (moved: a status the webhooks had not brought)",
                 ["flow", "result"], registry=registry),
+            # 1 for the state each process's breaker is in, 0 for the others: summed over the
+            # live workers, how many of them refuse calls to the upstream right now.
+            breaker=Gauge(
+                "checkout_upstream_breaker", "Processes whose breaker of the upstream is in each "
+                "state (closed: calls are sent; open: refused at once; half_open: one trial)",
+                ["state"], multiprocess_mode="livesum", registry=registry),
+            breaker_opened=Counter(
+                "checkout_upstream_breaker_opened", "Times a process's breaker of the upstream "
+                "opened (the upstream kept failing)", registry=registry),
+            # The lowest over the live workers: 0 as soon as one of them sees it down.
+            upstream_ready=Gauge(
+                "checkout_upstream_ready", "1 when the last readiness check of the upstream was "
+                "answered, 0 otherwise (unavailable, credentials refused)",
+                multiprocess_mode="livemin", registry=registry),
+            store_up=Gauge(
+                "checkout_ratelimit_store_up", "1 when the rate-limit store answered the last "
+                "readiness check (or is the process's memory), 0 when it did not",
+                multiprocess_mode="livemin", registry=registry),
         )
 
 
@@ -234,6 +258,18 @@ class PrometheusMetrics(Metrics):
     @_never_raises
     def reconciler_check(self, check: Check) -> None:
         self.families.reconciler.labels(check.flow, check.result).inc()
+
+    @_never_raises
+    def upstream_breaker(self, state: str) -> None:
+        for each in BREAKER_STATES:
+            self.families.breaker.labels(each).set(1 if each == state else 0)
+        if state == "open":
+            self.families.breaker_opened.inc()
+
+    @_never_raises
+    def readiness(self, seen: Readiness) -> None:
+        self.families.upstream_ready.set(1 if seen.upstream == "ok" else 0)
+        self.families.store_up.set(0 if seen.ratelimit_store == "unavailable" else 1)
 
     @_never_raises
     def _status_changed(self, _sender: Any, *, flow: str | None, status: str,

@@ -12,6 +12,7 @@ import os
 import sqlite3
 import time
 import weakref
+from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import URL, make_url
@@ -32,6 +33,14 @@ PING_AFTER_IDLE = 1.0
 # (a webhook not stored, a session not saved): the parameters are delivery bodies, phone numbers,
 # KYC fields. They are left out of every error of the checkout's engines.
 ENGINE_OPTIONS = {"hide_parameters": True}
+
+
+def database_failure(exc: BaseException) -> str:
+    """A database error in one line for a log: the driver's error class and its first line (no
+    statement, no parameter, no traceback)."""
+    cause = getattr(exc, "orig", None) or exc
+    first = (str(cause).strip().splitlines() or [""])[0][:200]
+    return f"{type(cause).__name__}: {first}" if first else type(cause).__name__
 
 
 def make_engine(url: str) -> Engine:
@@ -97,11 +106,38 @@ def _make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    engine = create_engine(url, pool_size=POOL_SIZE, max_overflow=20, **ENGINE_OPTIONS)
+    engine = create_engine(url, pool_size=POOL_SIZE, max_overflow=20,
+                           pool_timeout=DATABASE_WAIT, connect_args=_postgresql_bounds(parsed),
+                           **ENGINE_OPTIONS)
+    if engine.dialect.driver == "psycopg":
+        from .bounded import bounded_connections
+
+        bounded_connections(engine, DATABASE_WAIT + 1.0)
     _ping_idle_connections(engine)
     if engine.dialect.driver == "psycopg":     # another driver has its own way with lists
         _send_arrays_in_binary(engine)
     return engine
+
+
+# Seconds any wait on a PostgreSQL database may take before it fails (a webhook then answered 503,
+# a page our error page): connecting, a connection from the pool, a statement. Ours take
+# milliseconds; a database that takes seconds is unwell, and a worker waiting on it is a worker
+# the shop's own pages cannot use. Schema upgrades lift it (schema.upgrade).
+DATABASE_WAIT = 5.0
+
+
+def _postgresql_bounds(url: URL) -> dict[str, Any]:
+    """libpq's connect timeout, and the server's statement and lock timeouts (a database that is
+    slow, or a lock held too long); a server that stops answering altogether is bounded on our
+    side (:mod:`.bounded`). Settings given in the URL's query stay as given."""
+    given = set(url.query)
+    args: dict[str, Any] = {}
+    if "connect_timeout" not in given:
+        args["connect_timeout"] = max(2, int(DATABASE_WAIT))     # libpq: whole seconds, 2 or more
+    if "options" not in given:
+        wait_ms = int(DATABASE_WAIT * 1000)
+        args["options"] = f"-c statement_timeout={wait_ms} -c lock_timeout={wait_ms}"
+    return args
 
 
 def _send_arrays_in_binary(engine: Engine) -> None:

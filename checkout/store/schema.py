@@ -240,7 +240,13 @@ def _run(conn: Connection, target: str) -> None:
 def _schema_lock(engine: Engine) -> Iterator[Connection]:
     """A connection in a transaction that no other process can be changing the schema in."""
     if engine.dialect.name == "postgresql":
-        with engine.begin() as conn:
+        from .bounded import unbounded
+
+        with engine.begin() as conn, unbounded(conn.connection.dbapi_connection):
+            # An upgrade may take long, and the other processes wait for its lock: none of the
+            # engine's time limits (checkout.store.DATABASE_WAIT) inside it.
+            conn.execute(text("SET LOCAL statement_timeout = 0"))
+            conn.execute(text("SET LOCAL lock_timeout = 0"))
             conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
             yield conn
         return

@@ -12,8 +12,9 @@ from urllib.parse import quote
 
 from ..errors import UpstreamBadResponse
 from . import types as t
+from .breaker import Breaker
 from .signing import Credentials
-from .transport import CallObserver, Timeout, Transport, new_session
+from .transport import MAX_IN_FLIGHT, CallObserver, Timeout, Transport, new_session
 
 T = TypeVar("T")
 Amount = Decimal | int | float | str
@@ -81,18 +82,25 @@ class UpstreamClient:
     uses the client: its connection pool is thread-safe, and it keeps no cookies (the one part of a
     session that is not, and that would mix one shopper's state into another's requests).
     ``on_call`` is told of every attempt (see ``transport``: the app's metrics).
+
+    ``timeouts`` gives ``(connect, read)`` per kind of call (``upstream.budget``: reference,
+    price, read, write), over the defaults; ``timeout`` one pair for every kind instead.
+    ``breaker`` refuses calls while the upstream keeps failing (``upstream.breaker``), and at
+    most ``max_in_flight`` calls of the process wait on the upstream at once.
     """
 
     def __init__(self, base_url: str, *, client_id: str, client_secret: str | None = None,
-                 timeout: Timeout = (3.05, 20.0), retries: int = 3,
-                 on_call: CallObserver | None = None) -> None:
+                 timeout: Timeout | None = None, timeouts: Mapping[str, Timeout] | None = None,
+                 retries: int = 3, on_call: CallObserver | None = None,
+                 breaker: Breaker | None = None, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         if not base_url or not base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must be an http(s) URL")
         self.base_url = base_url.rstrip("/")
         self.http = new_session()
         self.transport = Transport(self.base_url, Credentials(client_id, client_secret),
-                                   timeout=timeout, retries=retries, session=self.http,
-                                   on_call=on_call)
+                                   timeout=timeout, timeouts=timeouts, retries=retries,
+                                   session=self.http, on_call=on_call, breaker=breaker,
+                                   max_in_flight=max_in_flight)
 
     def __repr__(self) -> str:
         return f"UpstreamClient(base_url={self.base_url!r})"

@@ -10,7 +10,14 @@ request and is slow, and a user is waiting on the page; asking again would only 
 Every attempt is prepared and signed again, because the signature covers a timestamp that
 the upstream accepts for about a minute only. A POST is never repeated: one that may have reached the
 upstream surfaces as ``UpstreamUnavailable``/``UpstreamTimeout`` and the caller reconciles by reading
-the order back (creating a second order would charge the user twice).
+the order back (creating a second order would charge the user twice). One that certainly did not
+(``never_sent``: refused, connect timeout, breaker open, no time left) may simply be tried again.
+
+How long a call may take (:mod:`.budget`): its kind's ``(connect, read)`` timeouts, never more than
+what is left of the page's budget. Whether it is sent at all: the breaker (:mod:`.breaker`) must
+allow it, and at most ``max_in_flight`` calls of the process wait on the upstream at once; a call
+beyond waits a moment for one of them, then is refused without being sent. So an upstream that
+hangs holds a few threads for a few seconds, never every thread of every worker.
 
 A 429 is never retried either, here or later in a loop: the upstream's ``Retry-After`` (else
 ``RATE_LIMIT_WAIT``) is kept on the ``UpstreamRateLimited`` and remembered per endpoint, and until
@@ -24,12 +31,13 @@ given as ``/api/offramp/order/{id}``, so no id becomes a metric label.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -48,6 +56,7 @@ from ..errors import (
     UpstreamAuthError,
     UpstreamBadRequest,
     UpstreamBadResponse,
+    UpstreamCircuitOpen,
     UpstreamError,
     UpstreamNotFound,
     UpstreamRateLimited,
@@ -55,6 +64,8 @@ from ..errors import (
     UpstreamTimeout,
     UpstreamUnavailable,
 )
+from . import budget
+from .breaker import Breaker
 from .signing import Credentials
 
 if TYPE_CHECKING:
@@ -80,6 +91,9 @@ _ERROR_BODY_CHARS = 500
 # Retry-After of a day (a misconfigured proxy) must not stop this process's checkout for a day.
 RATE_LIMIT_WAIT = 30.0
 RATE_LIMIT_MAX_WAIT = 900.0
+# Calls of one process waiting on the upstream at once, and how long one more waits for a place.
+MAX_IN_FLIGHT = 8
+PLACE_WAIT = 1.0
 
 
 class _NoCookies(DefaultCookiePolicy):
@@ -220,6 +234,22 @@ def _connection_failed(exc: UpstreamUnavailable) -> bool:
     return isinstance(exc.__cause__, requests.ConnectionError)
 
 
+def _never_sent(exc: requests.RequestException) -> bool:
+    """True when the request certainly did not reach the upstream: no connection was made (it was
+    refused, its name did not resolve, it timed out). A connection reset or closed once made may
+    have carried the request: that is not certain, and is not counted here."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    if not isinstance(exc, requests.ConnectionError):
+        return False
+    reason: object = exc.args[0] if exc.args else None
+    reason = getattr(reason, "reason", reason)          # urllib3's MaxRetryError wraps it
+    import urllib3.exceptions
+
+    return isinstance(reason, (urllib3.exceptions.NewConnectionError,
+                               urllib3.exceptions.ConnectTimeoutError))
+
+
 def _read_body(response: requests.Response) -> object:
     """Parsed JSON when the body is JSON, else its text (for error messages), else None."""
     if not response.content:
@@ -282,23 +312,35 @@ class WaitList:
 class Transport:
     """Sends one logical request to the upstream and returns its parsed JSON body."""
 
-    def __init__(self, base_url: str, credentials: Credentials, *, timeout: Timeout,
+    def __init__(self, base_url: str, credentials: Credentials, *,
+                 timeouts: Mapping[str, Timeout] | None = None, timeout: Timeout | None = None,
                  retries: int, session: requests.Session | None = None,
                  backoff: Backoff | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 on_call: CallObserver | None = None) -> None:
+                 on_call: CallObserver | None = None, breaker: Breaker | None = None,
+                 max_in_flight: int = MAX_IN_FLIGHT) -> None:
         if retries < 0:
             raise ValueError("retries must be 0 or more")
-        connect, read = timeout                  # a single number would hide a missing read timeout
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be 1 or more")
         self.base_url = base_url.rstrip("/")
         self.credentials = credentials
-        self.timeout: Timeout = (float(connect), float(read))
+        if timeout is not None:
+            connect, read = timeout              # a single number would hide a missing read timeout
+            self.timeout: Timeout | None = (float(connect), float(read))
+            # One (connect, read) for every kind of call, as it was given.
+            self.timeouts = {kind: self.timeout for kind in budget.KINDS}
+        else:
+            self.timeout = None
+            self.timeouts = budget.timeouts(timeouts)
         self.retries = retries
         self.session = session if session is not None else new_session()
         self.backoff = backoff or Backoff()
         self.sleep = sleep
         self.waits = WaitList()
         self.on_call = on_call
+        self.breaker = breaker or Breaker()
+        self._places = threading.BoundedSemaphore(max_in_flight)
 
     def request(self, method: str, path: str, *, params: Mapping[str, object] | None = None,
                 body: Mapping[str, object] | None = None, expect_json: bool = True,
@@ -313,28 +355,88 @@ class Transport:
         method = method.upper()
         waiting = self.waits.remaining(method, path)
         if waiting:
-            log.info("upstream %s %s: not sent, the upstream asked us to wait %.0f s more",
+            log.debug("upstream %s %s: not sent, the upstream asked us to wait %.0f s more",
                      method, path, waiting)
             limited = UpstreamRateLimited("the upstream asked us to wait before asking again",
                                           status=429, method=method, path=path)
             limited.retry_after = waiting
             raise limited
+        kind = budget.kind_of(method, path)
         attempts = 1 + self.retries if method in RETRYABLE_METHODS else 1
+        # Asked once: a request let through makes its retries (each attempt still counts).
+        if not self.breaker.allow():
+            raise UpstreamCircuitOpen("the upstream failed too often lately: not sent",
+                                      retry_in=self.breaker.snapshot().retry_in,
+                                      method=method, path=path)
         for attempt in range(1, attempts + 1):
+            timeout = self._timeout_for(kind, method, path)
             # Prepared afresh every time: a retry needs a new timestamp and signature.
             prepared = self._prepare(method, path, params, body)
-            try:
-                response = self._send(prepared, method, path, attempt, endpoint or path)
-            except UpstreamUnavailable as exc:
-                if attempt == attempts or not _connection_failed(exc):
-                    raise
-                self._pause(method, path, attempt, None)
-                continue
-            if response.status_code in RETRYABLE_STATUSES and attempt < attempts:
+            with self._place(method, path):
+                try:
+                    response = self._send(prepared, method, path, attempt, endpoint or path,
+                                          timeout)
+                except UpstreamUnavailable as exc:
+                    self.breaker.record(False)
+                    if attempt == attempts or not _connection_failed(exc) \
+                            or not self._time_for_another(attempt, kind):
+                        raise
+                    self._pause(method, path, attempt, None)
+                    continue
+            if response.status_code in RETRYABLE_STATUSES and attempt < attempts \
+                    and self._time_for_another(attempt, kind, _retry_after(response)):
+                self.breaker.record(False)
                 self._pause(method, path, attempt, _retry_after(response))
                 continue
-            return self._interpret(response, method, path, expect_json)
+            try:
+                answer = self._interpret(response, method, path, expect_json)
+            except (UpstreamUnavailable, UpstreamBadResponse):
+                self.breaker.record(False)
+                raise
+            except UpstreamError:
+                self.breaker.record(True)       # a refusal is an answer: the upstream works
+                raise
+            self.breaker.record(True)
+            return answer
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _timeout_for(self, kind: str, method: str, path: str) -> Timeout:
+        """This attempt's ``(connect, read)``: its kind's, within what is left of the page's
+        budget; ``UpstreamTimeout`` (never sent) when too little is left to be worth sending."""
+        connect, read = self.timeouts[kind]
+        left = budget.remaining()
+        if left is None:
+            return connect, read
+        if left < budget.MIN_USEFUL:
+            log.warning("upstream %s %s: not sent, the page's time for the upstream is spent",
+                        method, path)
+            raise UpstreamTimeout("no time was left to ask the upstream", never_sent=True,
+                                  method=method, path=path)
+        return min(connect, left), min(read, left)
+
+    def _time_for_another(self, attempt: int, kind: str, retry_after: float | None = None
+                          ) -> bool:
+        """Whether the page's budget leaves room for the pause and a useful attempt after it."""
+        left = budget.remaining()
+        if left is None:
+            return True
+        pause = self.backoff.delay(attempt, retry_after)
+        return left - pause >= max(budget.MIN_USEFUL, self.timeouts[kind][0])
+
+    @contextlib.contextmanager
+    def _place(self, method: str, path: str) -> Iterator[None]:
+        """One of the process's places for a call waiting on the upstream."""
+        left = budget.remaining()
+        wait = PLACE_WAIT if left is None else min(PLACE_WAIT, left)
+        if not self._places.acquire(timeout=wait):
+            log.warning("upstream %s %s: not sent, every place for a call waiting on the "
+                        "upstream is taken", method, path)
+            raise UpstreamUnavailable("too many calls are waiting on the upstream: not sent",
+                                      never_sent=True, method=method, path=path)
+        try:
+            yield
+        finally:
+            self._places.release()
 
     def _prepare(self, method: str, path: str, params: Mapping[str, object] | None,
                  body: Mapping[str, object] | None) -> requests.PreparedRequest:
@@ -356,25 +458,27 @@ class Transport:
         return prepared
 
     def _send(self, prepared: requests.PreparedRequest, method: str, path: str,
-              attempt: int, endpoint: str) -> requests.Response:
+              attempt: int, endpoint: str, timeout: Timeout) -> requests.Response:
         # Session.send skips the environment (proxies, CA bundle) that Session.request would add.
         settings = self.session.merge_environment_settings(prepared.url, {}, None, None, None)
         started = time.monotonic()
         try:
-            response = self.session.send(prepared, timeout=self.timeout, allow_redirects=False,
+            response = self.session.send(prepared, timeout=timeout, allow_redirects=False,
                                          **settings)
         except requests.Timeout as exc:
             self._log_failure(method, path, started, attempt, exc)
             self._observe(method, endpoint, "timeout", started)
-            raise UpstreamTimeout("the upstream did not answer in time",
+            raise UpstreamTimeout("the upstream did not answer in time", never_sent=_never_sent(exc),
                                   method=method, path=path) from exc
         except requests.RequestException as exc:
             self._log_failure(method, path, started, attempt, exc)
             self._observe(method, endpoint, "unreachable", started)
             raise UpstreamUnavailable("the upstream could not be reached",
-                                      method=method, path=path) from exc
+                                      never_sent=_never_sent(exc), method=method,
+                                      path=path) from exc
         self._observe(method, endpoint, str(response.status_code), started)
-        log.info("upstream %s %s -> %s in %.0f ms (attempt %d)", method, path,
+        # Every call, so DEBUG: a log at INFO shows events (checkout.logs), not each request.
+        log.debug("upstream %s %s -> %s in %.0f ms (attempt %d)", method, path,
                  response.status_code, (time.monotonic() - started) * 1000, attempt)
         return response
 
@@ -391,7 +495,7 @@ class Transport:
 
     def _pause(self, method: str, path: str, attempt: int, retry_after: float | None) -> None:
         delay = self.backoff.delay(attempt, retry_after)
-        log.info("upstream %s %s: retrying in %.2f s", method, path, delay)
+        log.debug("upstream %s %s: retrying in %.2f s", method, path, delay)
         self.sleep(delay)
 
     def _interpret(self, response: requests.Response, method: str, path: str,

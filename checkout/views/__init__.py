@@ -16,6 +16,7 @@ def create_blueprint() -> Blueprint:
     from .. import security
     from . import (
         amount,
+        budget,
         context,
         health,
         journey,
@@ -31,7 +32,9 @@ def create_blueprint() -> Blueprint:
         webhooks,
     )
 
-    # Request plumbing first: security headers, session context and locale, error pages.
+    # Request plumbing first: the time for the upstream, security headers, session context and
+    # locale, error pages.
+    budget.init(bp)
     security.init(bp)
     context.init(bp)
     pages.init(bp)

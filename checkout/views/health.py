@@ -1,46 +1,82 @@
-"""``GET /healthz``: liveness and readiness (database and upstream reachable) as JSON.
+"""``GET /healthz`` (is this process alive, and its database) and ``GET /healthz/ready`` (can it take
+orders now: the upstream and the rate-limit store too), as JSON.
 
-The route is public and the upstream check is a call made with the merchant's key, so its answer is
-reused for ``CHECKOUT_HEALTH_CACHE_SECONDS`` (default 30) per app and process: hammering
-``/healthz`` cannot be turned into a flood of upstream calls. Only one caller at a time refreshes an
-expired answer; the others meanwhile get the previous one. The database check stays live (it is
-ours, and cheap).
+Give a load balancer ``/healthz``: it fails only when this process cannot serve anything (its
+database does not answer), never because the upstream is unwell. An upstream outage must not take
+every host, and with them the merchant's own pages, out of rotation: the checkout's pages say the
+payment partner is not answering, and the shop goes on. Alert on ``/healthz/ready`` (or on the
+metrics): it fails while the upstream is unavailable, refuses the credentials, or has the breaker
+open, and while the rate-limit store is down.
+
+Neither waits on the upstream (:mod:`checkout.readiness`): they answer from the breaker's state and
+the last background check, and start a new check when that one is older than
+``CHECKOUT_HEALTH_CACHE_SECONDS``. The database check is live (it is ours, and cheap).
 """
 from __future__ import annotations
+
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
 from sqlalchemy import text
 
-from ..errors import UpstreamError
-from ..state import get_state
+from ..readiness import OK, UNAVAILABLE, Readiness
+from ..state import CheckoutState, get_state
+from ..store import database_failure
+from ..upstream.breaker import CLOSED
+
+# Checks that do not fail readiness: the default store lives in the process.
+_STORE_READY = (OK, "memory")
 
 
-def _upstream_check() -> str:
-    try:
-        get_state().upstream.onramp_assets()
-        return "ok"
-    except UpstreamError:
-        return "unavailable"
-
-
-def healthz() -> Response:
-    """Report whether the database and the upstream answer."""
-    state = get_state()
-    checks: dict[str, str] = {}
+def _database(state: CheckoutState) -> str:
     try:
         with state.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
-        checks["database"] = "ok"
-    except Exception:  # any database failure means "not ready"
-        checks["database"] = "unavailable"
-    ttl = float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"])
-    checks["upstream"] = state.readiness.get(ttl, _upstream_check)
-    ready = all(v == "ok" for v in checks.values())
-    response = jsonify(status="ok" if ready else "degraded", checks=checks)
-    response.status_code = 200 if ready else 503
+        return OK
+    except Exception as exc:  # any database failure means "not alive"
+        current_app.logger.warning("healthz: database unavailable (%s)", database_failure(exc))
+        return UNAVAILABLE
+
+
+def _readiness(state: CheckoutState) -> tuple[Readiness, dict[str, Any]]:
+    state.readiness.refresh_if_stale(float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"]))
+    seen = state.readiness.current()
+    breaker = state.upstream.transport.breaker.snapshot()
+    upstream = seen.upstream
+    if breaker.state != CLOSED and upstream == OK:
+        upstream = UNAVAILABLE          # calls since the last check kept failing
+    details: dict[str, Any] = {"breaker": breaker.state, "checked_seconds_ago":
+               None if seen.checked_seconds_ago is None else round(seen.checked_seconds_ago)}
+    if breaker.retry_in is not None:
+        details["retry_in_seconds"] = round(breaker.retry_in, 1)
+    return Readiness(upstream, seen.ratelimit_store, seen.checked_seconds_ago), details
+
+
+def _answer(ready_only: bool) -> Response:
+    state = get_state()
+    database = _database(state)
+    seen, upstream_details = _readiness(state)
+    checks = {"database": database, "upstream": seen.upstream,
+              "ratelimit_store": seen.ratelimit_store}
+    alive = database == OK
+    ready = alive and seen.upstream == OK and seen.ratelimit_store in _STORE_READY
+    status = "ok" if ready else ("degraded" if alive else "down")
+    response = jsonify(status=status, checks=checks, upstream=upstream_details)
+    response.status_code = 200 if (ready if ready_only else alive) else 503
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
+def healthz() -> Response:
+    """Liveness: 200 while this process and its database answer (the rest is reported)."""
+    return _answer(ready_only=False)
+
+
+def ready() -> Response:
+    """Readiness: 200 only while the database, the upstream and the rate-limit store answer."""
+    return _answer(ready_only=True)
+
+
 def init(bp: Blueprint) -> None:
     bp.add_url_rule("/healthz", view_func=healthz, methods=["GET"])
+    bp.add_url_rule("/healthz/ready", "healthz_ready", view_func=ready, methods=["GET"])

@@ -454,6 +454,10 @@ def create(session: CheckoutSession) -> Response:
             "again, or go back to the shop."))
     if result.outcome is Outcome.RETRY:
         return _fresh_review(fresh)
+    if result.outcome is Outcome.NOT_SENT:
+        return _back_to_review(fresh, form_error=_(
+            "Our payment partner is not answering, so your order was not created and you have "
+            "not been charged. Try again in a moment."))
     return _show_confirming(fresh)
 
 

@@ -34,6 +34,7 @@ from ..errors import (
     UpstreamError,
     UpstreamRateLimited,
     UpstreamRejected,
+    UpstreamUnavailable,
 )
 from ..flows import flow_named
 from ..flows.offramp import (
@@ -359,7 +360,17 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
     seen = fetched = None
     if order is None:
         seen = tracking.stored_order(session)
-        order = fetched = FLOW.fetch_order(session.order_id)
+        try:
+            order = fetched = FLOW.fetch_order(session.order_id)
+        except UpstreamUnavailable:
+            # Not answering (429 is not that: its page says when to ask again).
+            kept = tracking.last_read(seen)
+            if kept is None:
+                if seen is not None:
+                    return status_views.show_status(session)    # its stored status, said so
+                raise
+            order = OfframpOrder.from_json(kept[0])
+            message = message or status_views.known_at_text(kept[1])
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
         # The status page, from the order just read (not from a create's kept answer, which may

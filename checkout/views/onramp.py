@@ -19,7 +19,7 @@ from werkzeug.wrappers import Response
 
 from .. import tracking
 from ..addresses import network_has_memo
-from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
+from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected, UpstreamUnavailable
 from ..flows import flow_named
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
@@ -149,7 +149,17 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     seen = fetched = None
     if order is None:
         seen = tracking.stored_order(session)
-        order = fetched = FLOW.fetch_order(session.order_id)
+        try:
+            order = fetched = FLOW.fetch_order(session.order_id)
+        except UpstreamUnavailable:
+            # Not answering (429 is not that: its page says when to ask again).
+            kept = tracking.last_read(seen)
+            if kept is None:
+                if seen is not None:
+                    return status_views.show_status(session)    # its stored status, said so
+                raise
+            order = OnrampOrder.from_json(kept[0])
+            message, message_kind = status_views.known_at_text(kept[1]), "info"
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
         # Moved on: the status page, from the order just read (a create's kept answer may be

@@ -21,7 +21,7 @@ from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from .. import i18n
-from ..errors import UpstreamError, UpstreamRateLimited
+from ..errors import UpstreamCircuitOpen, UpstreamError, UpstreamRateLimited
 from ..htmx import add_vary, is_htmx, render
 from ..inputs import is_session_id
 from ..state import get_state
@@ -210,8 +210,10 @@ def handle_rate_limited(exc: RateLimitExceeded) -> Response:
 
 
 def handle_upstream_error(exc: UpstreamError) -> Response:
-    # repr() of our upstream errors carries no credential (see checkout.errors).
-    log.warning("upstream error on %s %s: %r", request.method, route_for_log(), exc)
+    # repr() of our upstream errors carries no credential (see checkout.errors). A call the
+    # breaker refused is no new news: its opening was logged once (checkout.upstream.breaker).
+    log.log(logging.DEBUG if isinstance(exc, UpstreamCircuitOpen) else logging.WARNING,
+            "upstream error on %s %s: %r", request.method, route_for_log(), exc)
     if isinstance(exc, UpstreamRateLimited):
         return render_too_many_requests(exc.retry_after or UPSTREAM_WAIT, upstream=True)
     if exc.retryable:

@@ -14,6 +14,7 @@ parent to receive them. The shop gets ``completed``/``failed`` when the checkout
 """
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from flask import Blueprint, current_app, g, redirect, request, url_for
@@ -25,6 +26,7 @@ from ..addresses import explorer_tx_url
 from ..capabilities import OrderView, session_id_of
 from ..flows import flow_of
 from ..htmx import htmx_redirect, is_htmx, render
+from ..i18n import format_datetime
 from ..public_address import external_url
 from ..qr import qr_svg
 from ..sessions import CheckoutSession
@@ -34,6 +36,12 @@ from .journey import pages_of
 
 POLL = "every 3s"
 SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid late
+
+
+def known_at_text(moment: datetime) -> str:
+    """What a page of an order says when the upstream cannot be asked, shown as last read."""
+    return _("Our payment partner is not answering right now. These are the details as we "
+             "last read them, at %(time)s.", time=format_datetime(moment))
 
 
 def resume_context(session: CheckoutSession, provider_resume_url: str | None = None,
@@ -94,6 +102,8 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
     # Polls of a page known to be top-level say so (top=1): they never send events.
     poll_top = top_level or (framing == tracking.TOP_LEVEL and not is_htmx())
     status_text = flow.status_text(current.status, session)
+    stale = tracking.out_of_date(current) if current.status not in flow.settled_statuses \
+        else None
     if returned and current.status in (None, "deposit_awaiting"):
         status_text = _("Checking for your payment. This page updates by itself.")
     unpaid_ended = current.status in tracking.UNPAID_ENDED
@@ -119,6 +129,8 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         "refresh": _no_script_refresh(session, current.status),
         "poll_top": poll_top,
         "quote": session.quote or {}, "message": message,
+        # The upstream could not be asked just now: the last status known, and since when.
+        "known_at": stale,
         "return_url": session.claims.get("returnUrl"),
         # Where the block polls, and where the page reloads itself without JavaScript.
         "live_url": url_for("checkout.status_live", session_id=session.id,

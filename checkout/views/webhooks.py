@@ -42,6 +42,7 @@ from ..errors import ConfigurationError, WebhookSignatureError
 from ..logs import REQUEST_ID_HEADER, environ_request_id
 from ..security import MACHINE_HEADERS, machine_answer
 from ..state import get_state, real_app, state_of
+from ..store import database_failure
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
 
@@ -127,9 +128,11 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
     try:
         with dispatcher.acknowledging():
             receipt = record_delivery(state.intake, body, headers, parsed, reason, signed=signed)
-    except SQLAlchemyError:
-        log.exception("webhook not stored: database unavailable; answering 503 for a retry",
-                      extra={"request_id": rid})
+    except SQLAlchemyError as exc:
+        # One line with the reason: a database that is down refuses every delivery, and a
+        # traceback each would bury the log (the sender retries; nothing is lost).
+        log.warning("webhook not stored: database unavailable (%s); answering 503 for a retry",
+                    database_failure(exc), extra={"request_id": rid})
         return Answer(503, {"error": "storage unavailable, retry later"}, "unavailable", rid,
                       retry_after="1")
 

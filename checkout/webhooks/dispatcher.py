@@ -22,10 +22,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from flask import Flask
+from sqlalchemy.exc import OperationalError
 
 from ..process_local import ProcessLocal
 from ..session_purge import maybe_purge
 from ..state import real_app, state_of
+from ..store import database_failure
 from .dispatch import dispatch_signals
 from .fetch import fetch_due_orders
 from .processing import process_stored_events
@@ -81,6 +83,45 @@ def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | No
     signals = dispatch_signals(app, engine, between_batches=between_batches)
     fetches = fetch_due_orders(app, engine) if fetch else 0
     return Round(events, signals, fetches)
+
+
+def sweep(app: Flask, *, between_batches: Callable[[], None] | None = None) -> None:
+    """One round of the background work (never raises): stored events and owed signals, then the
+    hourly purge, the create answers no page took, and the orders whose webhooks were lost."""
+    round_failed = False
+    try:
+        process_pending(app, between_batches=between_batches)
+    except OperationalError as exc:    # the database is down: one line a round
+        log.warning("webhook dispatcher round failed: database unavailable (%s)",
+                    database_failure(exc))
+        round_failed = True
+    except Exception:  # anything else is a bug: its traceback
+        log.exception("webhook dispatcher round failed")
+        round_failed = True
+    # Expired sessions (and KYC levels not confirmed for long) are deleted at most once per
+    # CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
+    maybe_purge(app)
+    # Likewise the create answers no page took (personal data in this process's memory).
+    state_of(app).just_created.forget_stale()
+    # Orders whose webhooks were lost: due ones are asked of the upstream, within this
+    # process's per-minute bound (never raises). Not while the round above failed: the
+    # database is likely down for it too.
+    if not round_failed:
+        maybe_reconcile(app)
+
+
+def run_worker(app: Flask, stop: threading.Event) -> None:
+    """The background work in this process until ``stop`` is set (``flask checkout worker``):
+    a sweep every ``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds. Deliveries are stored by the web
+    processes; every claim is in the database, so this process, the web processes' threads and
+    other workers can run side by side, and what a process that died had claimed is taken again
+    once its lease is over."""
+    interval = float(app.config.get("CHECKOUT_WEBHOOK_SWEEP_INTERVAL", 5.0))
+    log.info("checkout worker started (pid %s): a sweep every %g s", os.getpid(), interval)
+    while not stop.is_set():
+        sweep(real_app(app))
+        stop.wait(interval)
+    log.info("checkout worker stopped (pid %s)", os.getpid())
 
 
 class Dispatcher:
@@ -174,22 +215,7 @@ class Dispatcher:
             self._wake.clear()
             if self._stop.is_set():
                 return
-            round_failed = False
-            try:
-                process_pending(app, between_batches=self._give_way)
-            except Exception:  # the database may be down; try again later
-                log.exception("webhook dispatcher round failed")
-                round_failed = True
-            # The sweep already runs periodically in every process: it also deletes expired
-            # sessions, at most once per CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
-            maybe_purge(app)
-            # Likewise the create answers no page took (personal data in this process's memory).
-            state_of(app).just_created.forget_stale()
-            # Orders whose webhooks were lost: due ones are asked of the upstream, within this
-            # process's per-minute bound (never raises). A status it stores wakes this thread.
-            # Not while the round above failed: the database is likely down for it too.
-            if not round_failed:
-                maybe_reconcile(app)
+            sweep(app, between_batches=self._give_way)
             del app
 
 

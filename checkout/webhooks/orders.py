@@ -149,6 +149,9 @@ def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:
         return stored
     except UpstreamError:
         if stored is not None:
+            # Not confirmed after all: the stored time stays the last confirmation, which the
+            # pages show while the upstream does not answer (the breaker spares it the polls).
+            _release_refresh(state.engine, order_id, now, stored.refreshed_at)
             return stored
         raise
 
@@ -232,6 +235,17 @@ def _claim_refresh(engine: Engine, order_id: str, now: datetime, max_age: timede
             .where(orders_table.c.order_id == order_id,
                    orders_table.c.refreshed_at <= now - max_age)
             .values(refreshed_at=now)).rowcount == 1
+
+
+def _release_refresh(engine: Engine, order_id: str, claimed: datetime,
+                     before: datetime) -> None:
+    """Give back a refresh claimed at ``claimed`` that learnt nothing: ``refreshed_at`` as it
+    was, unless something confirmed the order meanwhile (a webhook)."""
+    with write_transaction(engine) as conn:
+        conn.execute(update(orders_table)
+                     .where(orders_table.c.order_id == order_id,
+                            orders_table.c.refreshed_at == claimed)
+                     .values(refreshed_at=before))
 
 
 def _fetch_raw(upstream: Any, order_id: str, flow: str) -> dict[str, Any]:

@@ -220,7 +220,7 @@ def test_after_a_429_the_endpoint_is_left_alone_until_the_wait_is_over(client, c
     with pytest.raises(errors.UpstreamRateLimited):
         limits(client)
     clock.now += 15
-    caplog.set_level(logging.INFO, logger="checkout.upstream")
+    caplog.set_level(logging.DEBUG, logger="checkout.upstream")
     for _ in range(5):                  # polls, a user pressing again: none is sent
         with pytest.raises(errors.UpstreamRateLimited) as info:
             limits(client)

@@ -1,20 +1,24 @@
-"""``/healthz``: the upstream check is cached (no amplification), the database check is live."""
+"""``/healthz`` (liveness: this process and its database) and ``/healthz/ready`` (the upstream and
+the rate-limit store too): never failed by an unwell upstream, never waiting on it."""
 from __future__ import annotations
 
-import threading
+import logging
+import socket
 import time
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
 from checkout.errors import UpstreamUnavailable
-from checkout.readiness import ReadinessCache
 from checkout.state import get_state
+
+from ..conftest import make_app
+from ..sandbox.sandbox_support import wait_for
 
 
 @pytest.fixture
 def upstream_calls(app, monkeypatch):
-    """Counts upstream readiness calls; ``calls.fail = True`` makes the upstream unavailable."""
+    """Counts the readiness checks' upstream calls; ``fail``, ``delay`` change how it answers."""
     with app.app_context():
         client = get_state().upstream
     original = client.onramp_assets
@@ -36,43 +40,92 @@ def upstream_calls(app, monkeypatch):
     return calls
 
 
-def test_many_hits_make_one_upstream_call(app, client, upstream_calls):
-    for _ in range(10):
-        response = client.get("/checkout/healthz")
-        assert response.status_code == 200
-        assert response.get_json()["checks"] == {"database": "ok", "upstream": "ok"}
+def checked(client, path: str = "/checkout/healthz", upstream: str = "ok"):
+    """The answer once the background check has told ``upstream``."""
+    return wait_for(lambda: (r := client.get(path)).get_json()["checks"]["upstream"] == upstream
+                    and r)
+
+
+def test_alive_and_ready_when_everything_answers(client, upstream_calls):
+    live = checked(client)
+    assert live.status_code == 200 and live.headers["Cache-Control"] == "no-store"
+    assert live.get_json()["checks"] == {"database": "ok", "upstream": "ok",
+                                         "ratelimit_store": "memory"}
+    ready = client.get("/checkout/healthz/ready")
+    assert ready.status_code == 200 and ready.get_json()["status"] == "ok"
+
+
+def test_an_unwell_upstream_never_fails_liveness(client, upstream_calls):
+    """A load balancer given /healthz keeps the host: the shop's own pages go on."""
+    upstream_calls.fail = True
+    live = checked(client, upstream="unavailable")
+    assert live.status_code == 200 and live.get_json()["status"] == "degraded"
+    ready = client.get("/checkout/healthz/ready")
+    assert ready.status_code == 503 and ready.get_json()["checks"]["upstream"] == "unavailable"
+
+
+def test_no_probe_waits_on_the_upstream(client, upstream_calls):
+    upstream_calls.delay = 3.0
+    started = time.monotonic()
+    first = client.get("/checkout/healthz")
+    assert time.monotonic() - started < 1.0
+    assert first.status_code == 200 and first.get_json()["checks"]["upstream"] == "unknown"
+    assert client.get("/checkout/healthz/ready").status_code == 503      # not known ready yet
+    assert checked(client).status_code == 200
+    assert client.get("/checkout/healthz/ready").status_code == 200
+
+
+def test_many_probes_make_one_upstream_call(client, upstream_calls):
+    checked(client)
+    for _ in range(20):
+        assert client.get("/checkout/healthz").status_code == 200
+        assert client.get("/checkout/healthz/ready").status_code == 200
     assert len(upstream_calls) == 1
 
 
-def test_the_answer_is_refreshed_after_the_cache_time(app, client, upstream_calls):
-    now = [1000.0]
-    app.extensions["checkout"].readiness = ReadinessCache(clock=lambda: now[0])
-    assert client.get("/checkout/healthz").status_code == 200
-    upstream_calls.fail = True
-    now[0] += 29
-    assert client.get("/checkout/healthz").status_code == 200          # still the cached answer
-    now[0] += 2
-    response = client.get("/checkout/healthz")
-    assert response.status_code == 503
-    assert response.get_json()["checks"]["upstream"] == "unavailable"
-    assert len(upstream_calls) == 2
-
-
-def test_cache_time_is_configurable(config):
-    from tests.conftest import make_app
+def test_the_check_is_made_again_after_the_cache_time(config, monkeypatch):
     app = make_app({**config, "CHECKOUT_HEALTH_CACHE_SECONDS": 0})
     with app.app_context():
-        client = get_state().upstream
+        upstream = get_state().upstream
     calls = []
-    original = client.onramp_assets
-    client.onramp_assets = lambda *a, **kw: (calls.append(1), original(*a, **kw))[1]
-    for _ in range(3):
-        app.test_client().get("/checkout/healthz")
-    assert len(calls) == 3
+    original = upstream.onramp_assets
+    monkeypatch.setattr(upstream, "onramp_assets",
+                        lambda *a, **kw: (calls.append(1), original(*a, **kw))[1])
+    client = app.test_client()
+    # Each probe finds the last check too old and starts one (unless one is still running).
+    wait_for(lambda: client.get("/checkout/healthz") and len(calls) >= 3)
 
 
-def test_the_database_check_stays_live(app, client, upstream_calls, monkeypatch):
-    assert client.get("/checkout/healthz").status_code == 200
+def test_refused_credentials_are_reported_as_such(config, caplog):
+    # The sandbox knows the merchant by another id than the one the checkout sends: a 401.
+    sandbox = {**config["CHECKOUT_SANDBOX"], "SANDBOX_CLIENT_ID": "the-merchants-real-id"}
+    app = make_app({**config, "CHECKOUT_CLIENT_ID": "not-the-merchants-id",
+                    "CHECKOUT_SANDBOX": sandbox})
+    client = app.test_client()
+    with caplog.at_level(logging.ERROR, logger="checkout.readiness"):
+        live = checked(client, upstream="credentials_refused")
+    assert live.status_code == 200
+    assert client.get("/checkout/healthz/ready").status_code == 503
+    assert any("refuses the checkout's credentials" in r.getMessage() for r in caplog.records)
+    assert "not-the-merchants-id" not in caplog.text
+
+
+def test_an_open_breaker_is_reported_without_a_call(app, client, upstream_calls):
+    checked(client)
+    breaker = app.extensions["checkout"].upstream.transport.breaker
+    for _ in range(breaker.failures_to_open):
+        breaker.record(False)
+    live = client.get("/checkout/healthz")
+    body = live.get_json()
+    assert live.status_code == 200
+    assert body["checks"]["upstream"] == "unavailable" and body["upstream"]["breaker"] == "open"
+    assert client.get("/checkout/healthz/ready").status_code == 503
+    assert len(upstream_calls) == 1
+
+
+def test_a_database_that_does_not_answer_fails_liveness(app, client, upstream_calls,
+                                                        monkeypatch):
+    checked(client)
     with app.app_context():
         engine = get_state().engine
 
@@ -82,43 +135,34 @@ def test_the_database_check_stays_live(app, client, upstream_calls, monkeypatch)
     monkeypatch.setattr(engine, "connect", down)
     response = client.get("/checkout/healthz")
     assert response.status_code == 503
-    assert response.get_json()["checks"] == {"database": "unavailable", "upstream": "ok"}
-    assert len(upstream_calls) == 1
+    assert response.get_json()["status"] == "down"
+    assert response.get_json()["checks"]["database"] == "unavailable"
 
 
-def test_one_caller_refreshes_at_a_time(app, upstream_calls):
-    upstream_calls.delay = 0.2
-    statuses = []
-
-    def hit():
-        statuses.append(app.test_client().get("/checkout/healthz").status_code)
-
-    threads = [threading.Thread(target=hit) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert statuses == [200] * 8
-    assert len(upstream_calls) == 1
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
-def test_an_expired_answer_is_served_while_another_caller_refreshes():
-    now = [0.0]
-    cache = ReadinessCache(clock=lambda: now[0])
-    assert cache.get(30, lambda: "ok") == "ok"
-    now[0] = 31.0
-    started, release = threading.Event(), threading.Event()
+def test_a_rate_limit_store_that_does_not_answer_shows_in_readiness(config, caplog):
+    app = make_app({**config,
+                    "CHECKOUT_RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{_closed_port()}/0"})
+    client = app.test_client()
+    with caplog.at_level(logging.WARNING, logger="checkout.readiness"):
+        live = wait_for(lambda: (r := client.get("/checkout/healthz")).get_json()["checks"][
+            "ratelimit_store"] == "unavailable" and r)
+    assert live.status_code == 200                  # nobody is refused: limits count in memory
+    assert client.get("/checkout/healthz/ready").status_code == 503
+    lost = [r for r in caplog.records if "rate-limit store does not answer" in r.getMessage()]
+    assert len(lost) == 1
 
-    def slow_check():
-        started.set()
-        release.wait(5)
-        return "unavailable"
 
-    refresher = threading.Thread(target=cache.get, args=(30, slow_check))
-    refresher.start()
-    assert started.wait(5)
-    # Meanwhile another caller is not queued behind the refresh and makes no call of its own.
-    assert cache.get(30, lambda: pytest.fail("a second refresh")) == "ok"
-    release.set()
-    refresher.join()
-    assert cache.get(30, lambda: pytest.fail("cached")) == "unavailable"
+@pytest.mark.redis
+def test_a_shared_rate_limit_store_that_answers_is_ready(config, redis):
+    app = make_app({**config, "CHECKOUT_RATELIMIT_STORAGE_URI": f"{redis.url}/5"})
+    client = app.test_client()
+    live = wait_for(lambda: (r := client.get("/checkout/healthz")).get_json()["checks"][
+        "ratelimit_store"] == "ok" and r)
+    assert live.status_code == 200
+    assert checked(client, "/checkout/healthz/ready").status_code == 200

@@ -21,6 +21,10 @@ def upstream_down_at_pay(flow, monkeypatch):
         raise UpstreamUnavailable("connection refused")
 
     monkeypatch.setattr(client, "onramp_order", unavailable)
+    # Nothing stored of it either (no webhook yet): the page has nothing to show but the error.
+    from checkout import tracking
+
+    monkeypatch.setattr(tracking, "stored_order", lambda session: None)
     return flow
 
 

@@ -255,6 +255,11 @@ def test_upstream_timeout_on_the_pay_page_gives_a_message_and_a_retry(flow, monk
         raise UpstreamTimeout("read timeout")
 
     monkeypatch.setattr(client, "onramp_order", timeout)
+    # Nothing of the order stored yet (with it, its last status and details show instead:
+    # tests/views/test_upstream_down.py).
+    from checkout import tracking
+
+    monkeypatch.setattr(tracking, "stored_order", lambda session: None)
     page = flow.get("/pay")
     html = page.get_data(as_text=True)
     assert page.status_code == 502 and "not answering" in html and "Try again" in html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 
@@ -37,3 +38,21 @@ class StoppableCluster:
         subprocess.run(_as_postgres([f"{self.bindir}/pg_ctl", "-D", self.data, "-m", "immediate",
                                      "-w", "stop"]), capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def _processes(self) -> list[int]:
+        """The postmaster and every process it started."""
+        with open(os.path.join(self.data, "postmaster.pid")) as pid_file:
+            postmaster = int(pid_file.readline())
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True,
+                                  text=True).stdout.split()
+        return [postmaster, *map(int, children)]
+
+    def freeze(self) -> None:
+        """Every process of the cluster stopped (SIGSTOP): connections are still accepted by the
+        kernel, and nothing ever answers. What the checkout's time limits must bound."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)

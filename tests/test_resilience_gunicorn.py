@@ -1,0 +1,101 @@
+"""A hanging upstream never takes the shop down, under real gunicorn with the shipped settings:
+the shop's own page stays fast, and every checkout page ends with the friendly "not answering"
+page within the page's budget. The upstream is the standalone sandbox over HTTP, with signing,
+behind the fault proxy (tests/faults.py)."""
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import requests
+from werkzeug.serving import make_server
+
+from checkout.config import DEFAULTS
+from checkout.sandbox import create_app as create_sandbox
+
+from .faults import fault_proxy
+from .gunicorn_support import free_port, gunicorn_workers
+from .resilience_gunicorn_app import CLIENT_ID, CLIENT_SECRET, WEBHOOK_SECRET
+
+NOT_ANSWERING = "Our payment partner is not answering right now"
+BUDGET = float(DEFAULTS["CHECKOUT_REQUEST_BUDGET"])
+
+
+@contextmanager
+def standalone_sandbox() -> Iterator[str]:
+    """The sandbox as its own HTTP server, checking the checkout's signatures."""
+    sandbox = create_sandbox({"SANDBOX_CLIENT_ID": CLIENT_ID,
+                              "SANDBOX_CLIENT_SECRET": CLIENT_SECRET,
+                              "SANDBOX_WEBHOOK_SECRET": WEBHOOK_SECRET})
+    server = make_server("127.0.0.1", 0, sandbox, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+
+
+@contextmanager
+def shop(tmp_path, upstream: str, extra_args: Sequence[str] = (), **env: str) -> Iterator[str]:
+    """The shop under gunicorn with the shipped settings (2 workers); ``extra_args`` after them."""
+    port = free_port()
+    with gunicorn_workers(
+            "tests.resilience_gunicorn_app:create()",
+            {"CHECKOUT_TEST_DATABASE_URL": f"sqlite:///{tmp_path}/shop.sqlite3",
+             "CHECKOUT_TEST_UPSTREAM": upstream,
+             "CHECKOUT_TEST_PUBLIC_URL": f"http://127.0.0.1:{port}", **env},
+            tmp_path, access_format='%(s)s "%(r)s" %(L)s', workers=2, shipped_settings=True,
+            port=port, extra_args=extra_args):
+        yield f"http://127.0.0.1:{port}"
+
+
+def open_checkout(base: str) -> tuple[int, float, str]:
+    """A shopper opens the checkout: the session, then its first page (reference data from the
+    upstream). Status, seconds, page."""
+    started = time.monotonic()
+    answer = requests.get(f"{base}/checkout/onramp", timeout=120)
+    return answer.status_code, time.monotonic() - started, answer.text
+
+
+def test_a_hanging_upstream_never_takes_the_shop_down(tmp_path):
+    with standalone_sandbox() as sandbox, fault_proxy(sandbox) as proxy, \
+            shop(tmp_path, proxy.url) as base:
+        # The upstream hangs from the start: no page has its reference data cached yet.
+        proxy.set("hang")
+        host_times: list[float] = []
+        with ThreadPoolExecutor(20) as shoppers:
+            checkouts = [shoppers.submit(open_checkout, base) for _ in range(20)]
+            time.sleep(0.3)                                      # they are all waiting now
+            with requests.Session() as visitor:
+                while not all(f.done() for f in checkouts) or len(host_times) < 50:
+                    started = time.monotonic()
+                    assert visitor.get(f"{base}/", timeout=30).status_code == 200
+                    host_times.append(time.monotonic() - started)
+            results = [f.result() for f in checkouts]
+        p99 = statistics.quantiles(host_times, n=100)[98]
+        assert p99 < 0.2, f"the shop's own page: p99 {p99:.3f} s"
+        for status, seconds, page in results:
+            assert status == 502 and NOT_ANSWERING in page, (status, page[:300])
+            assert seconds < BUDGET + 2, seconds
+        # The breakers are open now: the next shoppers are answered at once, nothing is sent
+        # but a worker's one trial call once its wait is over.
+        sent, waits = proxy.calls["hang"], []
+        for _ in range(10):
+            status, seconds, page = open_checkout(base)
+            assert status == 502 and NOT_ANSWERING in page
+            waits.append(seconds)
+        # Only a worker's trial (one per wait of CHECKOUT_BREAKER_RESET_SECONDS) is sent, and
+        # only the page that makes it waits for its timeout.
+        assert len([w for w in waits if w > 1.0]) <= 2 and max(waits) < BUDGET, waits
+        assert proxy.calls["hang"] - sent <= 2
+        # Back: the breaker's trial call closes it, and the checkout answers again.
+        proxy.set("pass")
+        deadline = time.monotonic() + 30
+        while open_checkout(base)[0] != 200:
+            assert time.monotonic() < deadline, "the checkout did not come back"
+            time.sleep(0.5)

@@ -1,0 +1,267 @@
+"""An upstream that hangs or fails costs a page a bounded time, and soon none: the breaker, the
+page's budget, timeouts per kind of call, the process's places for waiting calls, and what is
+certainly never sent."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+import responses
+
+from checkout import errors
+from checkout.meanwhile import meanwhile
+from checkout.upstream import UpstreamClient, budget
+from checkout.upstream.breaker import CLOSED, HALF_OPEN, OPEN, Breaker
+
+BASE = "https://upstream.test"
+CLIENT_ID = "merchant-id-7Hq2xZ"
+ASSETS = [{"network": "CELO", "asset": "USDT"}]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# -- the breaker alone ---------------------------------------------------------------------------
+
+def test_the_breaker_opens_after_failures_in_a_row_and_refuses_at_once():
+    clock, told = Clock(), []
+    breaker = Breaker(failures=3, reset_after=5, clock=clock,
+                      on_change=lambda old, new: told.append((old, new)))
+    for _ in range(2):
+        assert breaker.allow()
+        breaker.record(False)
+    breaker.record(True)                      # an answer in between: the count starts again
+    for _ in range(2):
+        breaker.record(False)
+    assert breaker.snapshot().state == CLOSED
+    breaker.record(False)
+    assert breaker.snapshot().state == OPEN and not breaker.allow()
+    assert told == [(CLOSED, OPEN)]
+    clock.now += 4.9
+    assert not breaker.allow() and breaker.snapshot().retry_in == pytest.approx(0.1)
+
+
+def test_after_the_wait_one_trial_goes_and_its_answer_decides():
+    clock, told = Clock(), []
+    breaker = Breaker(failures=1, reset_after=5, clock=clock,
+                      on_change=lambda old, new: told.append(new))
+    breaker.record(False)
+    clock.now += 5
+    assert breaker.allow()                                # the trial
+    assert not breaker.allow() and not breaker.allow()    # the others wait for its answer
+    assert breaker.snapshot().state == HALF_OPEN
+    breaker.record(False)                                  # failed: open for another period
+    assert breaker.snapshot().state == OPEN and not breaker.allow()
+    clock.now += 5
+    assert breaker.allow()
+    breaker.record(True)
+    assert breaker.snapshot().state == CLOSED and breaker.allow() and breaker.allow()
+    assert told == [OPEN, HALF_OPEN, OPEN, HALF_OPEN, CLOSED]
+
+
+def test_a_trial_that_never_tells_is_replaced_after_another_period():
+    clock = Clock()
+    breaker = Breaker(failures=1, reset_after=5, clock=clock)
+    breaker.record(False)
+    clock.now += 5
+    assert breaker.allow() and not breaker.allow()
+    clock.now += 5                                         # its thread died without a word
+    assert breaker.allow()
+
+
+# -- the breaker in the transport ----------------------------------------------------------------
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_refusing_upstream_opens_the_breaker_then_nothing_is_sent():
+    port = _closed_port()
+    client = UpstreamClient(f"http://127.0.0.1:{port}", client_id=CLIENT_ID, retries=0,
+                            breaker=Breaker(failures=3, reset_after=60))
+    for _ in range(3):
+        with pytest.raises(errors.UpstreamUnavailable) as refused:
+            client.onramp_assets()
+        assert refused.value.never_sent            # no connection: certainly not received
+    sent = []
+    client.http.send = lambda *a, **kw: sent.append(1)      # type: ignore[method-assign]
+    started = time.monotonic()
+    with pytest.raises(errors.UpstreamCircuitOpen) as info:
+        client.onramp_assets()
+    assert time.monotonic() - started < 0.1 and sent == []
+    assert info.value.never_sent and info.value.retryable and info.value.retry_in > 50
+
+
+@responses.activate
+def test_a_refusal_is_an_answer_and_keeps_the_breaker_closed():
+    responses.add(responses.GET, f"{BASE}/api/onramp/assets", status=400,
+                  json={"message": "bad"})
+    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=0,
+                            breaker=Breaker(failures=2, reset_after=60))
+    for _ in range(5):
+        with pytest.raises(errors.UpstreamBadRequest):
+            client.onramp_assets()
+    assert client.transport.breaker.snapshot().state == CLOSED
+
+
+@responses.activate
+@pytest.mark.parametrize("answer", [{"status": 500}, {"status": 200, "body": "<html>oops"}])
+def test_5xx_and_unreadable_answers_count_as_failures(answer):
+    responses.add(responses.GET, f"{BASE}/api/onramp/assets", **answer)
+    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=0,
+                            breaker=Breaker(failures=2, reset_after=60))
+    for _ in range(2):
+        with pytest.raises((errors.UpstreamUnavailable, errors.UpstreamBadResponse)):
+            client.onramp_assets()
+    with pytest.raises(errors.UpstreamCircuitOpen):
+        client.onramp_assets()
+    assert len(responses.calls) == 2
+
+
+# -- timeouts per kind, within the page's budget -----------------------------------------------
+
+@pytest.mark.parametrize(("method", "path", "kind"), [
+    ("GET", "/api/onramp/assets", budget.REFERENCE),
+    ("GET", "/api/util/countries", budget.REFERENCE),
+    ("GET", "/api/onramp/best-offer", budget.PRICE),
+    ("GET", "/api/pay-widget-merchant/price", budget.PRICE),
+    ("GET", "/api/onramp/order", budget.READ),
+    ("GET", "/api/offramp/order/abc", budget.READ),
+    ("GET", "/api/kyc/state", budget.READ),
+    ("POST", "/api/onramp/order/create", budget.WRITE),
+    ("POST", "/api/kyc/submit", budget.WRITE),
+])
+def test_each_kind_of_call_has_its_timeouts(method, path, kind):
+    assert budget.kind_of(method, path) == kind
+
+
+@responses.activate
+def test_a_call_is_given_its_kinds_timeouts_and_no_more_than_the_budget_left():
+    responses.add(responses.GET, f"{BASE}/api/onramp/assets", json=ASSETS)
+    responses.add(responses.POST, f"{BASE}/api/onramp/order/confirm", body="order confirmed")
+    client = UpstreamClient(BASE, client_id=CLIENT_ID)
+    given = []
+    real_send = client.http.send
+
+    def spy(request, **kwargs):
+        given.append(kwargs["timeout"])
+        return real_send(request, **kwargs)
+
+    client.http.send = spy                                  # type: ignore[method-assign]
+    client.onramp_assets()
+    client.onramp_confirm_order("ord_1")
+    assert given == [budget.DEFAULT_TIMEOUTS[budget.REFERENCE],
+                     budget.DEFAULT_TIMEOUTS[budget.WRITE]]
+    token = budget.begin(10.0)
+    try:
+        client.onramp_confirm_order("ord_1")
+    finally:
+        budget.end(token)
+    connect, read = given[-1]
+    assert connect == budget.DEFAULT_TIMEOUTS[budget.WRITE][0] and 9.5 < read <= 10.0
+
+
+@pytest.fixture
+def silent_server():
+    """A TCP server that accepts connections and never answers."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.05)
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}", accepted
+    stop.set()
+    thread.join()
+    for conn in accepted:
+        conn.close()
+    server.close()
+
+
+def test_a_hanging_upstream_costs_a_page_its_budget_and_no_more(silent_server):
+    url, accepted = silent_server
+    client = UpstreamClient(url, client_id=CLIENT_ID, retries=3)
+    token = budget.begin(1.0)
+    try:
+        started = time.monotonic()
+        with pytest.raises(errors.UpstreamTimeout) as info:
+            client.onramp_assets()                  # a reference call: 5 s read timeout
+        assert 0.8 < time.monotonic() - started < 1.5
+        assert not info.value.never_sent            # sent: the upstream may have it
+        # What is left is too little to send anything: refused without a connection.
+        before = len(accepted)
+        with pytest.raises(errors.UpstreamTimeout) as spent:
+            client.onramp_create_order(quote_id="q1", network="CELO", asset="USDT", amount=10,
+                                       currency="local", email="a@example.com",
+                                       user_ip="203.0.113.9")
+        assert spent.value.never_sent and len(accepted) == before
+    finally:
+        budget.end(token)
+
+
+def test_only_a_few_calls_of_a_process_wait_on_the_upstream(silent_server):
+    """The others are refused within a second, never sent: a hanging upstream holds a few
+    threads, never every thread of the worker."""
+    url, accepted = silent_server
+    client = UpstreamClient(url, client_id=CLIENT_ID, retries=0, max_in_flight=2,
+                            timeouts={budget.REFERENCE: (1.0, 3.0)})
+    with ThreadPoolExecutor(2) as hanging:
+        waiting = [hanging.submit(client.onramp_assets) for _ in range(2)]
+        time.sleep(0.3)                              # both are waiting on the upstream now
+        started = time.monotonic()
+        with pytest.raises(errors.UpstreamUnavailable) as info:
+            client.onramp_assets()
+        assert time.monotonic() - started < 1.5 and info.value.never_sent
+        assert len(accepted) == 2
+        for future in waiting:
+            with pytest.raises(errors.UpstreamTimeout):
+                future.result()
+
+
+def test_a_call_made_meanwhile_has_the_pages_budget(silent_server, app):
+    url, _accepted = silent_server
+    client = UpstreamClient(url, client_id=CLIENT_ID, retries=0)
+    with app.app_context():
+        token = budget.begin(0.8)
+        try:
+            started = time.monotonic()
+            with meanwhile(client.onramp_assets) as result, pytest.raises(errors.UpstreamTimeout):
+                result()
+            assert time.monotonic() - started < 1.5
+        finally:
+            budget.end(token)
+
+
+def test_never_sent_is_said_only_of_connections_never_made():
+    port = _closed_port()
+    try:
+        requests.get(f"http://127.0.0.1:{port}", timeout=1)
+    except requests.ConnectionError as refused:
+        from checkout.upstream.transport import _never_sent
+
+        assert _never_sent(refused)
+        reset = requests.ConnectionError(ConnectionResetError("reset by peer"))
+        assert not _never_sent(reset)
+        assert not _never_sent(requests.ReadTimeout("read"))
+        assert _never_sent(requests.ConnectTimeout("connect"))
