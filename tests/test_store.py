@@ -97,6 +97,8 @@ def database_url(request, tmp_path) -> str:
 # Columns added after the first version of their table.
 NEWER = {"checkout_webhook_events": "received_owed", "checkout_sessions": "creating_owner"}
 # (Older than the dumps of tests/release_databases: revision 0001 adopts those databases too.)
+# Tables made by later revisions, which no database of those versions has.
+LATER_TABLES = {"checkout_kyc_levels"}
 
 
 def _as_first_made(table: Table) -> Table:
@@ -112,7 +114,8 @@ def test_columns_added_since_a_database_was_made_are_added_at_start_up(database_
     engine = create_engine(database_url)
     with engine.begin() as conn:
         for table in metadata.sorted_tables:
-            conn.execute(CreateTable(_as_first_made(table)))
+            if table.name not in LATER_TABLES:
+                conn.execute(CreateTable(_as_first_made(table)))
         now = datetime.now(UTC)
         conn.execute(insert(old_events).values(
             body_sha256="0" * 64, body=b"{}", headers={}, received_at=now, last_seen_at=now,
