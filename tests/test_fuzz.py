@@ -148,7 +148,9 @@ METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "TRACE"]
 
 def check(app, flow, secrets, captured, response, path: str) -> None:
     body = response.get_data(as_text=True)
-    assert response.status_code < 500, (path, response.status_code, body[:500])
+    # 503 is what the health routes say of a dependency that does not answer (or not yet).
+    highest = 503 if "/healthz" in path else 499
+    assert response.status_code <= highest, (path, response.status_code, body[:500])
     assert "Traceback" not in body, path
     text = body + "\n" + "\n".join(f"{k}: {v}" for k, v in response.headers.items())
     for secret in secrets:

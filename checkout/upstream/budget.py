@@ -10,12 +10,14 @@
 
 The page's budget lives in a context variable that the checkout's blueprint sets for each of its
 requests (:func:`begin`, :func:`end`) and that :mod:`.transport` reads: calls made outside a
-request (the webhook dispatcher, the CLI) have the per-kind timeouts only.
+request (the webhook dispatcher, the CLI) have the per-kind timeouts only. With it goes a check
+that its request is still the current one: a budget whose request is over (its ending missed,
+say, by a context kept alive) is no one's, and never cuts another call short.
 """
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar, Token
 
 REFERENCE, PRICE, READ, WRITE = "reference", "price", "read", "write"
@@ -32,7 +34,13 @@ DEFAULT_TIMEOUTS: Mapping[str, Timeout] = {
 # Below this many seconds left, a call is not sent: its answer could not arrive in time.
 MIN_USEFUL = 0.5
 
-_deadline: ContextVar[float | None] = ContextVar("checkout_upstream_deadline", default=None)
+# (when it runs out on the monotonic clock, whether its request is still the current one)
+Budget = tuple[float, Callable[[], bool]]
+_deadline: ContextVar[Budget | None] = ContextVar("checkout_upstream_deadline", default=None)
+
+
+def _always() -> bool:
+    return True
 
 
 def kind_of(method: str, path: str) -> str:
@@ -58,29 +66,39 @@ def timeouts(overrides: Mapping[str, Timeout] | None = None,
     return out
 
 
-def begin(seconds: float, clock: float | None = None) -> Token[float | None]:
-    """Start a page's budget of ``seconds`` for the calls of this context."""
+def begin(seconds: float, current: Callable[[], bool] = _always,
+          clock: float | None = None) -> Token[Budget | None]:
+    """Start a page's budget of ``seconds`` for the calls of this context; ``current`` says
+    whether the page (its request) is still the one being answered."""
     now = time.monotonic() if clock is None else clock
-    return _deadline.set(now + seconds)
+    return _deadline.set((now + seconds, current))
 
 
-def end(token: Token[float | None]) -> None:
+def end(token: Token[Budget | None]) -> None:
     _deadline.reset(token)
 
 
-def deadline() -> float | None:
-    """When this context's budget runs out (monotonic clock), or None without one."""
-    return _deadline.get()
+def deadline() -> Budget | None:
+    """This context's budget, for a thread that works on its behalf (:func:`adopt`): None
+    without one, or once its page is over."""
+    budget = _deadline.get()
+    if budget is None or not budget[1]():
+        return None
+    return budget[0], _always             # the thread's own caller waits for it
 
 
-def adopt(moment: float | None) -> Token[float | None]:
-    """Take another context's deadline (a call made on its behalf by a pool thread)."""
-    return _deadline.set(moment)
+def adopt(budget: Budget | None) -> Token[Budget | None]:
+    """Take another context's budget (a call made on its behalf by a pool thread)."""
+    return _deadline.set(budget)
 
 
 def remaining(now: float | None = None) -> float | None:
-    """Seconds left in this context's budget (never below 0), or None without one."""
-    moment = _deadline.get()
-    if moment is None:
+    """Seconds left in this context's budget (never below 0), or None without one, or whose
+    page is no longer being answered."""
+    budget = _deadline.get()
+    if budget is None:
+        return None
+    moment, current = budget
+    if not current():
         return None
     return max(0.0, moment - (time.monotonic() if now is None else now))

@@ -312,3 +312,23 @@ def test_a_timeout_the_pages_budget_cut_short_is_no_sign_of_an_outage(silent_ser
     finally:
         budget.end(token)
     assert client.transport.breaker.snapshot().state == CLOSED
+
+
+def test_a_budget_is_its_pages_alone(app):
+    """A budget whose page is over (its ending missed: a context kept alive, say) cuts no other
+    call short; while its page is answered, the page's calls have it."""
+    token = budget.begin(0.0, current=lambda: False)
+    try:
+        assert budget.remaining() is None and budget.deadline() is None
+    finally:
+        budget.end(token)
+    with app.test_request_context("/checkout/onramp"):
+        app.preprocess_request()                        # the blueprint's budget begins
+        assert 20 < budget.remaining() <= app.config["CHECKOUT_REQUEST_BUDGET"]
+        helper = budget.deadline()
+    assert budget.remaining() is None                   # the page is over
+    token = budget.adopt(helper)                        # a pool thread on the page's behalf
+    try:
+        assert budget.remaining() is not None
+    finally:
+        budget.end(token)
