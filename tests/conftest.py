@@ -50,7 +50,9 @@ def _stop_dispatchers() -> None:
     from checkout.webhooks.dispatcher import Dispatcher
 
     for found in gc.get_objects():
-        if isinstance(found, Dispatcher):
+        # type(), not isinstance(): a weak proxy among them whose object is gone raises on
+        # isinstance (ReferenceError), and a Dispatcher is never subclassed.
+        if type(found) is Dispatcher:
             found.stop(timeout=2)
 
 
