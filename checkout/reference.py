@@ -17,7 +17,8 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -31,6 +32,15 @@ log = logging.getLogger("checkout.reference")
 
 T = TypeVar("T")
 STALE_FACTOR = 10
+
+
+@contextmanager
+def _held(lock: threading.Lock) -> Iterator[None]:
+    """``lock``, acquired already, released on leaving."""
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @dataclass
@@ -54,8 +64,12 @@ class TTLCache:
     """
 
     def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic, *,
-                 max_entries: int | None = None, stale_factor: float = STALE_FACTOR) -> None:
+                 max_entries: int | None = None, stale_factor: float = STALE_FACTOR,
+                 refuse_waiting: Callable[[], UpstreamError | None] | None = None) -> None:
         self.ttl = float(ttl)
+        # Why a caller should not wait for another's load now (the upstream's breaker is not
+        # closed: that load is its one trial, which may hang): the error to raise instead.
+        self.refuse_waiting = refuse_waiting
         self.clock = clock
         self.max_entries = max_entries
         self.stale_factor = stale_factor
@@ -89,7 +103,12 @@ class TTLCache:
         gate = self._key_lock(key)
         with self._lock:
             arrived = next(self._turns)
-        with gate:
+        if not gate.acquire(blocking=False):
+            refusal = self.refuse_waiting() if self.refuse_waiting is not None else None
+            if refusal is not None:
+                raise refusal
+            gate.acquire()
+        with _held(gate):
             entry = self._fresh(key)          # another thread may have loaded it meanwhile
             if entry is not None:
                 return cast(T, entry.value)

@@ -124,13 +124,19 @@ class CheckoutState:
             mount_wsgi_app(upstream.http, base_url, sandbox_app,
                            environ_extras=embedded_sandbox.public_base)
         ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
+        refusal = upstream.transport.breaker.refusal
+
+        def reference_cache() -> TTLCache:
+            return TTLCache(ttl, refuse_waiting=refusal)
+
         ratelimits = RateLimits.create(app)
         return cls(engine=engine, intake=Intake(engine),
                    sessions=SessionStore(engine, on_open=counts.session_opened),
                    upstream=upstream,
-                   sandbox=sandbox_app, onramp_catalog=OnrampCatalog(upstream, TTLCache(ttl)),
-                   offramp_catalog=OfframpCatalog(upstream, TTLCache(ttl)),
-                   util_catalog=UtilCatalog(upstream, TTLCache(ttl)),
+                   sandbox=sandbox_app,
+                   onramp_catalog=OnrampCatalog(upstream, reference_cache()),
+                   offramp_catalog=OfframpCatalog(upstream, reference_cache()),
+                   util_catalog=UtilCatalog(upstream, reference_cache()),
                    dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
                    reconcile_budget=CallBudget(), reconcile_schedule=PurgeSchedule(),
                    ratelimits=ratelimits,

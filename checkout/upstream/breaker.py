@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..errors import UpstreamCircuitOpen
+
 if TYPE_CHECKING:
     from ..metrics import Metrics
 
@@ -112,6 +114,15 @@ class Breaker:
         with self._lock:
             if self._state == HALF_OPEN:
                 self._trial_since = None
+
+    def refusal(self) -> UpstreamCircuitOpen | None:
+        """The error of a call refused now (the breaker not closed), else None: for a caller
+        about to wait on another's call, which may be the one trial."""
+        state = self.snapshot()
+        if state.state == CLOSED:
+            return None
+        return UpstreamCircuitOpen("the upstream failed too often lately: not waited for",
+                                   retry_in=state.retry_in)
 
     def snapshot(self) -> BreakerState:
         with self._lock:

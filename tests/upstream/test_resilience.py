@@ -332,3 +332,30 @@ def test_a_budget_is_its_pages_alone(app):
         assert budget.remaining() is not None
     finally:
         budget.end(token)
+
+
+def test_no_page_waits_behind_the_breakers_trial():
+    """An open (or half-open) breaker: a page that would wait for another page's load of the same
+    reference data (the one trial call, which may hang) is answered at once instead."""
+    from checkout.reference import TTLCache
+
+    breaker = Breaker(failures=1, reset_after=60)
+    cache = TTLCache(60, refuse_waiting=breaker.refusal)
+    loading, release = threading.Event(), threading.Event()
+
+    def slow_load():
+        loading.set()
+        release.wait(5)
+        return ["assets"]
+
+    with ThreadPoolExecutor(1) as other_page:
+        first = other_page.submit(cache.get, "assets", slow_load)
+        assert loading.wait(5)
+        breaker.record(False)                       # the upstream keeps failing meanwhile
+        started = time.monotonic()
+        with pytest.raises(errors.UpstreamCircuitOpen):
+            cache.get("assets", slow_load)
+        assert time.monotonic() - started < 0.5
+        release.set()
+        assert first.result() == ["assets"]
+    assert cache.get("assets", slow_load) == ["assets"]     # loaded: no wait, no refusal
