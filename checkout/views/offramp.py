@@ -34,7 +34,6 @@ from ..errors import (
     UpstreamError,
     UpstreamRateLimited,
     UpstreamRejected,
-    UpstreamUnavailable,
 )
 from ..flows import flow_named
 from ..flows.offramp import (
@@ -359,18 +358,12 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
     assert session.order_id is not None
     seen = fetched = None
     if order is None:
-        seen = tracking.stored_order(session)
-        try:
-            order = fetched = FLOW.fetch_order(session.order_id)
-        except UpstreamUnavailable:
-            # Not answering (429 is not that: its page says when to ask again).
-            kept = tracking.last_read(seen)
-            if kept is None:
-                if seen is not None:
-                    return status_views.show_status(session)    # its stored status, said so
-                raise
-            order = OfframpOrder.from_json(kept[0])
-            message = message or status_views.known_at_text(kept[1])
+        read = status_views.read_order(session, FLOW.fetch_order, OfframpOrder.from_json)
+        if read is None:
+            return status_views.show_status(session)    # its stored status, said so
+        order, fetched, seen = read.order, read.fetched, read.seen
+        if read.known_at is not None:
+            message = message or status_views.known_at_text(read.known_at)
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
         # The status page, from the order just read (not from a create's kept answer, which may

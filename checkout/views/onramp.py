@@ -19,7 +19,7 @@ from werkzeug.wrappers import Response
 
 from .. import tracking
 from ..addresses import network_has_memo
-from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected, UpstreamUnavailable
+from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
 from ..flows import flow_named
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
@@ -148,18 +148,12 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     assert session.order_id is not None
     seen = fetched = None
     if order is None:
-        seen = tracking.stored_order(session)
-        try:
-            order = fetched = FLOW.fetch_order(session.order_id)
-        except UpstreamUnavailable:
-            # Not answering (429 is not that: its page says when to ask again).
-            kept = tracking.last_read(seen)
-            if kept is None:
-                if seen is not None:
-                    return status_views.show_status(session)    # its stored status, said so
-                raise
-            order = OnrampOrder.from_json(kept[0])
-            message, message_kind = status_views.known_at_text(kept[1]), "info"
+        read = status_views.read_order(session, FLOW.fetch_order, OnrampOrder.from_json)
+        if read is None:
+            return status_views.show_status(session)    # its stored status, said so
+        order, fetched, seen = read.order, read.fetched, read.seen
+        if read.known_at is not None:
+            message, message_kind = status_views.known_at_text(read.known_at), "info"
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
         # Moved on: the status page, from the order just read (a create's kept answer may be

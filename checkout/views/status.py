@@ -14,16 +14,19 @@ parent to receive them. The shop gets ``completed``/``failed`` when the checkout
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from flask import Blueprint, current_app, g, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from .. import tracking
+from .. import order_status, tracking
 from ..addresses import explorer_tx_url
 from ..capabilities import OrderView, session_id_of
+from ..errors import UpstreamUnavailable
 from ..flows import flow_of
 from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import format_datetime
@@ -34,8 +37,42 @@ from ..urls import safe_external_url
 from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
 from .journey import pages_of
 
+OrderT = TypeVar("OrderT")
+
 POLL = "every 3s"
 SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid late
+
+
+@dataclass(frozen=True)
+class OrderRead(Generic[OrderT]):
+    """An order's page's read of it: ``order`` as the upstream gives it now (``fetched``, the
+    same) or, while it does not answer, as last read (``known_at`` says when); ``seen``: the
+    stored row as before the read."""
+
+    order: OrderT
+    fetched: OrderT | None
+    seen: order_status.StoredOrder | None
+    known_at: datetime | None = None
+
+
+def read_order(session: CheckoutSession, fetch: Callable[[str], OrderT],
+               parse: Callable[[Any], OrderT]) -> OrderRead[OrderT] | None:
+    """The session's order from the upstream, or as last read while it does not answer; None
+    when only its stored status is known (the caller then shows the status page, which says so).
+    Raises the upstream's error when nothing of the order is kept, and a 429 (whose page says
+    when to ask again)."""
+    assert session.order_id is not None
+    seen = tracking.stored_order(session)
+    try:
+        order = fetch(session.order_id)
+        return OrderRead(order, order, seen)
+    except UpstreamUnavailable:
+        kept = tracking.last_read(seen)
+        if kept is None:
+            if seen is not None:
+                return None
+            raise
+        return OrderRead(parse(kept[0]), None, seen, kept[1])
 
 
 def known_at_text(moment: datetime) -> str:

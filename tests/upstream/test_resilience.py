@@ -172,33 +172,6 @@ def test_a_call_is_given_its_kinds_timeouts_and_no_more_than_the_budget_left():
     assert connect == budget.DEFAULT_TIMEOUTS[budget.WRITE][0] and 9.5 < read <= 10.0
 
 
-@pytest.fixture
-def silent_server():
-    """A TCP server that accepts connections and never answers."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.05)
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}", accepted
-    stop.set()
-    thread.join()
-    for conn in accepted:
-        conn.close()
-    server.close()
-
-
 def test_a_hanging_upstream_costs_a_page_its_budget_and_no_more(silent_server):
     url, accepted = silent_server
     client = UpstreamClient(url, client_id=CLIENT_ID, retries=3)

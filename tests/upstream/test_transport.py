@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import threading
 import time
 from decimal import Decimal
 
@@ -373,33 +372,6 @@ def test_confirm_still_raises_on_errors(client):
 
 
 # -- timeouts against a real socket ------------------------------------------------------------
-
-
-@pytest.fixture
-def silent_server():
-    """A TCP server that accepts connections and never answers."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    accepted: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.05)
-        while not stop.is_set():
-            try:
-                accepted.append(server.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}", accepted
-    stop.set()
-    thread.join()
-    for conn in accepted:
-        conn.close()
-    server.close()
 
 
 def test_read_timeout_is_explicit_and_raises_upstream_timeout(silent_server, sleeps):
