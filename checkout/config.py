@@ -46,8 +46,10 @@ DEFAULTS: dict[str, Any] = {
     # Calls of one process waiting on the upstream at once; one more is refused, not queued.
     "CHECKOUT_UPSTREAM_MAX_IN_FLIGHT": 8,
     # The breaker (checkout.upstream.breaker): calls in a row without a usable answer that open
-    # it, and seconds it stays open before one trial call.
-    "CHECKOUT_BREAKER_FAILURES": 3,
+    # it, and seconds it stays open before one trial call. Two: a page asks for its reference
+    # data two calls at a time, and a load that fails is not asked again by the pages waiting
+    # for it, so a hanging upstream costs each process few calls; it opens for seconds only.
+    "CHECKOUT_BREAKER_FAILURES": 2,
     "CHECKOUT_BREAKER_RESET_SECONDS": 5.0,
     # How long reference data (countries, channels, assets, limits) is trusted before re-fetching.
     "CHECKOUT_REFERENCE_TTL": 300,

@@ -47,7 +47,7 @@ class BreakerState:
 class Breaker:
     """Thread-safe; one per upstream client (so per app and process)."""
 
-    def __init__(self, *, failures: int = 3, reset_after: float = 5.0,
+    def __init__(self, *, failures: int = 2, reset_after: float = 5.0,
                  clock: Callable[[], float] = time.monotonic,
                  on_change: StateListener | None = None) -> None:
         if failures < 1 or reset_after <= 0:
