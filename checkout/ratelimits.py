@@ -145,8 +145,7 @@ ENDPOINT_CATEGORIES: dict[str, str] = {
 UNLIMITED: dict[str, str] = {
     # Signed deliveries from the upstream, which retries what is not acknowledged: a 429 would
     # only delay order updates (and shoppers' completed pages) and multiply the deliveries. A
-    # forged delivery costs one signature check and is never stored. (The receiver also answers
-    # before any blueprint hook, so no limit could run there.)
+    # forged delivery costs one signature check and is never stored.
     "checkout.webhooks": "signed by the upstream, which retries: never refused for volume",
     # Load balancers and monitors probe it often, from one address; a 429 would take the
     # instance out of rotation. Its upstream check is cached (CHECKOUT_HEALTH_CACHE_SECONDS).
@@ -181,6 +180,10 @@ def category() -> str | None:
             return "page"
         return "kyc" if (request.view_args or {}).get("step") == "kyc" else "form"
     return ENDPOINT_CATEGORIES.get(endpoint or "")
+
+
+def _unlimited() -> bool:
+    return request.endpoint in UNLIMITED
 
 
 _PHOTOS_DECODED = "checkout_photos_decoded"      # on flask.g, for the request's photo limits
@@ -356,6 +359,9 @@ class RateLimits:
             application_limits=[],
             meta_limits=[],
         )
+        # Not counted at all (rather than under a limit of ""): the limiter's own work per request
+        # cost the webhook receiver a fifth of its CPU.
+        limiter.request_filter(_unlimited)
         try:
             limiter.init_app(cast(Flask, setup))
         except (LimitsConfigurationError, NotImplementedError, ValueError) as exc:
