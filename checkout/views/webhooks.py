@@ -6,34 +6,23 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 * signed but not an event of spec 6.2: stored for inspection, 400;
 * stored: 200 ``{received: true, duplicate}``; a duplicate body is recorded and changes nothing;
 * the database cannot take it: 503, so the sender retries; nothing unstored is ever acknowledged;
-* never a redirect, and none of the host site's code in the way: see below.
+* never a redirect of its own: ``/webhooks/`` is the same rule.
 
-**Answered in front of Flask.** :class:`WebhookFront` wraps the app's ``wsgi_app`` and answers a
-POST to the receiver's path itself: no request context, URL matching, session, or host hook
-(``before_request``, ``after_request``, teardown) runs for it. An https redirect, a login wall or
-an anti-forgery check of the host's cannot turn a delivery into a redirect or a 403, and the
-receiver's CPU goes to its floor, a signature check and a durable insert (at hundreds of
-deliveries a second, Flask's request handling cost as much as the receiver's own work). The path
-matches with or without a trailing slash. Middleware the host wraps around ``wsgi_app`` later
-(ProxyFix, say) still runs first.
-
-The Flask view answers the same way, before the host's ``before_request`` hooks, for a rule the
-front cannot match by its path alone (a blueprint registered with a subdomain). It also carries
-``csrf_exempt = True`` for checks that look for it.
+A view of the blueprint like any other: the host's request hooks, signals and WSGI middleware
+run for a delivery as for any request. A host hook that redirects or refuses (an https redirect,
+a login wall, an anti-forgery check) must let the endpoint ``checkout.webhooks`` through: the
+README shows how. The view carries ``csrf_exempt = True``, which Flask-WTF's CSRFProtect reads.
 """
 from __future__ import annotations
 
 import json
 import logging
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
-from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
-from flask.typing import ResponseReturnValue
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Request
@@ -41,14 +30,12 @@ from werkzeug.wrappers import Request
 from ..errors import ConfigurationError, WebhookSignatureError
 from ..logs import REQUEST_ID_HEADER, environ_request_id
 from ..security import MACHINE_HEADERS, machine_answer
-from ..state import get_state, real_app, state_of
+from ..state import real_app, state_of
 from ..store import database_failure
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
 
 if TYPE_CHECKING:
-    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
-
     from ..state import CheckoutState
 
 log = logging.getLogger(__name__)
@@ -71,9 +58,6 @@ class Answer:
             headers["Retry-After"] = self.retry_after
         return headers
 
-    def encoded(self) -> bytes:
-        return (_json(self.body) + "\n").encode()
-
 
 # json.dumps with options makes an encoder at every call: made once.
 _json = json.JSONEncoder(separators=(",", ":")).encode
@@ -87,7 +71,6 @@ def receive(app: Flask, delivery: Request) -> Answer:
     try:
         state = state_of(app)
         metrics = state.metrics
-        state.dispatcher.ensure_running()   # the start-up sweep: work a dead process left behind
         answer = _receive(app, state, delivery, rid)
     except Exception:   # a bug: the sender gets a 500 and retries; nothing was acknowledged
         log.exception("webhook receiver failed", extra={"request_id": rid})
@@ -145,43 +128,11 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
                   "duplicate" if receipt.duplicate else "accepted", rid)
 
 
-class WebhookFront:
-    """The app's ``wsgi_app``, with the receiver's deliveries answered in front of it (see the
-    module's text)."""
-
-    def __init__(self, app: Flask, wsgi_app: WSGIApplication) -> None:
-        self.app = app
-        self.wsgi_app = wsgi_app
-        self._paths: frozenset[str] | None = None
-
-    def __call__(self, environ: WSGIEnvironment,
-                 start_response: StartResponse) -> Iterable[bytes]:
-        if environ.get("REQUEST_METHOD") == "POST" and \
-                environ.get("PATH_INFO") in self._receiver_paths():
-            answer = receive(self.app, Request(environ))
-            body = answer.encoded()
-            start_response(f"{answer.status} {HTTPStatus(answer.status).phrase}", [
-                *answer.headers().items(), ("Content-Type", "application/json"),
-                ("Content-Length", str(len(body)))])
-            return [body]
-        return self.wsgi_app(environ, start_response)
-
-    def _receiver_paths(self) -> frozenset[str]:
-        # Read once the app serves: Flask allows no new rule after its first request.
-        if self._paths is None:
-            paths = {rule.rule for rule in self.app.url_map.iter_rules()
-                     if self.app.view_functions.get(rule.endpoint) is receive_webhook
-                     and not rule.subdomain and not rule.host}
-            self._paths = frozenset(paths | {path.rstrip("/") + "/" for path in paths})
-        return self._paths
-
-
 def receive_webhook() -> Response:
-    """The Flask view: the same answer, for a delivery the front did not take."""
     # Flask's own request: whatever read the body before (a host's request_started handler,
     # say) left it cached there, where a new one would find the stream drained.
     answer = receive(real_app(current_app), request)
-    return machine_answer(answer.encoded().decode(), answer.status, answer.headers())
+    return machine_answer(_json(answer.body) + "\n", answer.status, answer.headers())
 
 
 # A marker that CSRF extensions (Flask-WTF's CSRFProtect) look for on the view function; mypy
@@ -189,15 +140,10 @@ def receive_webhook() -> Response:
 receive_webhook.csrf_exempt = True  # type: ignore[attr-defined]
 
 
-def _answer_before_host_hooks() -> ResponseReturnValue | None:
-    # Registered first among the app's before_request functions: for the webhook rule it answers
-    # here, so no host hook (https redirect, login, CSRF) runs for the upstream's deliveries.
-    get_state().dispatcher.ensure_running()    # the start-up sweep: work a dead process left behind
-    # POST only: Flask's automatic OPTIONS answer for the rule is its own, not a delivery.
-    if request.method == "POST" and request.url_rule is not None and \
-            current_app.view_functions.get(request.url_rule.endpoint) is receive_webhook:
-        return receive_webhook()
-    return None
+def _start_dispatcher() -> None:
+    # The start-up sweep, on this process's first checkout request of any kind: work that a
+    # process which died left behind is taken up without waiting for a delivery.
+    state_of(real_app(current_app)).dispatcher.ensure_running()
 
 
 def _setup(state: BlueprintSetupState) -> None:
@@ -205,14 +151,11 @@ def _setup(state: BlueprintSetupState) -> None:
     if app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] not in SIGNATURE_MODES:
         raise ConfigurationError(
             f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {', '.join(SIGNATURE_MODES)}")
-    app.before_request_funcs.setdefault(None, []).insert(0, _answer_before_host_hooks)
-    if isinstance(app, Flask) and not isinstance(app.wsgi_app, WebhookFront):
-        # Replaced as the host would wrap it (app.wsgi_app = ProxyFix(app.wsgi_app)).
-        app.wsgi_app = WebhookFront(app, app.wsgi_app)  # type: ignore[method-assign]
 
 
 def init(bp: Blueprint) -> None:
     # strict_slashes=False: "/webhooks/" is the same rule, never a redirect to "/webhooks".
     bp.add_url_rule("/webhooks", endpoint="webhooks", view_func=receive_webhook,
                     methods=["POST"], strict_slashes=False, merge_slashes=False)
+    bp.before_request(_start_dispatcher)
     bp.record_once(_setup)

@@ -1,6 +1,6 @@
 """The per-process worker that acts on stored webhooks after they were acknowledged.
 
-One daemon thread per process and app, started lazily by the first request of any kind (and again
+One daemon thread per process and app, started lazily by the first checkout request (and again
 after a fork, so each gunicorn worker has its own). It wakes when a delivery is stored and every
 ``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds, so events stored by a process that died before
 processing them are picked up by another: claims are in the database, not in this process. Each
