@@ -22,6 +22,11 @@
     │       ├── UpstreamNotFound          other 404
     │       └── UpstreamRateLimited       429: not "no" but "not now" (``retry_after`` seconds)
     ├── LaunchTokenError              a launch token is unsigned, tampered, expired, over-long, reused
+    ├── SessionConflict               someone else saved the session in between: reload, try again
+    ├── OrderUnderway                 the session's order exists or is being created: what it was
+    │                                 made from can no longer change
+    ├── StepRefused                   a step's values were checked but cannot be saved; it carries
+    │                                 the form that says why (``checkout.views.journey``, beside it)
     └── WebhookError                  an incoming webhook we must not act on
         ├── WebhookSignatureError     missing, malformed or wrong signature (401)
         └── WebhookPayloadError       signed, but not the payload of spec 6.2 (400)
@@ -169,6 +174,14 @@ class UpstreamRateLimited(UpstreamRejected):
 
 class LaunchTokenError(CheckoutError):
     """A launch token that must not open a session. The message is safe to show to the user."""
+
+
+class SessionConflict(CheckoutError):
+    """Someone else saved the session in between; reload and try again."""
+
+
+class OrderUnderway(CheckoutError):
+    """The session's order exists or is being created: what it was made from can no longer change."""
 
 
 class WebhookError(CheckoutError):

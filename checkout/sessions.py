@@ -23,6 +23,7 @@ from sqlalchemy import JSON, Column, DateTime, Integer, String, Table, insert, s
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from .errors import SessionConflict
 from .inputs import is_session_id
 from .store import metadata
 
@@ -410,10 +411,6 @@ def _row_to_session(row: Any) -> CheckoutSession:
         expires_at=_aware(m["expires_at"]), creating_since=_aware(m["creating_since"]),
         creating_owner=m.get("creating_owner"),
     )
-
-
-class SessionConflict(Exception):
-    """Someone else saved the session in between; reload and try again."""
 
 
 class SessionStore:

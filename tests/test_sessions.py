@@ -82,7 +82,7 @@ def test_exactly_one_request_wins_the_right_to_create_the_order(store):
 
 
 def test_a_save_over_a_newer_version_is_refused(store):
-    from checkout.sessions import SessionConflict
+    from checkout.errors import SessionConflict
 
     session = store.create("onramp")
     first, second = store.get(session.id), store.get(session.id)

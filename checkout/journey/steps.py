@@ -15,14 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import OrderUnderway
 from ..sessions import CheckoutSession
 from ..state import get_state
 
 REVIEW = "review"
-
-
-class OrderUnderway(Exception):
-    """The session's order exists or is being created: what it was made from can no longer change."""
 
 
 def update_before_order(session_id: str,

@@ -27,12 +27,13 @@ from flask import Blueprint, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
+from ..errors import CheckoutError, OrderUnderway
 from ..flows import Flow, flow_of
 from ..forms import FormResult
 from ..htmx import htmx_redirect, render
 from ..journey import creation, quotes
 from ..journey.creation import Outcome
-from ..journey.steps import REVIEW, OrderUnderway
+from ..journey.steps import REVIEW
 from ..sessions import CheckoutSession
 from ..state import get_state
 from .context import CSRF_FIELD, session_route
@@ -40,7 +41,7 @@ from .context import CSRF_FIELD, session_route
 SMALL_FORM = 256 * 1024        # a form of a few fields, with room to spare
 
 
-class StepRefused(Exception):
+class StepRefused(CheckoutError):
     """A step's values were checked but could not be saved (the form says why)."""
 
     def __init__(self, result: FormResult) -> None:

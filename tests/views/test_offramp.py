@@ -725,7 +725,8 @@ def test_changing_the_payout_details_keeps_the_sending_wallet(sale):
 
 
 def test_a_step_posted_while_the_order_exists_changes_nothing(sale):
-    from checkout.journey.steps import OrderUnderway, update_before_order
+    from checkout.errors import OrderUnderway
+    from checkout.journey.steps import update_before_order
 
     sale.to_deposit()
     before = sale.session.quote
