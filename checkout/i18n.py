@@ -92,14 +92,6 @@ def init_babel(app: Flask) -> None:
         app.jinja_env.add_extension("jinja2.ext.i18n")
         app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
             gettext=flask_babel.gettext, ngettext=flask_babel.ngettext, newstyle=True)
-    from .names import asset_name, channel_name, network_name
-    from .upstream_text import JINJA_GLOBALS, as_sent, in_page_language
-
-    app.jinja_env.filters.update(money=format_money, crypto=format_crypto,
-                                 datetime=format_datetime, asset_name=asset_name,
-                                 network_name=network_name, channel_name=channel_name,
-                                 as_sent=as_sent, in_page_language=in_page_language)
-    app.jinja_env.globals.update(JINJA_GLOBALS)
 
 
 def use_checkout_domain() -> None:

@@ -23,6 +23,8 @@ from typing import Any
 
 from flask_babel import lazy_gettext as _l
 
+from .i18n import format_money
+
 __all__ = ["TEXTS", "SENTENCES_WITH_FIGURES", "said"]
 
 TEXTS: Mapping[str, Any] = MappingProxyType({
@@ -100,8 +102,6 @@ _PATTERNS = tuple((_pattern(key), sentence) for key, sentence in SENTENCES_WITH_
 
 def _figure(name: str, written: str) -> str:
     """A figure as the page writes it: money through Babel, a currency code as it is."""
-    from .i18n import format_money
-
     if name == "currency":
         return written
     number, currency = written.split(" ")

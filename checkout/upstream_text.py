@@ -11,6 +11,7 @@ shown as they are: they may say more than ours (a label such as "Account number 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -20,6 +21,7 @@ from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
+from .i18n import format_money
 from .upstream_phrases import said
 
 __all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "in_page_language", "field_label",
@@ -170,8 +172,6 @@ _AMOUNT = re.compile(r"\s*([0-9]{1,15}(?:\.[0-9]{1,8})?)\s*([A-Z]{3})\s*")
 def detail_amount(detail: Any) -> dict[str, str] | None:
     """The amount to send, written as money like every other amount of the page ("5000 NGN" is
     ₦5,000.00), and the bare number to copy into a banking app; None for any other detail."""
-    from .i18n import format_money
-
     if getattr(detail, "id", None) != "amountToSend":
         return None
     found = _AMOUNT.fullmatch(str(getattr(detail, "value", "") or ""))
@@ -194,8 +194,9 @@ def country_name(code: str | None, sent: str | None) -> str:
     return str(named or sent or code or "")
 
 
-JINJA_GLOBALS = {"field_label": field_label, "in_page_language": in_page_language,
-                 "country_name": country_name, "payee_label": payee_label,
-                 "warning_text": warning_text, "detail_label": detail_label,
-                 "detail_description": detail_description, "detail_amount": detail_amount,
-                 "document_title": document_title, "instructions_text": instructions_text}
+JINJA_GLOBALS: dict[str, Callable[..., Any]] = {
+    "field_label": field_label, "in_page_language": in_page_language,
+    "country_name": country_name, "payee_label": payee_label,
+    "warning_text": warning_text, "detail_label": detail_label,
+    "detail_description": detail_description, "detail_amount": detail_amount,
+    "document_title": document_title, "instructions_text": instructions_text}

@@ -1,9 +1,23 @@
 """The ``checkout`` blueprint: the shared journey's pages, then one module per flow."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from flask import Blueprint
 
+from .. import names, upstream_text
+from ..i18n import format_crypto, format_datetime, format_money
 from ..paths import STATIC, TEMPLATES
+
+# What the checkout's templates format with (money and dates by Babel, the upstream's texts in
+# the page's language), registered on the app's Jinja environment with the blueprint.
+TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {
+    "money": format_money, "crypto": format_crypto, "datetime": format_datetime,
+    "asset_name": names.asset_name, "network_name": names.network_name,
+    "channel_name": names.channel_name, "as_sent": upstream_text.as_sent,
+    "in_page_language": upstream_text.in_page_language,
+}
 
 
 def create_blueprint() -> Blueprint:
@@ -13,6 +27,10 @@ def create_blueprint() -> Blueprint:
         static_folder=str(STATIC / "checkout"),
         static_url_path="/static",
     )
+    for name, template_filter in TEMPLATE_FILTERS.items():
+        bp.add_app_template_filter(template_filter, name)
+    for name, template_global in upstream_text.JINJA_GLOBALS.items():
+        bp.add_app_template_global(template_global, name)
     from .. import security
     from . import (
         amount,
