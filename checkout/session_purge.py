@@ -24,7 +24,7 @@ from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 
 from .kyc import memory as kyc_memory
-from .sessions import sessions_table
+from .store.tables import sessions_table
 
 log = logging.getLogger(__name__)
 

@@ -19,39 +19,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Integer, String, Table, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from .errors import SessionConflict
 from .inputs import is_session_id
-from .store import metadata
-
-sessions_table = Table(
-    "checkout_sessions",
-    metadata,
-    Column("id", String(64), primary_key=True),
-    Column("flow", String(16), nullable=False),
-    Column("jti", String(255), unique=True, nullable=True),
-    Column("csrf_token", String(64), nullable=False),
-    Column("claims", JSON, nullable=False),        # prefilled choices from the launch token
-    Column("locked", JSON, nullable=False),        # claim names the user cannot change
-    Column("data", JSON, nullable=False),          # what the user chose so far (DATA_FORMAT)
-    # Unused since session data records progress itself (``progress``); kept, always "start",
-    # because it is NOT NULL and hosts of earlier releases still write it. Dropping it takes two
-    # releases: one whose revision gives it a server default (and stops writing it), then one whose
-    # revision drops it, so that no host still running the release before breaks on it.
-    Column("step", String(32), nullable=False),
-    Column("order_id", String(64), nullable=True, index=True),
-    # Set while one request is creating the order; see claim_order_creation.
-    Column("creating_since", DateTime(timezone=True), nullable=True),
-    # The random token of the request holding that claim: release is a compare-and-set on it.
-    Column("creating_owner", String(64), nullable=True),
-    Column("version", Integer, nullable=False, default=1),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-    Column("expires_at", DateTime(timezone=True), nullable=False),
-)
+from .store.tables import sessions_table
 
 SESSION_LIFETIME = timedelta(days=7)  # long enough to resume a slow bank transfer on another device
 # A creator that died frees the claim after this. It must outlast the slowest create call; callers

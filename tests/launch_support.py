@@ -11,8 +11,8 @@ from flask import Flask
 from joserfc import jwt
 from joserfc.jwk import OctKey
 
-from checkout.sessions import sessions_table
 from checkout.state import get_state
+from checkout.store.tables import sessions_table
 from checkout.views.context import session_route
 
 

@@ -177,8 +177,8 @@ class TestErrorPages:
     def test_expired_session_is_a_friendly_404(self, app, client):
         from datetime import UTC, datetime, timedelta
 
-        from checkout.sessions import sessions_table
         from checkout.state import get_state
+        from checkout.store.tables import sessions_table
 
         sid, _ = open_session(app, client)
         with app.app_context(), get_state().engine.begin() as conn:

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select, update
 
 from checkout.session_purge import PurgeSchedule, maybe_purge, purge_expired_sessions
-from checkout.sessions import sessions_table
 from checkout.state import get_state
+from checkout.store.tables import sessions_table
 from checkout.webhooks.dispatcher import get_dispatcher
 
 from .conftest import make_app

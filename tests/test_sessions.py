@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
-from checkout.sessions import SessionStore, sessions_table
+from checkout.sessions import SessionStore
 from checkout.store import connect
+from checkout.store.tables import sessions_table
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

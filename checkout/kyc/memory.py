@@ -26,25 +26,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import phonenumbers
-from sqlalchemy import Column, DateTime, String, Table, case, delete, select
+from sqlalchemy import case, delete, select
 from sqlalchemy.engine import Connection, Engine
 
 from ..sessions import CheckoutSession, find_by_order
-from ..store import metadata
+from ..store.tables import kyc_levels_table
 from ..webhooks.store import dialect_insert, write_transaction
 from .levels import LEVELS, rank
 
 # Only passed levels are kept: "none" is what an unknown person has anyway.
 PASSED_LEVELS = tuple(level for level in LEVELS if level != "none")
-
-kyc_levels_table = Table(
-    "checkout_kyc_levels", metadata,
-    # A keyed digest of "email:<address>" or "phone:<E.164 digits>" (person_keys).
-    Column("person", String(64), primary_key=True),
-    Column("level", String(16), nullable=False),
-    Column("said_at", DateTime(timezone=True), nullable=False),
-)
-
 
 def person_keys(secret: str, *, email: str | None = None,
                 phone: str | None = None) -> list[str]:

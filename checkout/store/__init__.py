@@ -1,10 +1,10 @@
 """The checkout's own tables (SQLAlchemy Core), one engine per app.
 
-Tables are declared on the shared ``metadata`` by the modules that use them (``tables`` imports
-them all); their schema is made and changed by migrations only (``schema``, revisions in
-``migrations/versions``). ``connect(url)`` creates the engine from ``CHECKOUT_DATABASE_URL`` and
-brings the database to this code's revision. SQLite (the default) is set up for several threads:
-WAL journal, a busy timeout, foreign keys on. PostgreSQL is tested.
+Every table is declared in ``tables`` on one ``metadata``; their schema is made and changed by
+migrations only (``schema``, revisions in ``migrations/versions``). ``connect(url)`` creates the
+engine from ``CHECKOUT_DATABASE_URL`` and brings the database to this code's revision. SQLite (the
+default) is set up for several threads: WAL journal, a busy timeout, foreign keys on. PostgreSQL is
+tested.
 """
 from __future__ import annotations
 
@@ -14,13 +14,11 @@ import time
 import weakref
 from typing import Any
 
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry
-
-metadata = MetaData()
 
 # How many connections a PostgreSQL engine keeps open (more are opened, up to 20, and closed when
 # given back to a full pool: each one a server process forked and ended).
@@ -208,7 +206,6 @@ def connect(url: str, *, upgrade: bool = True) -> Engine:
 
     ``upgrade``: bring a database behind it up to date (under a lock, see
     :func:`checkout.store.schema.prepare`); else refuse it (``SchemaBehind``)."""
-    from . import tables  # noqa: F401 - registers every table on ``metadata``
     from .schema import prepare
 
     engine = make_engine(url)

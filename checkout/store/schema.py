@@ -38,7 +38,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from ..errors import SchemaAhead, SchemaBehind, SchemaError
-from . import metadata
+from .tables import metadata
 
 log = logging.getLogger(__name__)
 

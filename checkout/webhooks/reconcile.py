@@ -41,8 +41,9 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from ..errors import UpstreamError
 from ..flows import flow_named
-from ..sessions import SESSION_LIFETIME, sessions_table
+from ..sessions import SESSION_LIFETIME
 from ..state import real_app, state_of
+from ..store.tables import sessions_table
 from .orders import fetch_and_store, get
 from .store import dialect_insert, orders_table, utcnow, watch_table, write_transaction
 

@@ -1,28 +1,6 @@
-"""Tables of the webhook receiver, and the few dialect-specific statements it needs.
-
-``checkout_webhook_events``
-    One row per distinct delivery (UNIQUE sha256 of the signed bytes: the raw body, or in the
-    ``data`` signature mode ``JSON.stringify(data)``): the body exactly as
-    received, the headers that matter, the parsed event type, order, status and ``updatedAt``, and
-    how processing went. A repeated delivery of the same bytes bumps ``duplicates`` and
-    ``last_seen_at``.
-``checkout_orders``
-    The status that webhooks keep (and the full order fetched from the upstream). It only moves to a
-    delivery with a newer ``updatedAt``, by one conditional upsert, so two workers cannot both win.
-``checkout_signal_log``
-    UNIQUE (order_id, status): the exactly-once guard of ``order_status_changed``. A row is
-    inserted in the same transaction as the status move, and doubles as the outbox entry that the
-    dispatcher delivers after commit (``state``: pending, dispatching, dispatched, failed).
-``checkout_order_watch``
-    The reconciler's schedule (:mod:`checkout.webhooks.reconcile`): one row per order it has
-    asked the upstream about and not yet seen settled, with its next check time (also the lease
-    that keeps two workers off the same order) and its backoff.
-``checkout_signal_outbox``
-    The other signals waiting for the dispatcher: ``webhook_received`` (one per verified delivery:
-    a duplicate's row is written with its acknowledgement; the first delivery's by processing, so
-    storing a new delivery is a single INSERT), ``kyc_event`` and ``auth_event`` (one per distinct
-    event).
-"""
+"""What the webhook receiver's code shares about its tables (declared in
+:mod:`checkout.store.tables`): the states of an event and of a signal, time in UTC, the
+dialect-specific INSERT, and the turns SQLite's writers take."""
 from __future__ import annotations
 
 import errno
@@ -36,135 +14,28 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, overload
 
-from sqlalchemy import (
-    JSON,
-    BigInteger,
-    Column,
-    DateTime,
-    ForeignKey,
-    Index,
-    Integer,
-    LargeBinary,
-    String,
-    Table,
-    Text,
-    UniqueConstraint,
-)
+from sqlalchemy import Table
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from .. import store as database
 from ..errors import ConfigurationError
 from ..process_local import ProcessLocal
-from ..store import metadata
-
-# SQLite only auto-increments an INTEGER PRIMARY KEY; PostgreSQL gets a bigint identity.
-_Id = BigInteger().with_variant(Integer(), "sqlite")
+from ..store.tables import (
+    events_table,
+    orders_table,
+    outbox_table,
+    signal_log_table,
+    watch_table,
+)
 
 # Processing states of an event.
 STORED, PROCESSED, FAILED, INVALID = "stored", "processed", "failed", "invalid"
 # Dispatch states of a signal (log or outbox row).
 PENDING, DISPATCHING, DISPATCHED, SIGNAL_FAILED = "pending", "dispatching", "dispatched", "failed"
 
-events_table = Table(
-    "checkout_webhook_events",
-    metadata,
-    Column("id", _Id, primary_key=True, autoincrement=True),
-    Column("body_sha256", String(64), nullable=False, unique=True),   # the dedupe key (signed bytes)
-    Column("body", LargeBinary, nullable=False),                       # exactly the bytes received
-    Column("headers", JSON, nullable=False),
-    Column("received_at", DateTime(timezone=True), nullable=False),
-    Column("last_seen_at", DateTime(timezone=True), nullable=False),
-    Column("duplicates", Integer, nullable=False, default=0),
-    Column("event_type", String(64), nullable=True),
-    Column("order_id", String(128), nullable=True, index=True),
-    Column("status", String(64), nullable=True),
-    Column("updated_at", DateTime(timezone=True), nullable=True),      # the order's updatedAt
-    Column("state", String(16), nullable=False),
-    Column("outcome", String(32), nullable=True),   # applied, stale, unchanged, signalled, ignored
-    Column("error", Text, nullable=True),
-    Column("attempts", Integer, nullable=False, default=0),
-    Column("processed_at", DateTime(timezone=True), nullable=True),
-    # 1 once the first delivery's webhook_received is owed (an outbox row written by processing).
-    Column("received_owed", Integer, nullable=False, default=0, server_default="0"),
-)
-Index("ix_checkout_webhook_events_state_id", events_table.c.state, events_table.c.id)
-
-orders_table = Table(
-    "checkout_orders",
-    metadata,
-    Column("order_id", String(128), primary_key=True),
-    Column("flow", String(32), nullable=True),          # onramp, offramp (or the upstream's type)
-    Column("status", String(64), nullable=False),       # the webhook status set (notes 4)
-    Column("previous_status", String(64), nullable=True),
-    # The order's updatedAt of the stored status: the only ordering key of webhooks.
-    Column("status_updated_at", DateTime(timezone=True), nullable=True),
-    Column("status_source", String(16), nullable=False),  # webhook or upstream
-    Column("order_params", Text, nullable=True),
-    Column("summary", JSON, nullable=True),             # data.order of the last applied webhook
-    Column("full_order", JSON, nullable=True),          # the get-order answer (fees, instructions)
-    Column("fetched_at", DateTime(timezone=True), nullable=True),
-    Column("hash", String(256), nullable=True),
-    # When the stored status was last known to be current (a webhook applied or a fetch).
-    Column("refreshed_at", DateTime(timezone=True), nullable=False),
-    # Bumped by every status move: a fetch started before a move must not overwrite it.
-    Column("version", Integer, nullable=False, default=1),
-    # Full-order fetch queue: due time, a request counter, attempts and the last error.
-    Column("fetch_due_at", DateTime(timezone=True), nullable=True, index=True),
-    Column("fetch_seq", Integer, nullable=False, default=0),
-    Column("fetch_attempts", Integer, nullable=False, default=0),
-    Column("fetch_error", Text, nullable=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-)
-
-watch_table = Table(
-    "checkout_order_watch",
-    metadata,
-    Column("order_id", String(128), primary_key=True),
-    Column("flow", String(32), nullable=False),
-    # Not before this time; claiming pushes it a lease ahead (a conditional UPDATE).
-    Column("next_check_at", DateTime(timezone=True), nullable=False, index=True),
-    # Checks in a row that learned nothing new (or failed): the exponent of the backoff.
-    Column("quiet_checks", Integer, nullable=False, default=0),
-    Column("last_checked_at", DateTime(timezone=True), nullable=True),
-    Column("last_error", Text, nullable=True),
-)
-
-signal_log_table = Table(
-    "checkout_signal_log",
-    metadata,
-    Column("id", _Id, primary_key=True, autoincrement=True),
-    Column("order_id", String(128), nullable=False),
-    Column("status", String(64), nullable=False),
-    Column("previous_status", String(64), nullable=True),
-    Column("flow", String(32), nullable=True),
-    Column("order_params", Text, nullable=True),
-    Column("event_id", ForeignKey("checkout_webhook_events.id"), nullable=True),  # None: a fetch
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("state", String(16), nullable=False),
-    Column("claimed_at", DateTime(timezone=True), nullable=True),
-    Column("dispatched_at", DateTime(timezone=True), nullable=True),
-    Column("attempts", Integer, nullable=False, default=0),
-    Column("error", Text, nullable=True),
-    UniqueConstraint("order_id", "status", name="uq_checkout_signal_log_order_status"),
-)
-Index("ix_checkout_signal_log_state_id", signal_log_table.c.state, signal_log_table.c.id)
-
-outbox_table = Table(
-    "checkout_signal_outbox",
-    metadata,
-    Column("id", _Id, primary_key=True, autoincrement=True),
-    Column("signal", String(32), nullable=False),       # webhook_received, kyc_event, auth_event
-    Column("event_id", ForeignKey("checkout_webhook_events.id"), nullable=False),
-    Column("duplicate", Integer, nullable=False, default=0),   # 1: a repeated delivery
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("state", String(16), nullable=False),
-    Column("claimed_at", DateTime(timezone=True), nullable=True),
-    Column("dispatched_at", DateTime(timezone=True), nullable=True),
-    Column("attempts", Integer, nullable=False, default=0),
-    Column("error", Text, nullable=True),
-)
-Index("ix_checkout_signal_outbox_state_id", outbox_table.c.state, outbox_table.c.id)
+# The webhook code's tables, named here too for the package's modules.
+__all__ = ["events_table", "orders_table", "outbox_table", "signal_log_table", "watch_table"]
 
 
 def utcnow() -> datetime:

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import select, update
 
 from checkout.kyc import memory
+from checkout.store.tables import kyc_levels_table
 from checkout.webhooks.store import events_table
 
 from .helpers import order_payload, signed_webhook
@@ -94,7 +95,7 @@ def test_no_contact_is_stored_in_clear(app, receiver) -> None:
     deliver(receiver, order_with_kyc("o1", email="wanjiru.kamau@example.com",
                                      passedKycType="basic"))
     with app.extensions["checkout"].engine.connect() as conn:
-        rows = conn.execute(select(memory.kyc_levels_table)).all()
+        rows = conn.execute(select(kyc_levels_table)).all()
     assert len(rows) == 1 and "wanjiru" not in repr(rows)
     # Keyed: without the launch secret, the digest of a guessed email is not the stored one.
     assert memory.person_keys("another-key" * 4, email="wanjiru.kamau@example.com") \
@@ -105,18 +106,18 @@ def test_a_level_not_confirmed_for_the_days_kept_is_forgotten(app, receiver) -> 
     deliver(receiver, order_with_kyc("o1", passedKycType="advanced"))
     engine = app.extensions["checkout"].engine
     with engine.begin() as conn:
-        conn.execute(update(memory.kyc_levels_table).values(
+        conn.execute(update(kyc_levels_table).values(
             said_at=datetime.now(UTC) - timedelta(days=400)))
     assert recalled(app, "buyer@example.com") == "none"         # too old to count
     assert memory.forget_older_than(engine, 365) == 1
     with engine.connect() as conn:
-        assert conn.execute(select(memory.kyc_levels_table)).all() == []
+        assert conn.execute(select(kyc_levels_table)).all() == []
 
 
 def test_the_purge_command_forgets_old_levels(app, receiver) -> None:
     deliver(receiver, order_with_kyc("o1", passedKycType="advanced"))
     with app.extensions["checkout"].engine.begin() as conn:
-        conn.execute(update(memory.kyc_levels_table).values(
+        conn.execute(update(kyc_levels_table).values(
             said_at=datetime.now(UTC) - timedelta(days=400)))
     result = app.test_cli_runner().invoke(args=["checkout", "sessions", "purge"])
     assert result.exit_code == 0, result.output

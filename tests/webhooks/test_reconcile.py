@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from checkout import order_status
 from checkout.session_purge import PurgeSchedule
-from checkout.sessions import sessions_table
 from checkout.signals import order_status_changed
+from checkout.store.tables import sessions_table
 from checkout.webhooks.reconcile import CallBudget, maybe_reconcile, reconcile
 from checkout.webhooks.store import signal_log_table, utcnow, watch_table
 

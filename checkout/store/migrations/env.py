@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from checkout.store import metadata, tables  # noqa: F401 - registers every table on metadata
 from checkout.store.schema import VERSION_TABLE
+from checkout.store.tables import metadata
 
 
 def _ours(name: str | None, type_: str, _parent: object) -> bool:
