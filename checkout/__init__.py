@@ -26,7 +26,7 @@ class Checkout:
             self.init_app(app)
 
     def init_app(self, app: Flask) -> None:
-        from . import config, logs, public_address
+        from . import config, logs, metrics, public_address, ratelimits
         from .cli import checkout_cli
         from .i18n import init_babel
         from .state import CheckoutState
@@ -37,7 +37,8 @@ class Checkout:
         logs.show_by_default()
         config.apply_defaults(app)
         config.validate(app)
-        public_address.check_config(app)
+        for module in (ratelimits, metrics, public_address):
+            module.check_config(app)
         state = app.extensions["checkout"] = CheckoutState.create(app)
         init_babel(app)
         blueprint = create_blueprint()

@@ -170,6 +170,8 @@ def require(app: Flask, key: str) -> Any:
 
 
 def validate(app: Flask) -> None:
+    """The settings this module owns; the modules with settings of their own check them too, each
+    from ``Checkout.init_app`` (``check_config``)."""
     for key in ("CHECKOUT_CLIENT_ID", "CHECKOUT_WEBHOOK_SECRET", "CHECKOUT_LAUNCH_SECRET",
                 "CHECKOUT_DATABASE_URL", "CHECKOUT_URL_PREFIX"):
         require(app, key)
@@ -188,13 +190,6 @@ def validate(app: Flask) -> None:
     days = app.config.get("CHECKOUT_KYC_REMEMBER_DAYS")
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0:
         raise ConfigurationError("CHECKOUT_KYC_REMEMBER_DAYS must be a number of days above 0")
-    from .ratelimits import configured_limits, storage_settings
-
-    configured_limits(app)
-    storage_settings(app)
-    from . import metrics
-
-    metrics.check_config(app)
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")

@@ -219,6 +219,12 @@ def client_address() -> str:
     return str(address)
 
 
+def check_config(app: Flask) -> None:
+    """Fail at start-up on a limit or a store that cannot be used (``ConfigurationError``)."""
+    configured_limits(app)
+    storage_settings(app)
+
+
 def configured_limits(app: Flask) -> dict[str, str]:
     """:data:`DEFAULT_LIMITS` with ``CHECKOUT_RATELIMITS`` over them, each checked: a name that
     is not a limit, or a value that is not a limit string, fails at start-up, naming it. ``""``
