@@ -16,10 +16,10 @@ from checkout.webhooks import process_pending
 from checkout.webhooks.reconcile import reconcile
 
 from ..conftest import make_app
+from ..support.waiting import wait_for
 from ..views.conftest import EVM_ADDRESS, Flow
 from ..views.test_status import poll_until
 from ..webhooks.helpers import T0, FakeUpstream, order_payload, signed_webhook
-from ..webhooks.test_end_to_end import wait_for
 from .support import TOKEN, scrape
 
 UPSTREAM = "checkout_upstream_request_duration_seconds_count"

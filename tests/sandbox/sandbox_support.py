@@ -1,7 +1,6 @@
 """Helpers for the sandbox API tests: an app built from a config mapping and a small API driver."""
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -135,13 +134,3 @@ class Api:
         return response.get_json()
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
-    """Poll until ``predicate()`` is truthy (real seconds); fail the test on timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(interval)

@@ -9,7 +9,8 @@ import pytest
 from checkout import config as checkout_config
 from checkout.signature import verify
 
-from .sandbox_support import TX_HASH, Api, api, sandbox_app, sandbox_factory, wait_for  # noqa: F401
+from ..support.waiting import wait_for
+from .sandbox_support import TX_HASH, Api, api, sandbox_app, sandbox_factory  # noqa: F401
 from .webhook_receiver import Receiver
 
 HASH_RECEIVED = "awaiting_transaction_confirmation"

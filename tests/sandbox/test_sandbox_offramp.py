@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from ..support.waiting import wait_for
 from .sandbox_support import (  # noqa: F401
     EVM_ADDRESS,
     OTHER_EVM_ADDRESS,
@@ -13,7 +14,6 @@ from .sandbox_support import (  # noqa: F401
     api,
     sandbox_app,
     sandbox_factory,
-    wait_for,
 )
 
 

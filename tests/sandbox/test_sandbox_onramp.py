@@ -8,6 +8,7 @@ import pytest
 from checkout.sandbox.orders import OUTCOMES
 from checkout.sandbox.validation import MEMO_NETWORKS, ONRAMP_NETWORKS, InvalidRequest, check_memo
 
+from ..support.waiting import wait_for
 from .sandbox_support import (  # noqa: F401
     EVM_ADDRESS,
     HEADERS,
@@ -15,7 +16,6 @@ from .sandbox_support import (  # noqa: F401
     api,
     sandbox_app,
     sandbox_factory,
-    wait_for,
 )
 
 GOOD_QUOTE = {"network": "CELO", "asset": "USDC", "currency": "local", "amount": "5000",

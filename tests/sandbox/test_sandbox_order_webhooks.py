@@ -8,7 +8,8 @@ import pytest
 from checkout import config as checkout_config
 from checkout.signature import verify
 
-from .sandbox_support import EVM_ADDRESS, TX_HASH, Api, sandbox_factory, wait_for  # noqa: F401
+from ..support.waiting import wait_for
+from .sandbox_support import EVM_ADDRESS, TX_HASH, Api, sandbox_factory  # noqa: F401
 from .webhook_receiver import Receiver
 
 SECRET = checkout_config.SANDBOX_WEBHOOK_SECRET

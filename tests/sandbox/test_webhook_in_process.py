@@ -19,7 +19,8 @@ from checkout.sandbox.clock import Clock, Scheduler
 from checkout.sandbox.webhooks import WebhookSender, encode_payload
 from checkout.signature import sign, verify
 
-from .sandbox_support import TX_HASH, Api, wait_for
+from ..support.waiting import wait_for
+from .sandbox_support import TX_HASH, Api
 
 SECRET = "whsec_in_process_test"
 BASE = "http://checkout.embedded.invalid"

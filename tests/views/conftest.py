@@ -15,7 +15,7 @@ from werkzeug.test import TestResponse
 from checkout import Checkout
 from checkout.state import get_state
 
-from ..sandbox.sandbox_support import wait_for
+from ..support.waiting import wait_for
 
 EVM_ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 STELLAR_ADDRESS = "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7"

@@ -13,7 +13,7 @@ from checkout.errors import UpstreamUnavailable
 from checkout.state import get_state
 
 from ..conftest import make_app
-from ..sandbox.sandbox_support import wait_for
+from ..support.waiting import wait_for
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from checkout.state import get_state
 from checkout.upstream.types import KycDocument, RequiredField
 from checkout.views import kyc as kyc_views
 
-from ..sandbox.sandbox_support import wait_for
+from ..support.waiting import wait_for
 from .conftest import EVM_ADDRESS, PHONES, Flow
 
 KE_PHONE = "254712345678"

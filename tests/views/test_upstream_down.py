@@ -7,7 +7,7 @@ import re
 from checkout import order_status
 from checkout.state import get_state
 
-from ..sandbox.sandbox_support import wait_for
+from ..support.waiting import wait_for
 from .conftest import Flow
 from .test_create import upstream
 

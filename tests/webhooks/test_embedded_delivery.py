@@ -9,8 +9,8 @@ from __future__ import annotations
 from checkout import order_status
 
 from ..conftest import make_app
+from ..support.waiting import wait_for
 from .helpers import Recorder
-from .test_end_to_end import wait_for
 
 
 def test_the_embedded_sandboxs_webhooks_reach_the_checkout_in_process(config):

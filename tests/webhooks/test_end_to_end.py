@@ -3,7 +3,6 @@ delivering to a live checkout server."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +16,7 @@ from checkout.sandbox.webhooks import WebhookSender
 from checkout.webhooks import process_pending, recent_events
 
 from ..conftest import make_app
+from ..support.waiting import wait_for
 from .helpers import Recorder, history
 from .pgcluster import StoppableCluster
 
@@ -31,16 +31,6 @@ def live_server(wsgi_app: Callable[..., Any]) -> Iterator[str]:
     finally:
         server.shutdown()
         thread.join(5)
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out")
 
 
 @pytest.mark.postgres

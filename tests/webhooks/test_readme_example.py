@@ -19,8 +19,8 @@ from checkout.config import SANDBOX_WEBHOOK_SECRET
 from checkout.signature import sign
 
 from ..conftest import make_app
+from ..support.waiting import wait_for
 from .helpers import Delivery, order_payload
-from .test_end_to_end import wait_for
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SHOP_WALLET = "0x52908400098527886E0F7030069857D2E4169EE7"

@@ -18,9 +18,9 @@ from checkout.webhooks.reconcile import CallBudget, maybe_reconcile, reconcile
 from checkout.webhooks.store import signal_log_table, utcnow, watch_table
 
 from ..conftest import make_app
+from ..support.waiting import wait_for
 from .conftest import Receiver
 from .helpers import T0, FakeUpstream, Recorder, iso, order_payload, signed_webhook
-from .test_end_to_end import wait_for
 
 CELO_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"
 KE_PHONE = "254110611756"

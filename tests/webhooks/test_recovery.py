@@ -10,17 +10,9 @@ from sqlalchemy import select, update
 from checkout.webhooks.store import DISPATCHING, signal_log_table, utcnow
 
 from ..conftest import make_app
+from ..support.waiting import wait_for
 from .conftest import Receiver
 from .helpers import Recorder, history, signed_webhook
-
-
-def _wait_for(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError("timed out")
 
 
 def test_events_stored_by_a_dead_process_are_processed_by_the_next_one(webhook_config):
@@ -50,7 +42,7 @@ def test_events_stored_by_a_dead_process_are_processed_by_the_next_one(webhook_c
                 return set(conn.execute(select(signal_log_table.c.state)).scalars())
 
         # The dispatcher sends a batch's signals, then marks the batch dispatched: wait for both.
-        _wait_for(lambda: len(recorder.of("order_status_changed")) == 2
+        wait_for(lambda: len(recorder.of("order_status_changed")) == 2
                   and states() == {"dispatched"})
         assert recorder.statuses() == [("ord_dead", "deposit_successful"),
                                        ("ord_dead2", "deposit_awaiting")]

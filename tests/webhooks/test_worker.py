@@ -15,6 +15,7 @@ import pytest
 
 from ..conftest import make_app
 from ..gunicorn_support import ROOT
+from ..support.waiting import wait_for
 from .conftest import Receiver
 from .helpers import order_payload, signed_webhook
 
@@ -30,13 +31,6 @@ def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def wait_until(condition, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def test_a_worker_killed_while_sending_leaves_nothing_stuck(config, postgres_url, tmp_path):
     config.update(CHECKOUT_DATABASE_URL=postgres_url, CHECKOUT_WEBHOOK_BACKGROUND=False,
                   CHECKOUT_WEBHOOK_FETCH_ORDERS=False)
@@ -48,7 +42,7 @@ def test_a_worker_killed_while_sending_leaves_nothing_stuck(config, postgres_url
     env = {"CHECKOUT_TEST_DATABASE_URL": postgres_url, "CHECKOUT_TEST_SIGNAL_LOG": str(signals)}
     first = start_worker({**env, "CHECKOUT_TEST_STALL": str(stall)})
     try:
-        wait_until(stall.exists)                    # it has claimed signals and is sending one
+        wait_for(stall.exists, timeout=30)        # it has claimed signals and is sending one
         first.send_signal(signal.SIGKILL)
         first.wait(10)
     finally:
@@ -56,8 +50,8 @@ def test_a_worker_killed_while_sending_leaves_nothing_stuck(config, postgres_url
             first.kill()
     second = start_worker(env)
     try:
-        wait_until(lambda: signals.exists() and
-                   len(signals.read_text().splitlines()) >= ORDERS)
+        wait_for(lambda: signals.exists() and
+                 len(signals.read_text().splitlines()) >= ORDERS, timeout=30)
         time.sleep(1.0)                             # anything sent twice would show by now
     finally:
         second.send_signal(signal.SIGTERM)
