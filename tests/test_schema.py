@@ -19,7 +19,8 @@ from checkout import order_status
 from checkout.errors import SchemaAhead, SchemaBehind, SchemaError
 from checkout.signature import sign
 from checkout.state import get_state
-from checkout.store import connect, schema
+from checkout.store import schema
+from checkout.store.schema import connect
 from checkout.store.tables import metadata
 from checkout.webhooks import process_pending
 from checkout.webhooks.store import events_table, signal_log_table

@@ -5,7 +5,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 
 from checkout.sessions import SessionStore
-from checkout.store import connect
+from checkout.store.schema import connect
 from checkout.store.tables import sessions_table
 
 
@@ -39,7 +39,7 @@ def test_a_table_from_before_the_owned_claim_gets_its_owner_column(database_url)
 
 @pytest.fixture
 def store(database_url) -> SessionStore:
-    from checkout.store import connect
+    from checkout.store.schema import connect
 
     return SessionStore(connect(database_url))
 

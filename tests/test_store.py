@@ -11,7 +11,8 @@ from sqlalchemy import MetaData, Table, create_engine, insert, inspect, select
 from sqlalchemy.schema import CreateTable
 
 from checkout.sessions import SessionStore
-from checkout.store import connect, schema
+from checkout.store import schema
+from checkout.store.schema import connect
 from checkout.store.tables import metadata
 from checkout.webhooks.store import events_table
 

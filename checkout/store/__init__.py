@@ -1,10 +1,10 @@
 """The checkout's own tables (SQLAlchemy Core), one engine per app.
 
 Every table is declared in ``tables`` on one ``metadata``; their schema is made and changed by
-migrations only (``schema``, revisions in ``migrations/versions``). ``connect(url)`` creates the
-engine from ``CHECKOUT_DATABASE_URL`` and brings the database to this code's revision. SQLite (the
-default) is set up for several threads: WAL journal, a busy timeout, foreign keys on. PostgreSQL is
-tested.
+migrations only (``schema``, revisions in ``migrations/versions``). ``make_engine(url)`` creates
+the engine from ``CHECKOUT_DATABASE_URL``; ``schema.prepare`` brings the database to this code's
+revision (``schema.connect`` does both). SQLite (the default) is set up for several threads: WAL
+journal, a busy timeout, foreign keys on. PostgreSQL is tested.
 """
 from __future__ import annotations
 
@@ -199,19 +199,3 @@ def _enable_wal(cursor: sqlite3.Cursor, timeout: float = 30.0) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.01)
-
-
-def connect(url: str, *, upgrade: bool = True) -> Engine:
-    """Create the engine and make sure its tables are at this code's revision.
-
-    ``upgrade``: bring a database behind it up to date (under a lock, see
-    :func:`checkout.store.schema.prepare`); else refuse it (``SchemaBehind``)."""
-    from .schema import prepare
-
-    engine = make_engine(url)
-    try:
-        prepare(engine, auto_upgrade=upgrade)
-    except BaseException:
-        engine.dispose()
-        raise
-    return engine

@@ -38,6 +38,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from ..errors import SchemaAhead, SchemaBehind, SchemaError
+from . import ENGINE_OPTIONS, _enable_wal, make_engine
 from .tables import metadata
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,20 @@ def behind_error(engine: Engine, found: Status) -> SchemaBehind:
         f"the checkout's database ({where(engine)}) {at}; this release needs {found.head}: run "
         f"`{UPGRADE_COMMAND}` (or set CHECKOUT_DATABASE_AUTO_UPGRADE = True)",
         current=found.current, head=found.head)
+
+
+def connect(url: str, *, upgrade: bool = True) -> Engine:
+    """Create the engine and make sure its tables are at this code's revision.
+
+    ``upgrade``: bring a database behind it up to date (under a lock, see :func:`prepare`); else
+    refuse it (``SchemaBehind``)."""
+    engine = make_engine(url)
+    try:
+        prepare(engine, auto_upgrade=upgrade)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
 
 
 def prepare(engine: Engine, *, auto_upgrade: bool) -> None:
@@ -286,7 +301,6 @@ def _sqlite_locking_engine(engine: Engine) -> Engine:
 
     The driver's own transaction handling is off (it would commit before DDL in some versions and
     never begins one before it): the one transaction is ours, taken with the write lock."""
-    from . import ENGINE_OPTIONS, _enable_wal
 
     locked = create_engine(engine.url, poolclass=NullPool,
                            connect_args={"check_same_thread": False,
