@@ -161,10 +161,16 @@ def send_all(url: str, per_sender: list[list[Send]],
              seconds: float | None = None) -> list[tuple[Any, int, float]]:
     """Each list posted in order by its own thread (``SENDER_PROCESSES`` processes share them),
     for ``seconds`` or until the lists are sent; returns (key, status, latency) of each post."""
+    return _in_processes(lambda share, queue: _sender_process(url, share, seconds, queue),
+                         per_sender)
+
+
+def _in_processes(run: Callable[[list[Any], Any], None], shares: list[Any]) -> list[Any]:
+    """``run(share, queue)`` in each of ``SENDER_PROCESSES`` forked processes, the shares dealt
+    among them; every result each one put on the queue."""
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
-    procs = [ctx.Process(target=_sender_process,
-                         args=(url, per_sender[p::SENDER_PROCESSES], seconds, queue))
+    procs = [ctx.Process(target=run, args=(shares[p::SENDER_PROCESSES], queue))
              for p in range(SENDER_PROCESSES)]
     for p in procs:
         p.start()
@@ -174,7 +180,7 @@ def send_all(url: str, per_sender: list[list[Send]],
     return results
 
 
-def _paced_sender_process(url: str, per_thread: list[list[Send]], interval: float,
+def _paced_sender_process(url: str, per_thread: list[tuple[float, list[Send]]], interval: float,
                           start_at: float, queue: Any) -> None:
     import requests
 
@@ -215,20 +221,12 @@ def send_paced(url: str, per_sender: list[list[Send]], rate: float
     """Each list posted by its own thread, all of them together ``rate`` deliveries a second,
     evenly spread (an open loop: a delivery is sent when it is due, however slow the answers
     before it); returns (key, status, seconds from due to answer) of each post."""
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
     interval = len(per_sender) / rate       # between two posts of one sender
     start_at = time.time() + 1.0
     offsets = [(i * interval / len(per_sender), sends) for i, sends in enumerate(per_sender)]
-    procs = [ctx.Process(target=_paced_sender_process,
-                         args=(url, offsets[p::SENDER_PROCESSES], interval, start_at, queue))
-             for p in range(SENDER_PROCESSES)]
-    for p in procs:
-        p.start()
-    results = [r for _ in procs for r in queue.get()]
-    for p in procs:
-        p.join()
-    return results
+    return _in_processes(
+        lambda share, queue: _paced_sender_process(url, share, interval, start_at, queue),
+        offsets)
 
 
 # -- servers ---------------------------------------------------------------------------------------

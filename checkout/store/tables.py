@@ -35,6 +35,8 @@ here.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -155,6 +157,19 @@ watch_table = Table(
     Column("last_error", Text, nullable=True),
 )
 
+def _dispatch_columns() -> list[Column[Any]]:
+    """How a queued signal is being sent (both signal tables): its state (pending, dispatching,
+    dispatched, failed), when a dispatcher claimed it (the claim's lease), when it was sent, the
+    tries and the last error."""
+    return [
+        Column("state", String(16), nullable=False),
+        Column("claimed_at", DateTime(timezone=True), nullable=True),
+        Column("dispatched_at", DateTime(timezone=True), nullable=True),
+        Column("attempts", Integer, nullable=False, default=0),
+        Column("error", Text, nullable=True),
+    ]
+
+
 signal_log_table = Table(
     "checkout_signal_log",
     metadata,
@@ -166,11 +181,7 @@ signal_log_table = Table(
     Column("order_params", Text, nullable=True),
     Column("event_id", ForeignKey("checkout_webhook_events.id"), nullable=True),  # None: a fetch
     Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("state", String(16), nullable=False),
-    Column("claimed_at", DateTime(timezone=True), nullable=True),
-    Column("dispatched_at", DateTime(timezone=True), nullable=True),
-    Column("attempts", Integer, nullable=False, default=0),
-    Column("error", Text, nullable=True),
+    *_dispatch_columns(),
     UniqueConstraint("order_id", "status", name="uq_checkout_signal_log_order_status"),
 )
 Index("ix_checkout_signal_log_state_id", signal_log_table.c.state, signal_log_table.c.id)
@@ -183,10 +194,6 @@ outbox_table = Table(
     Column("event_id", ForeignKey("checkout_webhook_events.id"), nullable=False),
     Column("duplicate", Integer, nullable=False, default=0),   # 1: a repeated delivery
     Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("state", String(16), nullable=False),
-    Column("claimed_at", DateTime(timezone=True), nullable=True),
-    Column("dispatched_at", DateTime(timezone=True), nullable=True),
-    Column("attempts", Integer, nullable=False, default=0),
-    Column("error", Text, nullable=True),
+    *_dispatch_columns(),
 )
 Index("ix_checkout_signal_outbox_state_id", outbox_table.c.state, outbox_table.c.id)
