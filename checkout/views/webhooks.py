@@ -129,6 +129,7 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
 
 
 def receive_webhook() -> Response:
+    """The receiver's view: :func:`receive`'s answer, as JSON for a machine."""
     # Flask's own request: whatever read the body before (a host's request_started handler,
     # say) left it cached there, where a new one would find the stream drained.
     answer = receive(real_app(current_app), request)
