@@ -3,6 +3,7 @@
     PYTHONPATH=. .venv/bin/python bench/webhook_ack.py                  # both parts, ~4 minutes
     PYTHONPATH=. .venv/bin/python bench/webhook_ack.py --no-storm --seconds 20
     PYTHONPATH=. .venv/bin/python bench/webhook_ack.py --storm-only --storm 10000
+    PYTHONPATH=. .venv/bin/python bench/webhook_ack.py --worker   # processing in its own process
 
 Needs Debian's ``postgresql`` server binaries (a throw-away cluster is started, as the tests do).
 
@@ -237,7 +238,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(database_url: str, workers: int, log: Path, **env: str):
+def serve(database_url: str, workers: int, log: Path, *, worker: bool = False, **env: str):
+    """gunicorn serving the app; with ``worker``, the web processes only store deliveries
+    (``CHECKOUT_WEBHOOK_BACKGROUND`` False) and ``flask checkout worker`` processes them. Returns
+    the processes to stop (gunicorn first) and the base URL."""
+    if worker:
+        env = {**env, "BENCH_BACKGROUND": "0"}
     # Create the tables once, before the workers start (as a deploy step would).
     os.environ["BENCH_DATABASE_URL"] = database_url
     create_app().extensions["checkout"].engine.dispose()
@@ -256,16 +262,25 @@ def serve(database_url: str, workers: int, log: Path, **env: str):
     while time.monotonic() < deadline:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, f"http://127.0.0.1:{port}"
+                procs = [proc]
+                if worker:
+                    flask = Path(sys.executable).with_name("flask")
+                    procs.append(subprocess.Popen(
+                        [str(flask), "--app", "webhook_ack:create_app", "checkout", "worker"],
+                        cwd=ROOT / "bench", stdout=subprocess.DEVNULL, stderr=log.open("ab"),
+                        env={**os.environ, "BENCH_DATABASE_URL": database_url,
+                             "PYTHONPATH": str(ROOT), **env}))
+                return procs, f"http://127.0.0.1:{port}"
         except OSError:
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("gunicorn did not start")
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    proc.wait(15)
+def _stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.terminate()
+        proc.wait(15)
 
 
 def _wait_until(done: Callable[[], bool], timeout: float) -> float:
@@ -297,7 +312,7 @@ def bench_backend(name: str, database_url: str, args) -> dict[str, Any]:
     from sqlalchemy import create_engine
 
     engine = create_engine(database_url)
-    proc, base = serve(database_url, args.workers, args.log)
+    procs, base = serve(database_url, args.workers, args.log, worker=args.worker)
     url = f"{base}/checkout/webhooks"
     per_sender = [_keyed(_distinct_deliveries(int(args.seconds * args.rate / args.senders),
                                               f"{name}-{s}"))
@@ -318,7 +333,7 @@ def bench_backend(name: str, database_url: str, args) -> dict[str, Any]:
 
         until_processed = _wait_until(caught_up, 300)
     finally:
-        _stop(proc)
+        _stop(procs)
         engine.dispose()
     latencies = sorted(latency for _, _, latency in results)
 
@@ -420,7 +435,7 @@ def run_storm(database_url: str, args) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-storm-") as tmp:
         signal_log = Path(tmp) / "signals.log"
         signal_log.touch()
-        proc, base = serve(database_url, args.workers, args.log,
+        procs, base = serve(database_url, args.workers, args.log, worker=args.worker,
                            BENCH_SIGNAL_LOG=str(signal_log))
         try:
             # Both workers up and their dispatchers started, as in production before a storm.
@@ -466,7 +481,7 @@ def run_storm(database_url: str, args) -> dict[str, Any]:
                     orders_table.c.order_id, orders_table.c.status,
                     orders_table.c.status_updated_at))}
         finally:
-            _stop(proc)
+            _stop(procs)
             engine.dispose()
     forged_sent = [r for r in results if isinstance(r[0], tuple)]
     lost = sum(key not in processed for key in acked) + sum(
@@ -514,6 +529,8 @@ def main() -> None:
     parser.add_argument("--storm", type=int, default=10_000, help="deliveries in the storm")
     parser.add_argument("--no-storm", action="store_true")
     parser.add_argument("--storm-only", action="store_true")
+    parser.add_argument("--worker", action="store_true",
+                        help="processing in `flask checkout worker`, not in the web processes")
     args = parser.parse_args()
 
     from tests import postgres
