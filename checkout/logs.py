@@ -182,8 +182,8 @@ def request_id() -> str:
 
 
 def environ_request_id(environ: WSGIEnvironment) -> str:
-    """:func:`request_id` of a request seen outside Flask's request context (the webhook
-    receiver answers before it): kept in the environ only."""
+    """:func:`request_id` read from (or first kept in) a request's WSGI environ, which is where
+    the id lives; :func:`request_id` also puts it on ``g``."""
     rid: str | None = environ.get(ENVIRON_KEY)
     if rid is None:
         sent = environ.get(_REQUEST_ID_ENVIRON, "")

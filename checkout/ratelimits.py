@@ -284,8 +284,8 @@ def storage_settings(app: Flask) -> tuple[str, dict[str, Any]]:
 
 def _not_for_machines(hook: Callable[..., Any]) -> Callable[..., Any]:
     """The limiter's after-request or teardown ``hook``, skipped in a request that machine_answer
-    answered: those are unlimited and answered ahead of the limiter's before-request hook, so
-    there is nothing to add or release, and they come hundreds a second."""
+    answered: those are unlimited (the limiter's request filter let them through), so there is
+    nothing to add or release, and they come hundreds a second."""
     @functools.wraps(hook)
     def unless_machine(arg: Any = None) -> Any:
         if is_machine_request():

@@ -11,7 +11,7 @@ Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhook
 A view of the blueprint like any other: the host's request hooks, signals and WSGI middleware
 run for a delivery as for any request. A host hook that redirects or refuses (an https redirect,
 a login wall, an anti-forgery check) must let the endpoint ``checkout.webhooks`` through: the
-README shows how. The view carries ``csrf_exempt = True``, which Flask-WTF's CSRFProtect reads.
+README shows how (for Flask-WTF's CSRFProtect: ``csrf.exempt(app.blueprints["checkout"])``).
 """
 from __future__ import annotations
 
@@ -136,14 +136,11 @@ def receive_webhook() -> Response:
     return machine_answer(_json(answer.body) + "\n", answer.status, answer.headers())
 
 
-# A marker that CSRF extensions (Flask-WTF's CSRFProtect) look for on the view function; mypy
-# knows no attributes on functions.
-receive_webhook.csrf_exempt = True  # type: ignore[attr-defined]
-
-
 def _start_dispatcher() -> None:
     # The start-up sweep, on this process's first checkout request of any kind: work that a
-    # process which died left behind is taken up without waiting for a delivery.
+    # process which died left behind is taken up without waiting for a delivery. (Not on the
+    # host's own requests: the checkout adds no hook to them. A host that wants the background
+    # work running whatever comes runs ``flask checkout worker``.)
     state_of(real_app(current_app)).dispatcher.ensure_running()
 
 
