@@ -109,3 +109,15 @@ def test_the_dispatcher_sweep_purges_expired_sessions(config):
     finally:
         dispatcher.stop()
     assert _remaining(app) == {live}
+
+
+def test_the_module_imports_on_its_own():
+    """A script that imports the purge first (``from checkout.session_purge import purge``): the
+    dispatcher it reaches through the KYC memory and the webhooks package must not need it
+    finished."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import checkout.session_purge"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

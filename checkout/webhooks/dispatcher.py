@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from flask import Flask
 from sqlalchemy.exc import OperationalError
 
+from .. import session_purge
 from ..process_local import ProcessLocal
-from ..session_purge import maybe_purge
 from ..state import real_app, state_of
 from ..store import database_failure
 from .dispatch import dispatch_signals
@@ -100,7 +100,7 @@ def sweep(app: Flask, *, between_batches: Callable[[], None] | None = None) -> N
         round_failed = True
     # Expired sessions (and KYC levels not confirmed for long) are deleted at most once per
     # CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
-    maybe_purge(app)
+    session_purge.maybe_purge(app)
     # Likewise the create answers no page took (personal data in this process's memory).
     state_of(app).just_created.forget_stale()
     # Orders whose webhooks were lost: due ones are asked of the upstream, within this
