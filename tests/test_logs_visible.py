@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 
 import requests
 
 from checkout import logs
 
 from .gunicorn_support import gunicorn_workers
+from .support.waiting import wait_for
 from .webhooks.helpers import order_payload, signed_webhook
 
 LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (INFO|WARNING|ERROR) checkout\.\S+ "
@@ -34,9 +34,7 @@ def test_under_gunicorn_with_no_logging_set_up_the_checkout_is_heard(tmp_path):
             assert answer.status_code == 401
         for _ in range(3):                      # pages that ask the sandbox: no line each
             assert requests.get(f"{base}/checkout/onramp", timeout=30).status_code == 200
-        deadline = time.monotonic() + 10
-        while "webhook refused" not in error_log.read_text() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for(lambda: "webhook refused" in error_log.read_text(), timeout=10)
     lines = [line for line in error_log.read_text().splitlines() if " checkout." in line]
     upgraded = [line for line in lines if "database was upgraded" in line]
     assert len(upgraded) == 1 and LINE.match(upgraded[0]) and " INFO " in upgraded[0]

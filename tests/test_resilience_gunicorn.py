@@ -20,6 +20,7 @@ from checkout.sandbox import create_app as create_sandbox
 from .faults import fault_proxy
 from .gunicorn_support import free_port, gunicorn_workers
 from .resilience_gunicorn_app import CLIENT_ID, CLIENT_SECRET, WEBHOOK_SECRET
+from .support.waiting import wait_for
 
 NOT_ANSWERING = "Our payment partner is not answering right now"
 BUDGET = float(DEFAULTS["CHECKOUT_REQUEST_BUDGET"])
@@ -70,7 +71,7 @@ def test_a_hanging_upstream_never_takes_the_shop_down(tmp_path):
         host_times: list[float] = []
         with ThreadPoolExecutor(20) as shoppers:
             checkouts = [shoppers.submit(open_checkout, base) for _ in range(20)]
-            time.sleep(0.3)                                      # they are all waiting now
+            wait_for(lambda: proxy.calls["hang"] >= 1)          # the upstream is being waited on
             with requests.Session() as visitor:
                 while not all(f.done() for f in checkouts) or len(host_times) < 50:
                     started = time.monotonic()
@@ -96,7 +97,4 @@ def test_a_hanging_upstream_never_takes_the_shop_down(tmp_path):
         assert proxy.calls["hang"] - sent <= 2
         # Back: the breaker's trial call closes it, and the checkout answers again.
         proxy.set("pass")
-        deadline = time.monotonic() + 30
-        while open_checkout(base)[0] != 200:
-            assert time.monotonic() < deadline, "the checkout did not come back"
-            time.sleep(0.5)
+        wait_for(lambda: open_checkout(base)[0] == 200, timeout=30, interval=0.5)

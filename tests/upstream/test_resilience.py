@@ -17,6 +17,8 @@ from checkout.meanwhile import meanwhile
 from checkout.upstream import UpstreamClient, budget
 from checkout.upstream.breaker import CLOSED, HALF_OPEN, OPEN, Breaker
 
+from ..support.waiting import wait_for
+
 BASE = "https://upstream.test"
 CLIENT_ID = "merchant-id-7Hq2xZ"
 ASSETS = [{"network": "CELO", "asset": "USDT"}]
@@ -201,7 +203,7 @@ def test_only_a_few_calls_of_a_process_wait_on_the_upstream(silent_server):
                             timeouts={budget.REFERENCE: (1.0, 3.0)})
     with ThreadPoolExecutor(2) as hanging:
         waiting = [hanging.submit(client.onramp_assets) for _ in range(2)]
-        time.sleep(0.3)                              # both are waiting on the upstream now
+        wait_for(lambda: len(accepted) == 2)         # both are waiting on the upstream now
         started = time.monotonic()
         with pytest.raises(errors.UpstreamUnavailable) as info:
             client.onramp_assets()
@@ -258,7 +260,7 @@ def test_an_answer_that_trickles_in_is_cut_at_its_timeout():
                 conn.sendall(b" ")
             except OSError:
                 break
-            time.sleep(0.3)
+            stop.wait(0.3)                           # the next byte, as a trickling server sends it
         conn.close()
 
     threading.Thread(target=trickle, daemon=True).start()
