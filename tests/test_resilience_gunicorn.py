@@ -5,14 +5,12 @@ behind the fault proxy (tests/faults.py)."""
 from __future__ import annotations
 
 import statistics
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import requests
-from werkzeug.serving import make_server
 
 from checkout.config import DEFAULTS
 from checkout.sandbox import create_app as create_sandbox
@@ -20,6 +18,7 @@ from checkout.sandbox import create_app as create_sandbox
 from .faults import fault_proxy
 from .gunicorn_support import free_port, gunicorn_workers
 from .resilience_gunicorn_app import CLIENT_ID, CLIENT_SECRET, WEBHOOK_SECRET
+from .support.live_server import live_server
 from .support.waiting import wait_for
 
 NOT_ANSWERING = "Our payment partner is not answering right now"
@@ -32,13 +31,8 @@ def standalone_sandbox() -> Iterator[str]:
     sandbox = create_sandbox({"SANDBOX_CLIENT_ID": CLIENT_ID,
                               "SANDBOX_CLIENT_SECRET": CLIENT_SECRET,
                               "SANDBOX_WEBHOOK_SECRET": WEBHOOK_SECRET})
-    server = make_server("127.0.0.1", 0, sandbox, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
+    with live_server(sandbox) as url:
+        yield url
 
 
 @contextmanager

@@ -1,2 +1,2 @@
-"""What many test modules share: waiting on a condition (more to come here: one live server, one
+"""What many test modules share: waiting on a condition, a live server (more to come here: one
 gunicorn harness, one PostgreSQL helper)."""

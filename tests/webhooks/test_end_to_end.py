@@ -2,13 +2,10 @@
 delivering to a live checkout server."""
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from werkzeug.serving import make_server
 
 from checkout import order_status
 from checkout.sandbox.clock import Clock, Scheduler
@@ -16,21 +13,10 @@ from checkout.sandbox.webhooks import WebhookSender
 from checkout.webhooks import process_pending, recent_events
 
 from ..conftest import make_app
+from ..support.live_server import live_server
 from ..support.waiting import wait_for
 from .helpers import Recorder, history
 from .pgcluster import StoppableCluster
-
-
-@contextmanager
-def live_server(wsgi_app: Callable[..., Any]) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(5)
 
 
 @pytest.mark.postgres
