@@ -16,16 +16,17 @@ Date-times are timezone-aware ``datetime`` objects.
 """
 from __future__ import annotations
 
+import functools
+import types
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from ..errors import UpstreamBadResponse
 
 T = TypeVar("T")
-
 
 
 def _raw() -> Any:
@@ -163,11 +164,18 @@ class _Reader:
             raise self.bad(key, f"is a {type(value).__name__}, not an object")
         return dict(value)
 
-    def decimals(self, cls: type, *, besides: tuple[str, ...] = ()) -> dict[str, Decimal | None]:
-        """Every field of ``cls`` but ``raw`` and ``besides``, read as an optional number under its
-        camelCase name: for the long money blocks, where a hand-written list would drift."""
-        skip = {"raw", *besides}
-        return {f.name: self.decimal(camel(f.name)) for f in fields(cls) if f.name not in skip}
+    def numbers(self, key: str) -> list[Decimal]:
+        return self.items(key, functools.partial(self._number, key))
+
+    def fields_of(self, cls: type, *, besides: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The fields of ``cls`` found in this object, each read as its annotation says, but
+        ``raw`` and ``besides``. Absent optional fields are left out, so the dataclass's defaults
+        apply."""
+        found = {}
+        for name, read in _plan(cls):
+            if name not in besides and (value := read(self)) is not None:
+                found[name] = value
+        return found
 
 
 def list_of(data: object, parse: Callable[[Any], T], type_name: str) -> list[T]:
@@ -177,21 +185,95 @@ def list_of(data: object, parse: Callable[[Any], T], type_name: str) -> list[T]:
     return [parse(item) for item in data]
 
 
+def spelled(key: str, **kwargs: Any) -> Any:
+    """A field the upstream spells otherwise than as its name in camelCase (``_id``)."""
+    return field(metadata={"key": key}, **kwargs)
+
+
+class FromJson:
+    """What the types below share: ``from_json`` reads each field of the dataclass under its
+    camelCase name (or the key given by ``spelled``), in the way its annotation says.
+
+    ``str``, ``Decimal``, ``int``, ``bool`` and ``datetime`` are read as such; another type of this
+    module through its own ``from_json``; ``list[...]`` item by item; ``dict[str, Any]`` as the
+    object it is. A field without a default is required. Each field is so named once, in its
+    class: a hand-written reader per type would name it a second time, and could drift from it.
+    """
+
+    @classmethod
+    def from_json(cls, data: object) -> Self:
+        r = _Reader(data, cls.__name__)
+        return cls(**r.fields_of(cls) | {"raw": r.data})
+
+
+Read = Callable[[_Reader], Any]
+
+
+@functools.cache
+def _plan(cls: type) -> tuple[tuple[str, Read], ...]:
+    """How to read each field of ``cls``: worked out once per type from its annotations."""
+    hints = get_type_hints(cls)
+    return tuple(
+        (f.name, _reader(hints[f.name], f.metadata.get("key") or camel(f.name),
+                         required=f.default is MISSING and f.default_factory is MISSING))
+        for f in fields(cls) if f.name != "raw")
+
+
+_SCALARS: dict[Any, tuple[Callable[..., Any], Callable[..., Any] | None]] = {
+    # type: (read when optional, read when required)
+    str: (_Reader.text, _Reader.required_text),
+    Decimal: (_Reader.decimal, _Reader.required_decimal),
+    int: (_Reader.whole, None),
+    bool: (_Reader.flag, None),
+    datetime: (_Reader.moment, None),
+}
+
+
+def _reader(hint: Any, key: str, *, required: bool) -> Read:
+    if get_origin(hint) in (Union, types.UnionType):         # X | None
+        (hint,) = (arg for arg in get_args(hint) if arg is not type(None))
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is list:
+        (item,) = args
+        if item is RequiredField:                  # an object keyed by name, or a list
+            return lambda r: required_fields_from_json(r.data.get(key))
+        if item is Decimal:
+            return lambda r: r.numbers(key)
+        parse_item = _parser(item, key)
+        return lambda r: r.items(key, parse_item)
+    if origin is dict:
+        if args[1] is Any:
+            return lambda r: r.mapping(key)
+        parse_value = _parser(args[1], key)
+        return lambda r: {str(k): parse_value(v) for k, v in r.mapping(key).items()}
+    if hint in _SCALARS:
+        optional, strict = _SCALARS[hint]
+        read = strict if required else optional
+        if read is None:
+            raise TypeError(f"a required {hint.__name__} field ({key}) has no reader")
+        return lambda r: read(r, key)
+    parse = _parser(hint, key)
+    if required:
+        return lambda r: r.required_nested(key, parse)
+    return lambda r: r.nested(key, parse)
+
+
+def _parser(hint: Any, key: str) -> Callable[[Any], Any]:
+    if not (isinstance(hint, type) and issubclass(hint, FromJson)):
+        raise TypeError(f"no reader for {key}: {hint!r}")
+    return hint.from_json
+
+
 # ---------------------------------------------------------------------------------------------
 # Reference data: assets, countries, channels, carriers, limits
 
 
 @dataclass(frozen=True, kw_only=True)
-class AssetPair:
+class AssetPair(FromJson):
     network: str
     asset: str
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> AssetPair:
-        r = _Reader(data, cls.__name__)
-        return cls(network=r.required_text("network"), asset=r.required_text("asset"),
-                   raw=r.data)
 
     @classmethod
     def list_from_json(cls, data: object) -> list[AssetPair]:
@@ -199,7 +281,7 @@ class AssetPair:
 
 
 @dataclass(frozen=True, kw_only=True)
-class UtilAsset:
+class UtilAsset(FromJson):
     """An entry of ``/api/util/assets``: a pair and whether each flow supports it."""
 
     network: str
@@ -208,16 +290,9 @@ class UtilAsset:
     can_offramp: bool = False
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> UtilAsset:
-        r = _Reader(data, cls.__name__)
-        return cls(network=r.required_text("network"), asset=r.required_text("asset"),
-                   can_onramp=r.flag_or("canOnramp", False), can_offramp=r.flag_or("canOfframp", False),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class Carrier:
+class Carrier(FromJson):
     """A mobile carrier. On-ramp entries carry ``id`` and ``code``, type-based off-ramp entries
     ``id`` only, utility entries ``code`` only."""
 
@@ -226,47 +301,27 @@ class Carrier:
     code: str | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> Carrier:
-        r = _Reader(data, cls.__name__)
-        return cls(name=r.required_text("name"), id=r.text("id"), code=r.text("code"),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class CarrierCountry:
+class CarrierCountry(FromJson):
     """An entry of ``/api/util/carriers``."""
 
     country_iso_code: str
     carriers: list[Carrier] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> CarrierCountry:
-        r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.required_text("countryIsoCode"),
-                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OnrampChannel:
+class OnrampChannel(FromJson):
     payment_channel: str
     description: str | None = None
     requires_carrier: bool = False
     carriers: list[Carrier] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OnrampChannel:
-        r = _Reader(data, cls.__name__)
-        return cls(payment_channel=r.required_text("paymentChannel"),
-                   description=r.text("description"),
-                   requires_carrier=r.flag_or("requiresCarrier", False),
-                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OnrampCountry:
+class OnrampCountry(FromJson):
     """An entry of ``/api/onramp/payment-channels``."""
 
     country_iso_code: str
@@ -275,32 +330,17 @@ class OnrampCountry:
     payment_channels: list[OnrampChannel] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OnrampCountry:
-        r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.required_text("countryIsoCode"),
-                   currency_iso_code=r.required_text("currencyIsoCode"),
-                   name=r.text("name"),
-                   payment_channels=r.items("paymentChannels", OnrampChannel.from_json),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpChannel:
+class OfframpChannel(FromJson):
     payment_channel: str
     name: str | None = None
     carriers: list[Carrier] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OfframpChannel:
-        r = _Reader(data, cls.__name__)
-        return cls(payment_channel=r.required_text("paymentChannel"), name=r.text("name"),
-                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpChannelCountry:
+class OfframpChannelCountry(FromJson):
     """An entry of ``/api/offramp/payment-channels`` (channel-based off-ramp)."""
 
     country_iso_code: str
@@ -309,32 +349,17 @@ class OfframpChannelCountry:
     payment_channels: list[OfframpChannel] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OfframpChannelCountry:
-        r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.required_text("countryIsoCode"),
-                   currency_iso_code=r.required_text("currencyIsoCode"),
-                   name=r.text("name"),
-                   payment_channels=r.items("paymentChannels", OfframpChannel.from_json),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpType:
+class OfframpType(FromJson):
     type: str
     name: str | None = None
     carriers: list[Carrier] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OfframpType:
-        r = _Reader(data, cls.__name__)
-        return cls(type=r.required_text("type"), name=r.text("name"),
-                   carriers=r.items("carriers", Carrier.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpTypeCountry:
+class OfframpTypeCountry(FromJson):
     """An entry of ``/api/offramp/countries`` (type-based off-ramp)."""
 
     country_iso_code: str
@@ -343,17 +368,9 @@ class OfframpTypeCountry:
     offramp_types: list[OfframpType] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OfframpTypeCountry:
-        r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.required_text("countryIsoCode"),
-                   currency_iso_code=r.required_text("currencyIsoCode"),
-                   name=r.text("name"),
-                   offramp_types=r.items("offrampTypes", OfframpType.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class Limits:
+class Limits(FromJson):
     """Order amount bounds of one corridor (fees applied). Off-ramp limits have no crypto bounds."""
 
     min_usd: Decimal
@@ -372,15 +389,6 @@ class Limits:
                 and self.max_usd >= self.min_usd
                 and self.max_local_currency >= self.min_local_currency)
 
-    @classmethod
-    def from_json(cls, data: object) -> Limits:
-        r = _Reader(data, cls.__name__)
-        return cls(min_usd=r.required_decimal("minUsd"),
-                   max_usd=r.required_decimal("maxUsd"),
-                   min_local_currency=r.required_decimal("minLocalCurrency"),
-                   max_local_currency=r.required_decimal("maxLocalCurrency"),
-                   min_crypto=r.decimal("minCrypto"), max_crypto=r.decimal("maxCrypto"),
-                   raw=r.data)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,20 +396,20 @@ class Limits:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Option:
+class Option(FromJson):
     value: str
-    label: str
+    label: str = ""                                # the value, when the upstream gives none
     raw: Mapping[str, Any] = _raw()
 
     @classmethod
     def from_json(cls, data: object) -> Option:
         r = _Reader(data, cls.__name__)
-        value = r.required_text("value")
-        return cls(value=value, label=r.text("label") or value, raw=r.data)
+        found = r.fields_of(cls)
+        return cls(**found | {"label": found.get("label") or found["value"]}, raw=r.data)
 
 
 @dataclass(frozen=True, kw_only=True)
-class RequiredField:
+class RequiredField(FromJson):
     """One field descriptor. ``required`` defaults to True when absent: asking for a field the
     upstream did not need costs the user a keystroke, omitting one it needs fails the order."""
 
@@ -417,14 +425,15 @@ class RequiredField:
 
     @classmethod
     def from_json(cls, data: object, name: str | None = None) -> RequiredField:
+        """``name`` is the descriptor's key when they come as an object keyed by name; in a list
+        each names itself (``name``, ``key`` or ``id``). An empty type or label is no answer."""
         r = _Reader(data, cls.__name__)
         name = name or r.text("name") or r.text("key") or r.text("id")
         if not name:
             raise r.bad("name", "is missing")
-        return cls(name=name, type=r.text("type") or "string", label=r.text("label") or name,
-                   required=r.flag_or("required", True),
-                   options=r.items("options", Option.from_json), format=r.text("format"),
-                   regexp=r.text("regexp"), regexp_flags=r.text("regexpFlags"), raw=r.data)
+        found = r.fields_of(cls, besides=("name",))
+        return cls(**found | {"name": name, "type": found.get("type") or "string",
+                              "label": found.get("label") or name}, raw=r.data)
 
 
 def required_fields_from_json(data: object) -> list[RequiredField]:
@@ -443,16 +452,12 @@ def required_fields_from_json(data: object) -> list[RequiredField]:
                               f"{type(data).__name__}", body=data)
 
 
-def _required_fields(r: _Reader, key: str) -> list[RequiredField]:
-    return required_fields_from_json(r.data.get(key))
-
-
 # ---------------------------------------------------------------------------------------------
 # On-ramp
 
 
 @dataclass(frozen=True, kw_only=True)
-class OnrampCashout:
+class OnrampCashout(FromJson):
     """The price breakdown of an on-ramp quote (spec 2.3): totals before and after fees, and each
     fee split into the service's part and the partner's part."""
 
@@ -477,14 +482,9 @@ class OnrampCashout:
     gas_amount_local_currency: Decimal | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OnrampCashout:
-        r = _Reader(data, cls.__name__)
-        return cls(**r.decimals(cls), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OnrampOffer:
+class OnrampOffer(FromJson):
     country_iso_code: str | None = None
     currency_iso_code: str | None = None
     exchange_rate: Decimal | None = None
@@ -493,19 +493,9 @@ class OnrampOffer:
     required_fields: list[RequiredField] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OnrampOffer:
-        r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.text("countryIsoCode"),
-                   currency_iso_code=r.text("currencyIsoCode"),
-                   exchange_rate=r.decimal("exchangeRate"),
-                   crypto_exchange_rate=r.decimal("cryptoExchangeRate"),
-                   payment_channel=r.text("paymentChannel"),
-                   required_fields=_required_fields(r, "requiredFields"), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OnrampQuote:
+class OnrampQuote(FromJson):
     """The answer of ``/api/onramp/best-offer``; ``quote_id`` is what an order is created from."""
 
     quote_id: str
@@ -513,21 +503,13 @@ class OnrampQuote:
     cashout: OnrampCashout
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OnrampQuote:
-        r = _Reader(data, cls.__name__)
-        return cls(quote_id=r.required_text("quoteId"),
-                   offer=r.required_nested("offer", OnrampOffer.from_json),
-                   cashout=r.required_nested("cashout", OnrampCashout.from_json),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class TransferDetail:
+class TransferDetail(FromJson):
     """One line the user copies to pay by hand (bank name, account number, amount, narration...)."""
 
     id: str
-    label: str
+    label: str = ""                                # the id, when the upstream gives none
     value: str
     description: str | None = None
     raw: Mapping[str, Any] = _raw()
@@ -535,14 +517,12 @@ class TransferDetail:
     @classmethod
     def from_json(cls, data: object) -> TransferDetail:
         r = _Reader(data, cls.__name__)
-        detail_id = r.required_text("id")
-        return cls(id=detail_id, label=r.text("label") or detail_id,
-                   value=r.required_text("value"), description=r.text("description"),
-                   raw=r.data)
+        found = r.fields_of(cls)
+        return cls(**found | {"label": found.get("label") or found["id"]}, raw=r.data)
 
 
 @dataclass(frozen=True, kw_only=True)
-class TransferInstructions:
+class TransferInstructions(FromJson):
     """How the user pays for an on-ramp order: a tagged union on ``type`` (upstream-notes 3).
 
     ``manual`` uses ``transfer_details``; ``redirect`` uses ``payment_url``; ``ussd`` uses
@@ -574,49 +554,13 @@ class TransferInstructions:
     otp_verified: bool | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> TransferInstructions:
-        r = _Reader(data, cls.__name__)
-        return cls(
-            type=r.required_text("type"),
-            instructions_text=r.text("instructionsText"),
-            warning_text=r.text("warningText"),
-            transfer_details=r.items("transferDetails", TransferDetail.from_json),
-            fields_to_confirm_order=_required_fields(r, "fieldsToConfirmOrder"),
-            payment_url=r.text("paymentUrl"),
-            redirected_to_payment_url=r.flag("redirectedToPaymentUrl"),
-            ussd_code=r.text("ussdCode"),
-            is_intermediate_action_available=r.flag("isIntermediateActionAvailable"),
-            intermediate_action_max_attempts=r.whole("intermediateActionMaxAttempts"),
-            intermediate_action_attempts=r.whole("intermediateActionAttempts"),
-            intermediate_action_next_attempt_available_at=r.moment(
-                "intermediateActionNextAttemptAvailableAt"),
-            intermediate_action_timeout_ms=r.whole("intermediateActionTimeoutMs"),
-            otp_verified=r.flag("otpVerified"),
-            raw=r.data,
-        )
 
     def detail(self, detail_id: str) -> TransferDetail | None:
         return next((d for d in self.transfer_details if d.id == detail_id), None)
 
 
-_ONRAMP_ORDER_NUMBERS = (
-    "local_currency_amount", "amount", "amount_crypto",
-    "fee_percent", "fee_percent_service", "fee_percent_partner",
-    "fee_amount_usd", "fee_amount_local_currency",
-    "fee_amount_usd_service", "fee_amount_local_currency_service",
-    "fee_amount_usd_partner", "fee_amount_local_currency_partner",
-    "gas_amount_usd", "gas_amount_local_currency",
-)
-_ONRAMP_ORDER_TEXTS = (
-    "status", "phone_number", "email", "currency_iso_code", "country_iso_code", "payment_channel",
-    "network", "asset", "address", "memo", "hash", "order_params", "resume_url", "carrier_id",
-    "redirect_url",
-)
-
-
 @dataclass(frozen=True, kw_only=True)
-class OnrampOrder:
+class OnrampOrder(FromJson):
     """An on-ramp order (spec 2.4). ``id`` is ``_id`` (or ``orderId``, the same value); ``amount``
     is in USD, ``amount_crypto`` in the asset, ``local_currency_amount`` what the user pays."""
 
@@ -664,19 +608,7 @@ class OnrampOrder:
         order_id = r.text("_id") or r.text("orderId")
         if not order_id:
             raise r.bad("_id", "is missing (and so is orderId)")
-        plain: dict[str, Any] = {name: r.text(camel(name)) for name in _ONRAMP_ORDER_TEXTS}
-        plain.update((name, r.decimal(camel(name))) for name in _ONRAMP_ORDER_NUMBERS)
-        return cls(
-            id=order_id,
-            date=r.moment("date"),
-            created_at=r.moment("createdAt"),
-            updated_at=r.moment("updatedAt"),
-            expires_at=r.moment("expiresAt"),
-            transfer_instructions=r.nested("transferInstructions",
-                                           TransferInstructions.from_json),
-            **plain,
-            raw=r.data,
-        )
+        return cls(id=order_id, **r.fields_of(cls, besides=("id",)), raw=r.data)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -705,8 +637,8 @@ class Page(Generic[T]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyBuySwap:
-    id: str | None = None
+class LegacyBuySwap(FromJson):
+    id: str | None = spelled("_id", default=None)
     buyer_user_phone: str | None = None
     buyer_user_email: str | None = None
     seller_user_phone: str | None = None
@@ -720,50 +652,23 @@ class LegacyBuySwap:
     country_iso_code: str | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyBuySwap:
-        r = _Reader(data, cls.__name__)
-        return cls(id=r.text("_id"), buyer_user_phone=r.text("buyerUserPhone"),
-                   buyer_user_email=r.text("buyerUserEmail"),
-                   seller_user_phone=r.text("sellerUserPhone"), amount=r.decimal("amount"),
-                   airtime_amount=r.decimal("airtimeAmount"), status=r.text("status"),
-                   provider=r.text("provider"), expires_at=r.moment("expiresAt"),
-                   created_at=r.moment("createdAt"),
-                   buyer_confirmed_at=r.moment("buyerConfirmedAt"),
-                   country_iso_code=r.text("countryIsoCode"), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyWithdrawal:
-    id: str | None = None
+class LegacyWithdrawal(FromJson):
+    id: str | None = spelled("_id", default=None)
     status: str | None = None
     withdraw_amount: Decimal | None = None       # USD
     withdraw_crypto_amount: Decimal | None = None
     transaction_hash: str | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyWithdrawal:
-        r = _Reader(data, cls.__name__)
-        return cls(id=r.text("_id"), status=r.text("status"),
-                   withdraw_amount=r.decimal("withdrawAmount"),
-                   withdraw_crypto_amount=r.decimal("withdrawCryptoAmount"),
-                   transaction_hash=r.text("transactionHash"), raw=r.data)
-
-
-_LEGACY_ORDER_NUMBERS = (
-    "fee_percent", "service_fee_percent", "partner_fee_percent", "gas_usd_amount",
-    "fee_amount", "local_currency_fee_amount", "service_fee_amount",
-    "local_currency_service_fee_amount", "partner_fee_amount", "local_currency_partner_fee_amount",
-    "network_fee_amount", "local_currency_network_fee_amount",
-)
 
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyOrder:
+class LegacyOrder(FromJson):
     """A legacy on-ramp order (spec 2.5); ``wallet_type`` is the network."""
 
-    id: str
+    id: str = spelled("_id")
     wallet_type: str | None = None
     asset: str | None = None
     wallet_address: str | None = None
@@ -786,21 +691,9 @@ class LegacyOrder:
     local_currency_network_fee_amount: Decimal | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyOrder:
-        r = _Reader(data, cls.__name__)
-        return cls(id=r.required_text("_id"), wallet_type=r.text("walletType"),
-                   asset=r.text("asset"), wallet_address=r.text("walletAddress"),
-                   merchant_id=r.text("merchantId"), created_at=r.moment("createdAt"),
-                   buy_swap=r.nested("buySwap", LegacyBuySwap.from_json),
-                   withdrawal=r.nested("withdrawal", LegacyWithdrawal.from_json),
-                   resume_url=r.text("resumeUrl"),
-                   **{name: r.decimal(camel(name)) for name in _LEGACY_ORDER_NUMBERS},
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyPrice:
+class LegacyPrice(FromJson):
     """The legacy price response (spec 2.6). The ``usdc_*`` fields are deprecated upstream."""
 
     quote_id: str
@@ -828,27 +721,16 @@ class LegacyPrice:
     usdc_gas_amount: Decimal | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyPrice:
-        r = _Reader(data, cls.__name__)
-        return cls(quote_id=r.required_text("quoteId"),
-                   **r.decimals(cls, besides=("quote_id",)), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class MinMax:
+class MinMax(FromJson):
     min: Decimal | None = None
     max: Decimal | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> MinMax:
-        r = _Reader(data, cls.__name__)
-        return cls(min=r.decimal("min"), max=r.decimal("max"), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LocalCurrencyLimits:
+class LocalCurrencyLimits(FromJson):
     """``open_range`` uses min, max, step and with_cents; ``fixed_list`` uses ``values``."""
 
     OPEN_RANGE = "open_range"
@@ -862,23 +744,9 @@ class LocalCurrencyLimits:
     values: list[Decimal] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LocalCurrencyLimits:
-        r = _Reader(data, cls.__name__)
-
-        def number(value: object) -> Decimal:
-            try:
-                return to_decimal(value)
-            except ValueError:
-                raise r.bad("values", "holds something that is not a number") from None
-
-        return cls(type=r.text("type"), min=r.decimal("min"), max=r.decimal("max"),
-                   step=r.decimal("step"), with_cents=r.flag("withCents"),
-                   values=r.items("values", number), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyFees:
+class LegacyFees(FromJson):
     fee_percent: Decimal | None = None
     service_fee_percent: Decimal | None = None
     partner_fee_percent: Decimal | None = None
@@ -886,14 +754,9 @@ class LegacyFees:
     min_fee: Decimal | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyFees:
-        r = _Reader(data, cls.__name__)
-        return cls(**r.decimals(cls), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyLimits:
+class LegacyLimits(FromJson):
     """The answer of ``/api/pay-widget-merchant/limits``."""
 
     crypto_limits: MinMax | None = None
@@ -901,17 +764,9 @@ class LegacyLimits:
     fees: LegacyFees | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyLimits:
-        r = _Reader(data, cls.__name__)
-        return cls(crypto_limits=r.nested("cryptoLimits", MinMax.from_json),
-                   local_currency_limits=r.nested("localCurrencyLimits",
-                                                  LocalCurrencyLimits.from_json),
-                   fees=r.nested("fees", LegacyFees.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyNetworkLimits:
+class LegacyNetworkLimits(FromJson):
     """One network's entry in a legacy provider's ``limits`` (keyed by network)."""
 
     crypto_limits: MinMax | None = None
@@ -919,35 +774,18 @@ class LegacyNetworkLimits:
     local_currency: LocalCurrencyLimits | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyNetworkLimits:
-        r = _Reader(data, cls.__name__)
-        return cls(crypto_limits=r.nested("cryptoLimits", MinMax.from_json),
-                   fees=r.nested("fees", LegacyFees.from_json),
-                   local_currency=r.nested("localCurrency", LocalCurrencyLimits.from_json),
-                   raw=r.data)
-
-
-def _limits_by_network(r: _Reader) -> dict[str, LegacyNetworkLimits]:
-    return {str(network): LegacyNetworkLimits.from_json(value)
-            for network, value in r.mapping("limits").items()}
 
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyCarrier:
+class LegacyCarrier(FromJson):
     id: str | None = None
     name: str | None = None
     limits: dict[str, LegacyNetworkLimits] = field(default_factory=dict)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyCarrier:
-        r = _Reader(data, cls.__name__)
-        return cls(id=r.text("id"), name=r.text("name"), limits=_limits_by_network(r), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyProvider:
+class LegacyProvider(FromJson):
     name: str
     description: str | None = None
     requires_carrier: bool = False
@@ -955,17 +793,9 @@ class LegacyProvider:
     carriers: list[LegacyCarrier] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyProvider:
-        r = _Reader(data, cls.__name__)
-        return cls(name=r.required_text("name"), description=r.text("description"),
-                   requires_carrier=r.flag_or("requiresCarrier", False),
-                   limits=_limits_by_network(r),
-                   carriers=r.items("carriers", LegacyCarrier.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class LegacyProviderCountry:
+class LegacyProviderCountry(FromJson):
     """An entry of ``/api/pay-widget-merchant/providers``."""
 
     country_iso_code: str
@@ -973,12 +803,6 @@ class LegacyProviderCountry:
     providers: list[LegacyProvider] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> LegacyProviderCountry:
-        r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.required_text("countryIsoCode"),
-                   currency_iso_code=r.text("currencyIsoCode"),
-                   providers=r.items("providers", LegacyProvider.from_json), raw=r.data)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -986,7 +810,7 @@ class LegacyProviderCountry:
 
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpCashout:
+class OfframpCashout(FromJson):
     """The off-ramp price breakdown (spec 2.3)."""
 
     local_currency_amount: Decimal | None = None
@@ -1003,18 +827,13 @@ class OfframpCashout:
     fee_amount_crypto_partner: Decimal | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OfframpCashout:
-        r = _Reader(data, cls.__name__)
-        return cls(**r.decimals(cls), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpOffer:
+class OfframpOffer(FromJson):
     """The offer of an off-ramp best-offer. Channel-based offers carry ``payment_channel``;
     type-based ones carry ``type`` and ``offer_id`` (their ``_id``)."""
 
-    offer_id: str | None = None
+    offer_id: str | None = spelled("_id", default=None)
     country_iso_code: str | None = None
     currency_iso_code: str | None = None
     exchange_rate: Decimal | None = None
@@ -1023,18 +842,9 @@ class OfframpOffer:
     required_fields: list[RequiredField] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OfframpOffer:
-        r = _Reader(data, cls.__name__)
-        return cls(offer_id=r.text("_id"), country_iso_code=r.text("countryIsoCode"),
-                   currency_iso_code=r.text("currencyIsoCode"),
-                   exchange_rate=r.decimal("exchangeRate"),
-                   payment_channel=r.text("paymentChannel"), type=r.text("type"),
-                   required_fields=_required_fields(r, "requiredFields"), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpQuote:
+class OfframpQuote(FromJson):
     """An off-ramp best-offer: ``quote_id`` (channel-based) or ``offer_id`` (type-based), never
     neither, since an order cannot be created without one of them."""
 
@@ -1047,29 +857,22 @@ class OfframpQuote:
     @classmethod
     def from_json(cls, data: object) -> OfframpQuote:
         r = _Reader(data, cls.__name__)
-        offer = r.required_nested("offer", OfframpOffer.from_json)
-        quote_id = r.text("quoteId")
-        if not quote_id and not offer.offer_id:
+        found = r.fields_of(cls, besides=("offer_id",))
+        offer_id = found["offer"].offer_id
+        if not found.get("quote_id") and not offer_id:
             raise r.bad("quoteId", "is missing and the offer has no _id")
-        return cls(offer=offer, cashout=r.required_nested("cashout", OfframpCashout.from_json),
-                   quote_id=quote_id, offer_id=offer.offer_id, raw=r.data)
+        return cls(**found, offer_id=offer_id, raw=r.data)
 
 
 @dataclass(frozen=True, kw_only=True)
-class StatusChange:
+class StatusChange(FromJson):
     status: str
     changed_at: datetime | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> StatusChange:
-        r = _Reader(data, cls.__name__)
-        return cls(status=r.required_text("status"), changed_at=r.moment("changedAt"),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class SuppliedField:
+class SuppliedField(FromJson):
     """A field as the user supplied it on an off-ramp order, with its display value."""
 
     label: str | None = None
@@ -1077,20 +880,15 @@ class SuppliedField:
     value: str | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> SuppliedField:
-        r = _Reader(data, cls.__name__)
-        return cls(label=r.text("label"), type=r.text("type"), value=r.text("value"), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class OfframpOrder:
+class OfframpOrder(FromJson):
     """An off-ramp order (spec 2.7). ``to_address`` is where the user sends the crypto.
 
     ``status_history`` is kept as received: list responses may repeat a status twice in a row.
     """
 
-    id: str
+    id: str = spelled("_id")
     offer_id: str | None = None
     payment_type: str | None = None
     network: str | None = None
@@ -1115,37 +913,15 @@ class OfframpOrder:
     order_params: str | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> OfframpOrder:
-        r = _Reader(data, cls.__name__)
-        texts = ("offer_id", "payment_type", "network", "asset", "payment_channel",
-                 "from_address", "to_address", "status", "hash", "country_iso_code",
-                 "currency_iso_code", "user_phone_number", "user_email", "order_params")
-        return cls(id=r.required_text("_id"),
-                   exchange_rate=r.decimal("exchangeRate"),
-                   cashout=r.nested("cashout", OfframpCashout.from_json),
-                   created_at=r.moment("createdAt"), updated_at=r.moment("updatedAt"),
-                   expires_at=r.moment("expiresAt"),
-                   status_history=r.items("statusHistory", StatusChange.from_json),
-                   required_fields=r.mapping("requiredFields"),
-                   offer_required_fields=r.items("offerRequiredFields", SuppliedField.from_json),
-                   **{name: r.text(camel(name)) for name in texts},
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class FieldDetail:
+class FieldDetail(FromJson):
     """What ``/api/offramp/validate-fields`` found, e.g. the account holder's name to check."""
 
     label: str
     value: str
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> FieldDetail:
-        r = _Reader(data, cls.__name__)
-        label = r.required_text("label")
-        return cls(label=label, value=r.text("value") or "", raw=r.data)
 
 
 def field_details_from_json(data: object) -> list[FieldDetail]:
@@ -1158,7 +934,7 @@ def field_details_from_json(data: object) -> list[FieldDetail]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class KycRule:
+class KycRule(FromJson):
     """Orders from ``min`` up to ``max`` need KYC of ``type`` (none, basic, advanced)."""
 
     type: str
@@ -1166,67 +942,42 @@ class KycRule:
     max: Decimal = Decimal("Infinity")
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> KycRule:
-        r = _Reader(data, cls.__name__)
-        upper = r.decimal("max")                 # absent means unbounded, like "Infinity"
-        return cls(type=r.required_text("type"), min=r.decimal("min") or Decimal(0),
-                   max=Decimal("Infinity") if upper is None else upper, raw=r.data)
 
     def covers(self, amount: Decimal) -> bool:
         return self.min <= amount <= self.max
 
 
 @dataclass(frozen=True, kw_only=True)
-class KycRules:
+class KycRules(FromJson):
     onramp: list[KycRule] = field(default_factory=list)
     offramp: list[KycRule] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> KycRules:
-        r = _Reader(data, cls.__name__)
-        return cls(onramp=r.items("onramp", KycRule.from_json),
-                   offramp=r.items("offramp", KycRule.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class KycThreshold:
+class KycThreshold(FromJson):
     """An entry of ``onrampKycRules``/``offrampKycRules`` in the KYC state."""
 
     type: str
     min_amount: Decimal | None = None
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> KycThreshold:
-        r = _Reader(data, cls.__name__)
-        return cls(type=r.required_text("type"), min_amount=r.decimal("minAmount"),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class KycDocument:
+class KycDocument(FromJson):
     """A kind of identity document and the fields its submission needs. ``value`` is what
     ``kyc_submit(id_type=...)`` takes; ``id`` (``_id``) is what ``user_kyc_submit`` takes."""
 
     title: str | None = None
     value: str | None = None
     type: str | None = None
-    id: str | None = None
+    id: str | None = spelled("_id", default=None)
     required_fields: list[RequiredField] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> KycDocument:
-        r = _Reader(data, cls.__name__)
-        return cls(title=r.text("title"), value=r.text("value"), type=r.text("type"),
-                   id=r.text("_id"), required_fields=_required_fields(r, "requiredFields"),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class UtilCountry:
+class UtilCountry(FromJson):
     """An entry of ``/api/util/countries``: documents accepted and KYC rules by amount."""
 
     country_iso_code: str
@@ -1237,19 +988,9 @@ class UtilCountry:
     kyc_rules: KycRules = field(default_factory=KycRules)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> UtilCountry:
-        r = _Reader(data, cls.__name__)
-        return cls(country_iso_code=r.required_text("countryIsoCode"),
-                   currency_iso_code=r.text("currencyIsoCode"), name=r.text("name"),
-                   basic_documents=r.items("basicDocuments", KycDocument.from_json),
-                   advanced_documents=r.items("advancedDocuments", KycDocument.from_json),
-                   kyc_rules=r.nested("kycRules", KycRules.from_json) or KycRules(),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class KycState:
+class KycState(FromJson):
     """The answer of ``/api/kyc/state``."""
 
     kyc_url: str | None = None
@@ -1262,20 +1003,9 @@ class KycState:
     document_types: list[KycDocument] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> KycState:
-        r = _Reader(data, cls.__name__)
-        return cls(kyc_url=r.text("kycUrl"),
-                   onramp_kyc_rules=r.items("onrampKycRules", KycThreshold.from_json),
-                   offramp_kyc_rules=r.items("offrampKycRules", KycThreshold.from_json),
-                   passed_kyc=r.flag_or("passedKyc", False), kyc_status=r.text("kycStatus"),
-                   kyc_status_description=r.text("kycStatusDescription"),
-                   reached_kyc_limit=r.flag_or("reachedKycLimit", False),
-                   document_types=r.items("documentTypes", KycDocument.from_json), raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class UserKycStatus:
+class UserKycStatus(FromJson):
     """The answer of ``/api/user/kyc/status``."""
 
     passed_kyc_type: str | None = None
@@ -1286,30 +1016,15 @@ class UserKycStatus:
     advanced_documents: list[KycDocument] = field(default_factory=list)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> UserKycStatus:
-        r = _Reader(data, cls.__name__)
-        return cls(passed_kyc_type=r.text("passedKycType"), kyc_status=r.text("kycStatus"),
-                   kyc_status_description=r.text("kycStatusDescription"),
-                   reached_kyc_limit=r.flag_or("reachedKycLimit", False),
-                   basic_documents=r.items("basicDocuments", KycDocument.from_json),
-                   advanced_documents=r.items("advancedDocuments", KycDocument.from_json),
-                   raw=r.data)
-
 
 @dataclass(frozen=True, kw_only=True)
-class UserTokens:
+class UserTokens(FromJson):
     """A user's JWTs. They are credentials: kept out of ``repr`` (and ``raw`` is, as everywhere)."""
 
     access_token: str = field(repr=False)
     refresh_token: str = field(repr=False)
     raw: Mapping[str, Any] = _raw()
 
-    @classmethod
-    def from_json(cls, data: object) -> UserTokens:
-        r = _Reader(data, cls.__name__)
-        return cls(access_token=r.required_text("accessToken"),
-                   refresh_token=r.required_text("refreshToken"), raw=r.data)
 
 
 def success_from_json(data: object, type_name: str) -> bool:

@@ -1,6 +1,7 @@
 """Typed results: tolerant where the spec is, strict where the checkout depends on a value."""
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -437,3 +438,23 @@ def test_raw_is_kept_but_not_compared_or_shown():
     assert a == b and a.raw["extra"] == "x" and "extra" not in repr(a)
     with pytest.raises(AttributeError):
         a.network = "BASE"                      # frozen
+
+
+def test_every_type_reads_each_of_its_fields_by_its_annotation():
+    """Every field of every type has a reader worked out from its annotation, so a field added
+    with a type the reader does not know fails here rather than on the first live answer."""
+    from checkout.upstream import types
+
+    parsed = [cls for cls in vars(types).values()
+              if isinstance(cls, type) and issubclass(cls, types.FromJson) and cls is not types.FromJson]
+    assert len(parsed) > 40
+    for cls in parsed:
+        plan = dict(types._plan(cls))
+        assert set(plan) == {f.name for f in dataclasses.fields(cls)} - {"raw"}, cls
+
+
+def test_a_field_spelled_otherwise_is_read_under_its_own_key():
+    order = OfframpOrder.from_json({"_id": "o-1", "offerId": "of-1"})
+    assert (order.id, order.offer_id) == ("o-1", "of-1")
+    with pytest.raises(UpstreamBadResponse, match="OfframpOrder: _id is missing"):
+        OfframpOrder.from_json({"id": "o-1"})
