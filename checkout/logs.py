@@ -23,8 +23,7 @@ host's handlers, levels and formats stay as they are.
 Visible by default (:func:`show_by_default`): when the host has set up no logging at all (no
 handler on the root logger nor on ``checkout``), the checkout's lines would be lost, or reach
 stderr without time or level (Python's last-resort handler, warnings only). Then one handler,
-with time, level, logger and request id, is put on the ``checkout`` logger (and on
-``flask-limiter``, which tells when the rate-limit store is lost and back), writing where
+with time, level, logger and request id, is put on the ``checkout`` logger, writing where
 gunicorn's error log writes when gunicorn runs, else to stderr; INFO shows. The checkout logs at
 INFO only what happens once per event (the schema upgraded, the breaker opened and closed, an
 order attached, the sweep's purges): every call and request is DEBUG.
@@ -231,7 +230,7 @@ def add_request_id_header(response: Response) -> Response:
 
 DEFAULT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 # The loggers whose lines the checkout shows when the host set up no logging.
-SHOWN_BY_DEFAULT = ("checkout", "flask-limiter")
+SHOWN_BY_DEFAULT = ("checkout",)
 
 
 class _DefaultHandler(logging.Handler):

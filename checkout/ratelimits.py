@@ -1,4 +1,5 @@
-"""Rate limits on the checkout's own routes (Flask-Limiter), per client address and per session.
+"""Rate limits on the checkout's own routes (the ``limits`` library), per client address and per
+session.
 
 Why: every session opened is a row kept for days, and every price, order action and page of an
 order is a call to the upstream made with the merchant's key. Unlimited, one client could fill the
@@ -20,8 +21,8 @@ address and, under ``/s/<session>/``, one per session (``<category>_per_ip``,
 
 Beside the categories, ``photo_per_ip`` and ``photo_per_session`` count the KYC photos decoded
 (:func:`photo_decodes`), one each, rather than requests: a form whose fields are wrong decodes none,
-and one that is sent decodes up to three. Flask-Limiter checks before the request that one more is
-allowed, and deducts what the request decoded after it.
+and one that is sent decodes up to three. Before the request the checkout looks whether one more
+is allowed, and after it counts what the request decoded.
 
 Not limited (:data:`UNLIMITED` says why for each): the webhook receiver, ``/healthz``, static files,
 the embedded sandbox's own pages and addresses that match nothing.
@@ -33,11 +34,10 @@ is given. A session counts by an HMAC-SHA256 of its id (keyed by a key derived f
 ``CHECKOUT_LAUNCH_SECRET``): the id opens the order, and never appears in the limiter's store or in
 its log lines.
 
-The checkout owns its ``Limiter`` (key prefix ``checkout``), kept in ``app.extensions["checkout"]``.
-Flask-Limiter's ``init_app`` is given :class:`_BlueprintSetup` instead of the host's app: it reads
-only the checkout's settings (never the host's ``RATELIMIT_*`` keys, which would add the host's
-default limits to our routes and ours to the host's) and its request hooks run on the checkout's
-blueprint alone. A host with its own Flask-Limiter keeps it, untouched, for its own routes.
+The checkout counts with ``limits`` directly (key prefix ``checkout``), in two hooks of its own
+blueprint (:meth:`RateLimits.protect`): no host route is ever counted, and a host's Flask-Limiter,
+its registry in ``app.extensions`` and its ``RATELIMIT_*`` keys (which would add the host's default
+limits to our routes and ours to the host's) are never read or touched.
 
 Storage: ``memory://`` by default (counts per process); ``CHECKOUT_RATELIMIT_STORAGE_URI`` (e.g.
 ``redis://host:6379/0``) shares them between workers and hosts. When that store cannot be reached
@@ -53,28 +53,30 @@ import hmac
 import ipaddress
 import logging
 import math
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from flask import Blueprint, Flask, g, request
-from flask_limiter import Limiter, RateLimitExceeded
-from limits import parse_many
+from flask import Blueprint, Flask, Response, g, request
+from limits import RateLimitItem, parse_many
 from limits.errors import ConfigurationError as LimitsConfigurationError
+from limits.storage import MemoryStorage, storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+from werkzeug.exceptions import TooManyRequests
 
 from .errors import ConfigurationError
-from .security import is_machine_request
 
-__all__ = ["DEFAULT_LIMITS", "ENDPOINT_CATEGORIES", "UNLIMITED", "RateLimits", "category",
-           "client_address", "configured_limits", "photo_decodes"]
+__all__ = ["DEFAULT_LIMITS", "ENDPOINT_CATEGORIES", "UNLIMITED", "RateLimited", "RateLimits",
+           "category", "client_address", "configured_limits", "photo_decodes"]
 
 log = logging.getLogger("checkout.ratelimits")
 
 KEY_PREFIX = "checkout"
-# Counts every request of the last window, not per calendar minute: a fixed window would let a
-# client send twice the limit across a minute's boundary.
-STRATEGY = "moving-window"
+# Counting is by moving window (MovingWindowRateLimiter): every request of the last window, not
+# per calendar minute, since a fixed window would let a client send twice the limit across a
+# minute's boundary.
 
 # The defaults, and why each is out of a person's reach. A person's pace: one session per checkout,
 # a page every few seconds, a status poll every 3 s (identity every 5 s), a price per pause in
@@ -182,10 +184,6 @@ def category() -> str | None:
     return ENDPOINT_CATEGORIES.get(endpoint or "")
 
 
-def _unlimited() -> bool:
-    return request.endpoint in UNLIMITED
-
-
 _PHOTOS_DECODED = "checkout_photos_decoded"      # on flask.g, for the request's photo limits
 
 
@@ -193,15 +191,6 @@ def photo_decodes(count: int) -> None:
     """This request is about to decode ``count`` KYC photos: they count against the photo
     limits once it is answered."""
     setattr(g, _PHOTOS_DECODED, count)
-
-
-def _photos_decoded(_response: Any) -> bool:
-    return int(g.get(_PHOTOS_DECODED, 0)) > 0
-
-
-def _photo_cost() -> int:
-    # Before the view (nothing decoded yet), is there room for one more? After it, what it did.
-    return int(g.get(_PHOTOS_DECODED, 1))
 
 
 def client_address() -> str:
@@ -282,58 +271,86 @@ def storage_settings(app: Flask) -> tuple[str, dict[str, Any]]:
     return uri, {**defaults, **options}
 
 
-def _not_for_machines(hook: Callable[..., Any]) -> Callable[..., Any]:
-    """The limiter's after-request or teardown ``hook``, skipped in a request that machine_answer
-    answered: those are unlimited (the limiter's request filter let them through), so there is
-    nothing to add or release, and they come hundreds a second."""
-    @functools.wraps(hook)
-    def unless_machine(arg: Any = None) -> Any:
-        if is_machine_request():
-            return arg
-        return hook(arg)
-    return unless_machine
+class RateLimited(TooManyRequests):
+    """One of our limits refused the request: ``limit_name`` is its name in
+    :data:`DEFAULT_LIMITS`, ``seconds`` the whole seconds until it lets one more through (also
+    the ``Retry-After`` of werkzeug's own 429, should no handler render a page)."""
+
+    def __init__(self, limit_name: str, seconds: int) -> None:
+        super().__init__(f"rate limit {limit_name} exceeded", retry_after=seconds)
+        self.limit_name = limit_name
+        self.seconds = seconds
 
 
-class _BlueprintSetup:
-    """What ``Limiter.init_app`` reads and calls on an app, pointed at the checkout alone.
+class _FailOpenCounter:
+    """Counts in the shared store, or in the process's memory while that store cannot be reached
+    (the module docstring says why): one warning when it goes, another look every 1 to 32 s."""
 
-    ``config`` holds the checkout's settings only: the host's ``RATELIMIT_*`` keys (a default limit
-    for every route, another store, a switch) never reach our limiter. Request hooks are kept for
-    the checkout's blueprint (:meth:`RateLimits.protect`), so no host route is ever counted.
-    ``extensions`` is its own: a host's Limiter registry is left alone.
-    """
+    def __init__(self, uri: str, options: dict[str, Any]) -> None:
+        self.memory = MovingWindowRateLimiter(MemoryStorage())
+        self.shared = (None if uri.startswith("memory://")
+                       else MovingWindowRateLimiter(storage_from_string(uri, **options)))
+        self._lock = threading.Lock()
+        self._look_again_at: float | None = None     # monotonic; None while the store answers
+        self._pause = 0.0
 
-    def __init__(self) -> None:
-        self.config: dict[str, Any] = {"RATELIMIT_ENABLED": True}
-        self.extensions: dict[str, Any] = {}
-        self.hooks: list[tuple[str, Callable[..., Any]]] = []
+    def run(self, action: str, *args: Any, **kwargs: Any) -> Any:
+        """``action`` (``hit``, ``test``, ``get_window_stats``) of the moving window limiter."""
+        if self.shared is None or not self._store_is_back():
+            return getattr(self.memory, action)(*args, **kwargs)
+        try:
+            return getattr(self.shared, action)(*args, **kwargs)
+        except Exception:  # the store's own errors (redis, memcached...) differ by backend
+            self._store_went_away()
+            return getattr(self.memory, action)(*args, **kwargs)
 
-    def before_request(self, hook: Callable[..., Any]) -> Callable[..., Any]:
-        self.hooks.append(("before_request", hook))
-        return hook
+    def _store_is_back(self) -> bool:
+        if self._look_again_at is None:
+            return True
+        with self._lock:
+            if self._look_again_at is None or time.monotonic() < self._look_again_at:
+                return self._look_again_at is None
+            if self.store_answers():
+                log.info("rate limit store answers again: counting there")
+                self._look_again_at = None
+                return True
+            self._pause = min(self._pause * 2, 32)
+            self._look_again_at = time.monotonic() + self._pause
+            return False
 
-    def after_request(self, hook: Callable[..., Any]) -> Callable[..., Any]:
-        self.hooks.append(("after_request", hook))
-        return hook
+    def _store_went_away(self) -> None:
+        with self._lock:
+            if self._look_again_at is None:
+                log.warning("rate limit store unreachable: falling back to in-memory counts "
+                            "(limits now hold per process)")
+                self._pause = 1
+                self._look_again_at = time.monotonic() + self._pause
 
-    def teardown_request(self, hook: Callable[..., Any]) -> Callable[..., Any]:
-        self.hooks.append(("teardown_request", hook))
-        return hook
+    def store_answers(self) -> bool:
+        try:
+            return self.shared is not None and bool(self.shared.storage.check())
+        except Exception:  # as in run()
+            return False
+
+    def reset(self) -> None:
+        self.memory.storage.reset()
+        if self.shared is not None:
+            self.shared.storage.reset()
+
+
+@functools.cache
+def _parsed(limit: str) -> tuple[RateLimitItem, ...]:
+    return tuple(parse_many(limit)) if limit else ()
 
 
 @dataclass
 class RateLimits:
-    """The checkout's limiter and limits for one app (``app.extensions["checkout"].ratelimits``).
-
-    ``limiter`` is None when ``CHECKOUT_RATELIMIT_ENABLED`` is False.
-    """
+    """The checkout's limits for one app (``app.extensions["checkout"].ratelimits``), counted by
+    the ``limits`` library. ``counter`` is None when ``CHECKOUT_RATELIMIT_ENABLED`` is False."""
 
     limits: dict[str, str]
-    limiter: Limiter | None
     session_secret: bytes = field(repr=False)
-    setup: _BlueprintSetup = field(repr=False)
-    # The store is the process's memory (memory://): it cannot be down, nor shared.
-    in_memory: bool = True
+    counter: _FailOpenCounter | None = None
 
     @classmethod
     def create(cls, app: Flask) -> RateLimits:
@@ -341,86 +358,74 @@ class RateLimits:
         uri, options = storage_settings(app)
         secret = app.config["CHECKOUT_LAUNCH_SECRET"]
         raw = secret.encode() if isinstance(secret, str) else bytes(secret)
-        # A key of its own, derived from the launch secret: the limiter's keys can neither be
+        # A key of its own, derived from the launch secret: the store's keys can neither be
         # matched with session ids nor used to sign anything.
         session_secret = hmac.new(raw, b"checkout rate limits: session keys",
                                   hashlib.sha256).digest()
-        setup = _BlueprintSetup()
         if not app.config.get("CHECKOUT_RATELIMIT_ENABLED", True):
-            return cls(limits, None, session_secret, setup, in_memory=uri.startswith("memory://"))
-        limiter = Limiter(
-            client_address,
-            storage_uri=uri,
-            storage_options=options,
-            strategy=STRATEGY,
-            key_prefix=KEY_PREFIX,
-            # Retry-After is written by the checkout's 429 page; X-RateLimit-* on every answer
-            # would cost a store read per request and tell a client how far it may push.
-            headers_enabled=False,
-            # Fail open (module docstring): count in memory while the store is away, and let the
-            # request through should even that fail.
-            in_memory_fallback_enabled=True,
-            swallow_errors=True,
-            default_limits=[],
-            application_limits=[],
-            meta_limits=[],
-        )
-        # Not counted at all (rather than under a limit of ""): the limiter's own work per request
-        # cost the webhook receiver a fifth of its CPU.
-        limiter.request_filter(_unlimited)
+            return cls(limits, session_secret)
         try:
-            limiter.init_app(cast(Flask, setup))
+            counter = _FailOpenCounter(uri, options)
         except (LimitsConfigurationError, NotImplementedError, ValueError) as exc:
             raise ConfigurationError(
                 f"CHECKOUT_RATELIMIT_STORAGE_URI cannot be used: {exc}") from exc
-        return cls(limits, limiter, session_secret, setup, in_memory=uri.startswith("memory://"))
+        return cls(limits, session_secret, counter)
 
     def protect(self, bp: Blueprint) -> None:
-        """Count the blueprint's requests: its hooks, and one limit per address and per session
-        whose value and bucket follow the request's category."""
-        if self.limiter is None:
+        """Count the blueprint's requests, and no other: a host's routes, and a host's own
+        Flask-Limiter and its ``RATELIMIT_*`` settings, are never touched."""
+        if self.counter is not None:
+            bp.before_request(self.count_request)
+            bp.after_request(self.count_photos)
+
+    def _keys(self) -> list[tuple[str, str]]:
+        """(``ip`` or ``session``, the key counted) for this request."""
+        keys = [("ip", client_address())]
+        if (request.view_args or {}).get("session_id"):
+            keys.append(("session", self.session_key()))
+        return keys
+
+    def count_request(self) -> None:
+        """Before the view: one more request of its category, per address and per session; for
+        identity documents, is there room for one more photo? Refused with :class:`RateLimited`."""
+        name = category()
+        if name is None:
             return
-        for name, hook in self.setup.hooks:
-            getattr(bp, name)(hook if name == "before_request" else _not_for_machines(hook))
-        for kind, key in (("ip", client_address), ("session", self.session_key)):
-            self.limiter.shared_limit(self._limit_of(kind), scope=self._scope_of(kind),
-                                      key_func=key)(bp)
-            self.limiter.shared_limit(self._photo_limit_of(kind), scope=f"photo_per_{kind}",
-                                      key_func=key, deduct_when=_photos_decoded,
-                                      cost=_photo_cost)(bp)
+        for kind, key in self._keys():
+            self._take(f"{name}_per_{kind}", key, cost=1, refuse=True)
+            if name == "kyc":
+                self._take(f"photo_per_{kind}", key, cost=1, refuse=True, only_look=True)
 
-    def _limit_of(self, kind: str) -> Callable[[], str]:
-        def limit() -> str:
-            name = category()
-            if name is None:
-                return ""
-            if kind == "session" and not (request.view_args or {}).get("session_id"):
-                return ""
-            return self.limits.get(f"{name}_per_{kind}", "")
+    def count_photos(self, response: Response) -> Response:
+        """After the view: the photos it decoded (:func:`photo_decodes`) count, one each."""
+        decoded = int(g.get(_PHOTOS_DECODED, 0))
+        if decoded > 0:
+            for kind, key in self._keys():
+                self._take(f"photo_per_{kind}", key, cost=decoded, refuse=False)
+        return response
 
-        return limit
+    def _take(self, limit_name: str, key: str, *, cost: int, refuse: bool,
+              only_look: bool = False) -> None:
+        assert self.counter is not None
+        identifiers = (KEY_PREFIX, key, limit_name)
+        for item in _parsed(self.limits.get(limit_name, "")):
+            allowed = self.counter.run("test" if only_look else "hit", item, *identifiers,
+                                       cost=cost)
+            if not allowed and refuse:
+                log.info("rate limit %s (%s) exceeded at %s", limit_name, item, request.endpoint)
+                raise RateLimited(limit_name, self._seconds_until_room(item, identifiers))
 
-    def _photo_limit_of(self, kind: str) -> Callable[[], str]:
-        def limit() -> str:
-            if category() != "kyc":
-                return ""
-            return self.limits.get(f"photo_per_{kind}", "")
-
-        return limit
-
-    @staticmethod
-    def _scope_of(kind: str) -> Callable[[str], str]:
-        def scope(_endpoint: str) -> str:
-            return f"{category()}_per_{kind}"
-
-        return scope
+    def _seconds_until_room(self, item: RateLimitItem, identifiers: tuple[str, ...]) -> int:
+        assert self.counter is not None
+        reset_time: float = self.counter.run("get_window_stats", item, *identifiers).reset_time
+        return max(1, math.ceil(reset_time - time.time()))
 
     def store_answers(self) -> bool | None:
         """Whether the shared store answers now (one short round trip); None when the limits
         are counted in the process's memory anyway (memory://, or limits turned off)."""
-        if self.limiter is None or self.in_memory:
+        if self.counter is None or self.counter.shared is None:
             return None
-        return bool(self.limiter.storage.check())
+        return self.counter.store_answers()
 
     def session_key(self) -> str:
         """The current session's key in the store: a keyed digest, never the id itself."""
@@ -428,24 +433,7 @@ class RateLimits:
         return hmac.new(self.session_secret, session_id.encode(),
                         hashlib.sha256).hexdigest()[:32]
 
-    @staticmethod
-    def limit_name(exc: RateLimitExceeded) -> str:
-        """Which of :data:`DEFAULT_LIMITS` refused the request (``quote_per_session``...)."""
-        scope = exc.limit.scope
-        return str(scope(request.endpoint or "") if callable(scope) else scope)
-
-    def retry_after(self, exc: RateLimitExceeded) -> int:
-        """Whole seconds until the limit that refused this request lets one more through."""
-        seconds = float(exc.limit.limit.get_expiry())
-        current = self.limiter.current_limit if self.limiter is not None else None
-        if current is not None and current.breached:
-            try:
-                seconds = current.window.reset_time - time.time()
-            except Exception:  # the store's own errors (redis, memcached...) differ by backend
-                log.warning("rate limit store unreachable while reading a reset time")
-        return max(1, math.ceil(seconds))
-
     def reset(self) -> None:
         """Forget every count (tests; an operator after a false alarm)."""
-        if self.limiter is not None:
-            self.limiter.reset()
+        if self.counter is not None:
+            self.counter.reset()

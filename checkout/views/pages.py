@@ -17,13 +17,13 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from flask_babel import gettext, ngettext
-from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from .. import i18n
 from ..errors import UpstreamCircuitOpen, UpstreamError, UpstreamRateLimited
 from ..htmx import add_vary, is_htmx, render
 from ..inputs import is_session_id
+from ..ratelimits import RateLimited
 from ..state import get_state
 from ..upstream.transport import RATE_LIMIT_WAIT
 from .context import CSRFError, OrderViewNotFound, SessionNotFound, UnreadableInput
@@ -200,13 +200,11 @@ def render_too_many_requests(seconds: float, *, upstream: bool) -> Response:
     return add_vary(response)
 
 
-def handle_rate_limited(exc: RateLimitExceeded) -> Response:
+def handle_rate_limited(exc: RateLimited) -> Response:
     """One of our limits refused the request (checkout.ratelimits)."""
     _load_session_for_page()
-    state = get_state()
-    state.metrics.rate_limited(state.ratelimits.limit_name(exc))
-    seconds = state.ratelimits.retry_after(exc)
-    return render_too_many_requests(seconds, upstream=False)
+    get_state().metrics.rate_limited(exc.limit_name)
+    return render_too_many_requests(exc.seconds, upstream=False)
 
 
 def handle_upstream_error(exc: UpstreamError) -> Response:
@@ -249,5 +247,5 @@ def init(bp: Blueprint) -> None:
     bp.register_error_handler(HTTPException, handle_http_error)
     bp.register_error_handler(Exception, handle_unexpected_error)
     bp.register_error_handler(UpstreamError, handle_upstream_error)
-    bp.register_error_handler(RateLimitExceeded, handle_rate_limited)
+    bp.register_error_handler(RateLimited, handle_rate_limited)
     bp.register_error_handler(500, handle_server_error)
