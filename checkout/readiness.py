@@ -88,10 +88,10 @@ class ReadinessChecks:
             upstream = _upstream_answer(self._check_upstream)
             store = _store_answer(self._check_store)
             with self._lock:
-                before = (self._upstream, self._store)
+                # Told before it shows: whoever reads the new answer finds its log line written.
+                _tell_changes((self._upstream, self._store), (upstream, store))
                 self._upstream, self._store = upstream, store
                 self._checked_at = self._clock()
-            _tell_changes(before, (upstream, store))
             if self._on_checked is not None:
                 self._on_checked(Readiness(upstream, store, 0.0))
         finally:
