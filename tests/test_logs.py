@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import secrets
 import time
 from types import SimpleNamespace
 
@@ -14,13 +13,14 @@ from checkout import logs
 from checkout.journey.creation import short_id
 from checkout.logs import MaskSecretsFilter, RequestIdFilter, mask
 
-SESSION_ID = secrets.token_urlsafe(32)
+# Fixed, not drawn per run: parallel workers must collect the same test ids.
+SESSION_ID = "e5i4dRSfPJQKTAouKbHO99a3BlvuPp6iOpGWZwQaYmQ"
 LAUNCH_TOKEN = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJmbG93Ijoib25yYW1wIiwianRpIjoiYWJjIn0"
                 ".c2lnbmF0dXJlLW9mLXRoZS10b2tlbi1oZXJlLWFiY2RlZg")
 # A JWE compact serialisation with the "dir" algorithm: its encrypted key part is empty.
 ORDER_TOKEN = ("eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..aXYtMTIzNDU2Nzg5MA"
                ".Y2lwaGVydGV4dC1vZi10aGUtc2Vzc2lvbi1pZA.dGFnLTEyMzQ1Njc4OTAxMg")
-CSRF = secrets.token_urlsafe(32)
+CSRF = "KZGppM20sKdc6G7-j_io6s5RT9PcT9eIOdqkTv669kA"
 SECRETS = (SESSION_ID, LAUNCH_TOKEN, ORDER_TOKEN, CSRF)
 
 
