@@ -6,10 +6,16 @@ import gc
 
 import pytest
 from flask import Flask
+from hypothesis import settings
 
 from checkout import Checkout
 
 from . import postgres, redis_server
+
+# Tests check behaviour, never timings: Hypothesis's per-example deadline (200 ms) only measures
+# how loaded the machine is, and parallel workers load it.
+settings.register_profile("checkout", deadline=None)
+settings.load_profile("checkout")
 
 
 def make_app(config: dict) -> Flask:
