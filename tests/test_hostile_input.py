@@ -32,11 +32,6 @@ def app(request, config):
     return make_app(dict(config))
 
 
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def launch(app, client, **extra) -> str:
     response = client.get("/checkout/launch", query_string={"token": sign(app, claims(**extra))})
     assert response.status_code == 303, response.get_data(as_text=True)

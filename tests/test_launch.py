@@ -25,11 +25,6 @@ def app(app):
     return app
 
 
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def launch(client, token):
     return client.get("/checkout/launch", query_string={"token": token})
 

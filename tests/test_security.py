@@ -64,11 +64,6 @@ def app(config):
     return app
 
 
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def open_session(app, client, **extra) -> tuple[str, str]:
     """Launch a session; return its id and anti-forgery token."""
     location = client.get("/checkout/launch",

@@ -7,7 +7,6 @@ import re
 from datetime import timedelta
 
 import pytest
-from flask import Flask
 
 from checkout import Checkout
 from checkout.errors import OrderNotAvailable, UpstreamUnavailable
@@ -33,11 +32,6 @@ def config(config) -> dict:
                   CHECKOUT_WEBHOOK_BACKGROUND=False, CHECKOUT_WEBHOOK_FETCH_ORDERS=False,
                   CHECKOUT_SANDBOX={"SANDBOX_TIME_SCALE": 1.0})
     return config
-
-
-@pytest.fixture
-def client(app: Flask):
-    return app.test_client()
 
 
 def test_upstream_calls_by_endpoint_template_status_and_time(app, client):

@@ -52,11 +52,6 @@ def config(config: dict) -> dict:
 
 
 @pytest.fixture
-def client(app: Flask):
-    return app.test_client()
-
-
-@pytest.fixture
 def shopper(app: Flask) -> Shopper:
     return Shopper(app)
 

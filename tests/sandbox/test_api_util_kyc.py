@@ -47,11 +47,6 @@ def app(clock, events) -> Flask:
     return app
 
 
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def person(**overrides) -> dict:
     fields = {"first_name": "Wanjiku", "last_name": "Kamau", "dob": "1990-04-01",
               "email": "wanjiku@example.com", "id_number": "12345678"}

@@ -55,11 +55,6 @@ def config(config, time_scale, sandbox_config) -> dict:
     return config
 
 
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
-
-
 class Flow:
     """One user walking through a flow (the on-ramp unless told) with the test client."""
 
