@@ -28,8 +28,8 @@ class Checkout:
     def init_app(self, app: Flask) -> None:
         from . import config, logs, metrics, public_address, ratelimits
         from .cli import checkout_cli
+        from .composition import build
         from .i18n import init_babel
-        from .state import CheckoutState
         from .views import create_blueprint
 
         # Before anything logs (the schema's upgrade at start-up): shown even with no logging
@@ -39,7 +39,7 @@ class Checkout:
         config.validate(app)
         for module in (ratelimits, metrics, public_address):
             module.check_config(app)
-        state = app.extensions["checkout"] = CheckoutState.create(app)
+        state = app.extensions["checkout"] = build(app)
         init_babel(app)
         blueprint = create_blueprint()
         # Limits on the checkout's own routes only, never the host's (checkout.ratelimits).
