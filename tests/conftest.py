@@ -3,12 +3,16 @@ Redis."""
 from __future__ import annotations
 
 import gc
+import shutil
+from pathlib import Path
 
 import pytest
 from flask import Flask
 from hypothesis import settings
 
 from checkout import Checkout
+from checkout.store import make_engine
+from checkout.store.schema import prepare
 
 from . import postgres, redis_server
 
@@ -25,9 +29,24 @@ def make_app(config: dict) -> Flask:
     return app
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> Path:
+    """A SQLite file at the schema's head, built once per run (per worker): each test's database
+    starts as a copy of it, in a hundredth of the time its own migration would take."""
+    path = tmp_path_factory.mktemp("migrated") / "checkout.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        prepare(engine, auto_upgrade=True)
+    finally:
+        engine.dispose()
+    return path
+
+
 @pytest.fixture
-def config(tmp_path) -> dict:
-    """Settings of a host site on the embedded sandbox; tests override keys before ``app``."""
+def config(tmp_path, migrated_sqlite) -> dict:
+    """Settings of a host site on the embedded sandbox; tests override keys before ``app``. The
+    database is a copy of the migrated template (start-up finds it at head and leaves it)."""
+    shutil.copyfile(migrated_sqlite, tmp_path / "checkout.sqlite3")
     return {
         "TESTING": True,
         "SERVER_NAME": "shop.test",
