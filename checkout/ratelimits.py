@@ -7,9 +7,10 @@ database and spend the merchant's upstream quota, and every shopper of that merc
 it. The default limits are far above what a person does (``tests/ratelimits/test_real_users.py`` walks
 whole orders and a half-hour wait under them), so only a client that hammers the checkout meets them.
 
-Each request falls in at most one category (:func:`category`); each category has a limit per client
-address and, under ``/s/<session>/``, one per session (``<category>_per_ip``,
-``<category>_per_session`` in :data:`DEFAULT_LIMITS`, overridden by ``CHECKOUT_RATELIMITS``):
+Each request falls in at most one category, which its view declares beside its route
+(:func:`limited`; :func:`category` reads it). Each category has a limit per client address and,
+under ``/s/<session>/``, one per session (``<category>_per_ip``, ``<category>_per_session`` in
+:data:`DEFAULT_LIMITS`, overridden by ``CHECKOUT_RATELIMITS``):
 
 - ``open``: opening a session (``/launch``, ``/onramp``, ``/offramp``): per address only;
 - ``page``: a session's pages (a reload, a step, the order's page: some of them ask the upstream);
@@ -24,8 +25,8 @@ Beside the categories, ``photo_per_ip`` and ``photo_per_session`` count the KYC 
 and one that is sent decodes up to three. Before the request the checkout looks whether one more
 is allowed, and after it counts what the request decoded.
 
-Not limited (:data:`UNLIMITED` says why for each): the webhook receiver, ``/healthz``, static files,
-the embedded sandbox's own pages and addresses that match nothing.
+Not limited (each such view says why, with :func:`unlimited`): the webhook receiver, ``/healthz``,
+static files, the embedded sandbox's own pages and addresses that match nothing.
 
 Keys. The client address is ``request.remote_addr``: behind a proxy the host must apply werkzeug's
 ``ProxyFix`` (the address sent to the upstream with each order is read the same way), or every
@@ -55,11 +56,11 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from flask import Blueprint, Flask, Response, g, request
+from flask import Blueprint, Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
 from limits.errors import ConfigurationError as LimitsConfigurationError
 from limits.storage import MemoryStorage, storage_from_string
@@ -68,8 +69,9 @@ from werkzeug.exceptions import TooManyRequests
 
 from .errors import ConfigurationError
 
-__all__ = ["DEFAULT_LIMITS", "ENDPOINT_CATEGORIES", "UNLIMITED", "RateLimited", "RateLimits",
-           "category", "client_address", "configured_limits", "photo_decodes"]
+__all__ = ["DEFAULT_LIMITS", "RateLimitMark", "RateLimited", "RateLimits", "category",
+           "client_address", "configured_limits", "limited", "mark_of", "photo_decodes",
+           "unlimited"]
 
 log = logging.getLogger("checkout.ratelimits")
 
@@ -119,48 +121,43 @@ DEFAULT_LIMITS: dict[str, str] = {
     "photo_per_ip": "30/minute;300/hour",
 }
 
-ENDPOINT_CATEGORIES: dict[str, str] = {
-    "checkout.launch": "open",
-    "checkout.onramp": "open",
-    "checkout.offramp": "open",
-    "checkout.flow": "page",
-    "checkout.review": "page",
-    "checkout.pay": "page",
-    "checkout.deposit": "page",
-    "checkout.status": "page",
-    "checkout.payment_return": "page",
-    # The order view (checkout.capabilities) names no session: limited per address only.
-    "checkout.order_view": "page",
-    "checkout.status_live": "poll",
-    "checkout.order_view_live": "poll",
-    "checkout.kyc_check": "poll",
-    "checkout.quote": "quote",
-    "checkout.language": "form",
-    "checkout.onramp_confirm": "form",
-    "checkout.create": "create",
-    "checkout.onramp_otp": "otp",
-    "checkout.onramp_retry_push": "push_retry",
-    "checkout.deposit_sent": "tx_hash",
-    # checkout.step: a page (GET), a form (POST), identity documents (POST to the kyc step).
-}
+View = TypeVar("View", bound=Callable[..., Any])
 
-UNLIMITED: dict[str, str] = {
-    # Signed deliveries from the upstream, which retries what is not acknowledged: a 429 would
-    # only delay order updates (and shoppers' completed pages) and multiply the deliveries. A
-    # forged delivery costs one signature check and is never stored.
-    "checkout.webhooks": "signed by the upstream, which retries: never refused for volume",
-    # Load balancers and monitors probe it often, from one address; a 429 would take the
-    # instance out of rotation. Its upstream check is cached (CHECKOUT_HEALTH_CACHE_SECONDS).
-    "checkout.healthz": "probed by load balancers; its upstream check is cached",
-    "checkout.healthz_ready": "probed by monitors; answered from the last background check",
-    "checkout.static": "files with long cache lifetimes, no work behind them",
-    "checkout.sandbox_pages": "the embedded sandbox's test pages (absent with a real upstream)",
-    "checkout.not_found": "a 404 or 405 page: no work behind it",
-    # A scraper every few seconds from one address; without the bearer token a request costs one
-    # comparison, and a scrape's one query (the stored orders) is cached
-    # (CHECKOUT_METRICS_ORDERS_CACHE_SECONDS). A 429 would only leave holes in the graphs.
-    "checkout.metrics": "bearer token only; its one database count is cached",
-}
+
+@dataclass(frozen=True)
+class RateLimitMark:
+    """What a view says of its requests' limits (:func:`limited`, :func:`unlimited`): a category,
+    or a function of the request that names one; or none, and why."""
+
+    category: str | Callable[[], str] | None
+    why_unlimited: str = ""
+
+
+_MARK = "checkout_rate_limit"       # the attribute of a view function that holds its mark
+
+
+def limited(category: str | Callable[[], str]) -> Callable[[View], View]:
+    """The view's requests count in ``category`` (one of the module docstring's), or in the
+    category the function given names for each request. Written where the view is, so that a
+    route and its limit are declared together."""
+    def mark(view: View) -> View:
+        setattr(view, _MARK, RateLimitMark(category))
+        return view
+    return mark
+
+
+def unlimited(why: str) -> Callable[[View], View]:
+    """The view is never limited, for the reason given (which the view keeps, for the reader)."""
+    def mark(view: View) -> View:
+        setattr(view, _MARK, RateLimitMark(None, why))
+        return view
+    return mark
+
+
+def mark_of(view: Callable[..., Any] | None) -> RateLimitMark | None:
+    """A view's mark; None for a view that has none (a test fails on such a route)."""
+    return getattr(view, _MARK, None)
+
 
 REDIS_OPTIONS: dict[str, Any] = {
     # A shared store that does not answer must not hold a checkout page for long: after this many
@@ -175,13 +172,12 @@ REDIS_SCHEMES = ("redis", "rediss", "redis+unix", "redis+sentinel", "redis+clust
 
 
 def category() -> str | None:
-    """The category of the current request, or None when it is not limited."""
-    endpoint = request.endpoint
-    if endpoint == "checkout.step":
-        if request.method == "GET":
-            return "page"
-        return "kyc" if (request.view_args or {}).get("step") == "kyc" else "form"
-    return ENDPOINT_CATEGORIES.get(endpoint or "")
+    """The category of the current request, as its view says; None when it is not limited (the
+    blueprint's static files, addresses that match no route, and views marked unlimited)."""
+    mark = mark_of(current_app.view_functions.get(request.endpoint or ""))
+    if mark is None or mark.category is None:
+        return None
+    return mark.category() if callable(mark.category) else mark.category
 
 
 _PHOTOS_DECODED = "checkout_photos_decoded"      # on flask.g, for the request's photo limits

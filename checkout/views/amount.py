@@ -30,6 +30,7 @@ from ..journey import quotes
 from ..journey.steps import update_before_order
 from ..meanwhile import meanwhile
 from ..names import asset_name, network_name
+from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
 from ..upstream_text import country_name
@@ -353,6 +354,7 @@ def priced(session: CheckoutSession, flow: Flow, params: Mapping[str, Any],
             "money_locale": money_locale(params.get("countryIsoCode"))}
 
 
+@limited("quote")
 @session_route
 def live_quote(session: CheckoutSession) -> Response:
     """The price breakdown for what is typed so far (htmx, debounced); saves nothing."""

@@ -19,6 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify
 from sqlalchemy import text
 
+from ..ratelimits import unlimited
 from ..readiness import OK, UNAVAILABLE, Readiness
 from ..state import CheckoutState, get_state
 from ..store import database_failure
@@ -67,11 +68,14 @@ def _answer(ready_only: bool) -> Response:
     return response
 
 
+@unlimited("probed by load balancers, often and from one address (a 429 would take the "
+           "instance out of rotation); its upstream check is cached")
 def healthz() -> Response:
     """Liveness: 200 while this process and its database answer (the rest is reported)."""
     return _answer(ready_only=False)
 
 
+@unlimited("probed by monitors; answered from the last background check")
 def ready() -> Response:
     """Readiness: 200 only while the database, the upstream and the rate-limit store answer."""
     return _answer(ready_only=True)

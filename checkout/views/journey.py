@@ -34,6 +34,7 @@ from ..htmx import htmx_redirect, render
 from ..journey import creation, quotes
 from ..journey.creation import Outcome
 from ..journey.steps import REVIEW
+from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import get_state
 from .context import CSRF_FIELD, session_route
@@ -278,6 +279,7 @@ def forward(session: CheckoutSession) -> Response:
     return htmx_redirect(step_url(session, step))
 
 
+@limited("page")
 @session_route
 def session_page(session: CheckoutSession) -> Response:
     """Show the step the session has reached (the resume link lands here)."""
@@ -298,6 +300,14 @@ def session_page(session: CheckoutSession) -> Response:
     return page.get(session)
 
 
+def step_category() -> str:
+    """A step's page is a page; sending its form is a form, or identity documents on the KYC step."""
+    if request.method == "GET":
+        return "page"
+    return "kyc" if (request.view_args or {}).get("step") == "kyc" else "form"
+
+
+@limited(step_category)
 @session_route
 def step_page(session: CheckoutSession, step: str) -> Response:
     """One step before the order: its form (GET), or its values checked and saved (POST)."""
@@ -355,6 +365,7 @@ def reopen(session: CheckoutSession, step: str) -> CheckoutSession:
     return get_state().sessions.update(session.id, lambda s: flow.journey.reopen(s, step))
 
 
+@limited("page")
 @session_route
 def review(session: CheckoutSession) -> Response:
     """Everything at a glance, with a fresh price, before the order is created."""
@@ -413,6 +424,7 @@ def _settle(session: CheckoutSession) -> Response:
 
 # -- create -------------------------------------------------------------------------------------------
 
+@limited("create")
 @session_route
 def create(session: CheckoutSession) -> Response:
     """Create the order, once: repeated or concurrent requests all lead to the same order."""

@@ -48,7 +48,7 @@ from ..kyc import standing, submission
 from ..kyc.levels import covers, next_level
 from ..public_address import external_url
 from ..qr import qr_svg
-from ..ratelimits import photo_decodes
+from ..ratelimits import limited, photo_decodes
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import KycDocument, RequiredField
@@ -353,6 +353,7 @@ def _check_asked(session: CheckoutSession) -> bool:
     return time.time() - checked_at >= CHECK_AGAIN_SECONDS
 
 
+@limited("poll")
 @session_route
 def kyc_check(session: CheckoutSession) -> Response:
     """Polled by the KYC page (every few seconds): 204 while nothing changed for it, else the

@@ -14,6 +14,7 @@ from flask import Blueprint, redirect, request, url_for
 from werkzeug.wrappers import Response
 
 from ..i18n import SUPPORTED_LANGUAGES
+from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import get_state
 from .context import session_route
@@ -49,6 +50,7 @@ def back_to(session: CheckoutSession, sent: str | None) -> str:
     return f"{path}?{parts.query}" if parts.query else path
 
 
+@limited("form")
 @session_route
 def choose_language(session: CheckoutSession) -> Response:
     """Keep the language the user chose for this session, then back to their page."""

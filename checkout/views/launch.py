@@ -13,6 +13,7 @@ from werkzeug.wrappers import Response
 
 from ..errors import LaunchTokenError
 from ..launch import MALFORMED, session_claims, verify_token
+from ..ratelimits import limited, unlimited
 from ..state import get_state
 from .pages import render_error
 
@@ -21,6 +22,7 @@ def _to_session(session_id: str) -> Response:
     return redirect(url_for("checkout.flow", session_id=session_id), code=303)
 
 
+@limited("open")
 def launch() -> Response:
     """Open (or reopen) the session of a signed launch token and go to its page."""
     token = request.args.get("token", "")
@@ -39,12 +41,14 @@ def launch() -> Response:
     return _to_session(session.id)
 
 
+@limited("open")
 def onramp() -> Response:
     """Start an unsigned on-ramp session: the user chooses everything, nothing is locked."""
     session = get_state().sessions.create("onramp", claims=_unsigned_claims(), locked=[])
     return _to_session(session.id)
 
 
+@limited("open")
 def offramp() -> Response:
     """Start an unsigned off-ramp session: the user types everything and pays from their own
     wallet (a merchant-funded payout needs a signed token)."""
@@ -63,6 +67,7 @@ def _unsigned_claims() -> dict[str, str]:
 ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT", "PROPFIND"]
 
 
+@unlimited("a 404 or 405 page: no work behind it")
 def not_found(unknown: str = "") -> Response:
     """Any other path or method under the prefix: the friendly 404 (or 405) page rather than
     the host's (or Werkzeug's bare one)."""

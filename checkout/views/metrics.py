@@ -16,11 +16,15 @@ from flask.blueprints import BlueprintSetupState
 from werkzeug.exceptions import NotFound
 
 from ..metrics import TOKEN_KEY, enabled
+from ..ratelimits import unlimited
 from ..state import get_state
 
 REALM = 'Bearer realm="checkout metrics"'
 
 
+@unlimited("a scraper every few seconds from one address; without the bearer token "
+           "a request costs one comparison, and a scrape's one query is cached: a 429 "
+           "would only leave holes in the graphs")
 def metrics() -> Response:
     """Serve the metrics to a scraper that bears the token."""
     # Here, not at the top: prometheus_client is imported only when metrics are on.

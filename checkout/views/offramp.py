@@ -49,6 +49,7 @@ from ..journey import quotes
 from ..journey.steps import update_before_order
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
+from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import get_state, real_app
 from ..upstream.types import OfframpOrder
@@ -394,6 +395,7 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
                   resume=status_views.resume_context(session), step="deposit")
 
 
+@limited("page")
 @session_route
 @journey.order_required(FLOW.name)
 def deposit(session: CheckoutSession) -> Response:
@@ -411,6 +413,7 @@ def _back_to_deposit(session: CheckoutSession, **notice: Any) -> Response:
     return htmx_redirect(url_for("checkout.deposit", session_id=session.id))
 
 
+@limited("tx_hash")
 @session_route
 @journey.order_required(FLOW.name)
 def deposit_sent(session: CheckoutSession) -> Response:

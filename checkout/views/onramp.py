@@ -25,6 +25,7 @@ from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
 from ..names import asset_name, channel_name, network_name
+from ..ratelimits import limited
 from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
 from ..state import get_state
@@ -185,6 +186,7 @@ def _back_to_pay(session: CheckoutSession, message: str, kind: str = "error") ->
     return htmx_redirect(url_for("checkout.pay", session_id=session.id))
 
 
+@limited("page")
 @session_route
 @journey.order_required(FLOW.name)
 def pay(session: CheckoutSession) -> Response:
@@ -203,6 +205,7 @@ def _order_expired() -> str:
              "again.")
 
 
+@limited("form")
 @session_route
 @journey.order_required(FLOW.name)
 def confirm(session: CheckoutSession) -> Response:
@@ -225,6 +228,7 @@ def confirm(session: CheckoutSession) -> Response:
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
 
 
+@limited("otp")
 @session_route
 @journey.order_required(FLOW.name)
 def otp(session: CheckoutSession) -> Response:
@@ -257,6 +261,7 @@ def otp(session: CheckoutSession) -> Response:
     return _back_to_pay(session, _("Code accepted."), "ok")
 
 
+@limited("push_retry")
 @session_route
 @journey.order_required(FLOW.name)
 def retry_push(session: CheckoutSession) -> Response:

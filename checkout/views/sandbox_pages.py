@@ -16,9 +16,11 @@ from flask import Blueprint, Response, abort, current_app, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..embedded_sandbox import SANDBOX_PAGES as PAGES
+from ..ratelimits import unlimited
 from ..state import get_state
 
 
+@unlimited("the embedded sandbox's test pages (absent with a real upstream)")
 def sandbox_pages(rest: str = "") -> BaseResponse:
     """Hand the request to the sandbox app, as if it were mounted at the checkout's prefix."""
     sandbox = get_state().sandbox

@@ -32,6 +32,7 @@ from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import format_datetime
 from ..public_address import external_url
 from ..qr import qr_svg
+from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..urls import safe_external_url
 from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
@@ -187,6 +188,7 @@ def show_status(session: CheckoutSession, *, message: str | None = None,
                       None, "deposit_awaiting")), step="status", **context)
 
 
+@limited("page")
 @session_route
 def status(session: CheckoutSession) -> Response:
     """Where the order stands, updated live until it settles."""
@@ -195,6 +197,7 @@ def status(session: CheckoutSession) -> Response:
     return show_status(session)
 
 
+@limited("poll")
 @session_route
 def status_live(session: CheckoutSession) -> Response:
     """The status block alone, for polling; on the pay page it moves on once the money is seen."""
@@ -212,6 +215,7 @@ def status_live(session: CheckoutSession) -> Response:
                              returned=request.args.get("returned") == "1"))
 
 
+@limited("page")
 @session_route
 def payment_return(session: CheckoutSession) -> Response:
     """Back from a payment provider's page (often as the top-level window): the order's status."""
@@ -247,6 +251,7 @@ def _order_view_context(session: CheckoutSession, token: str) -> dict[str, Any]:
     return context
 
 
+@limited("page")
 def order_view(token: str) -> Response:
     """Back from a payment provider's page, by the address the provider was given: the order's
     status and the way back to the shop."""
@@ -255,6 +260,7 @@ def order_view(token: str) -> Response:
                   step="status", **_order_view_context(session, token))
 
 
+@limited("poll")
 def order_view_live(token: str) -> Response:
     """The order view's status block alone, for polling."""
     session = _order_view_session(token)

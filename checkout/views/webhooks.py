@@ -29,6 +29,7 @@ from werkzeug.wrappers import Request
 
 from ..errors import ConfigurationError, WebhookSignatureError
 from ..logs import REQUEST_ID_HEADER, environ_request_id
+from ..ratelimits import unlimited
 from ..security import MACHINE_HEADERS, machine_answer
 from ..state import real_app, state_of
 from ..store import database_failure
@@ -128,6 +129,9 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
                   "duplicate" if receipt.duplicate else "accepted", rid)
 
 
+@unlimited("signed by the upstream, which retries what is not acknowledged: a 429 "
+           "would only delay order updates and multiply the deliveries; a forged one costs "
+           "one signature check and is never stored")
 def receive_webhook() -> Response:
     """The receiver's view: :func:`receive`'s answer, as JSON for a machine."""
     # Flask's own request: whatever read the body before (a host's request_started handler,
