@@ -388,9 +388,3 @@ class UtilCatalog:
         countries = self.cache.get(("util-countries",), self.client.util_countries)
         return next((c for c in countries if c.country_iso_code == code), None)
 
-
-def onramp_catalog() -> OnrampCatalog:
-    """The current app's on-ramp catalog (made with the app's state, so it lives and dies with it)."""
-    from .state import get_state
-
-    return get_state().onramp_catalog

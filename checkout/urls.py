@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from flask import has_app_context
+from flask import current_app, has_app_context
 
-from .config import is_loopback_host
+from .config import is_loopback_host, uses_sandbox
 
 log = logging.getLogger("checkout.urls")
 
@@ -54,11 +54,9 @@ def safe_external_url(url: object, what: str = "payment") -> str | None:
 
 
 def _embedded_sandbox() -> bool:
-    if not has_app_context():
-        return False
-    from .state import get_state
-
-    return get_state().sandbox is not None
+    # The configuration says it (as composition does when it builds the sandbox): no lookup of
+    # the app's state from down here.
+    return has_app_context() and uses_sandbox(current_app)
 
 
 def _refused(what: str, reason: str) -> None:

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from flask import current_app
 
 from ..sessions import CheckoutSession
-from ..state import get_state
 from ..upstream.types import RequiredField, required_fields_from_json
 from .steps import update_before_order
 
 if TYPE_CHECKING:
     from ..flows import Flow
+    from .quote_cache import QuoteCache
 
 
 def max_age() -> float:
@@ -89,11 +89,11 @@ def refresh(session: CheckoutSession, flow: Flow) -> tuple[CheckoutSession, bool
     return session, changed
 
 
-def shown_quote(flow: Flow, params: Mapping[str, Any]) -> dict[str, Any]:
+def shown_quote(cache: QuoteCache, flow: Flow, params: Mapping[str, Any]) -> dict[str, Any]:
     """A quote record to *show* a price with (the live price under the amount), never to create
     an order from: identical asks within ``CHECKOUT_QUOTE_CACHE_SECONDS`` share one upstream call
-    (:mod:`checkout.journey.quote_cache`)."""
-    return get_state().quote_cache.get(flow.name, params, lambda: flow.request_quote(params))
+    (the app's ``cache``, :mod:`checkout.journey.quote_cache`)."""
+    return cache.get(flow.name, params, lambda: flow.request_quote(params))
 
 
 def requote(session: CheckoutSession, flow: Flow) -> CheckoutSession:

@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 
 from ..forms import describe_format, field_kind
 from ..sessions import CheckoutSession
-from ..state import get_state
+from ..upstream.client import UpstreamClient
 from ..upstream.types import KycDocument
 from . import standing
 from .photos import PhotoKind, images_value, photos_field
@@ -39,9 +39,9 @@ def user_fields(document: KycDocument, values: Mapping[str, Any],
     return out
 
 
-def send(session: CheckoutSession, document: KycDocument, fields: Mapping[str, Any]) -> None:
+def send(upstream: UpstreamClient, session: CheckoutSession, document: KycDocument,
+         fields: Mapping[str, Any]) -> None:
     """One call; raises ``UpstreamError`` (a refusal names the field: see :func:`field_named`)."""
-    upstream = get_state().upstream
     who = standing.contact(session)
     if standing.source() == standing.USER_API:
         upstream.user_kyc_submit(who.email or "", document.id or "", fields)

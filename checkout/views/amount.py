@@ -32,6 +32,7 @@ from ..meanwhile import meanwhile
 from ..names import asset_name, network_name
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
+from ..state import get_state
 from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
 from ..upstream_text import country_name
 from .context import session_route
@@ -320,7 +321,7 @@ def shown_price(step: AmountStep, session: CheckoutSession,
     if not typed.ok:
         return refused(typed)
     params = quotes.normalise(flow.quote_keys, {**corridor.values, **typed.values})
-    ask = partial(quotes.shown_quote, flow, params)
+    ask = partial(quotes.shown_quote, get_state().quote_cache, flow, params)
     limits_args = step.corridor(corridor.values)
     if limits_args is None or flow.catalog().knows_limits(**limits_args):
         amount = amount_within(step.limits(corridor.values))

@@ -206,7 +206,7 @@ class KycStep(journey.StepPage):
         answer at all (``UpstreamUnavailable``, ``UpstreamBadResponse``) is left to the caller."""
         fields = submission.user_fields(document, result.values, result.facts["photos"])
         try:
-            submission.send(session, document, fields)
+            submission.send(get_state().upstream, session, document, fields)
         except UpstreamBadRequest as exc:
             already = submission.already_approved(exc.message)
             if already is not None and covers(already, level):

@@ -26,7 +26,6 @@ from ..htmx import htmx_redirect, render
 from ..journey import quotes
 from ..names import asset_name, channel_name, network_name
 from ..ratelimits import limited
-from ..reference import onramp_catalog
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import OnrampOrder, TransferInstructions
@@ -94,7 +93,7 @@ class WalletStep(WalletPage):
 
 
 def review_context(session: CheckoutSession) -> dict[str, Any]:
-    catalog = onramp_catalog()
+    catalog = get_state().onramp_catalog
     country, channel = session.value("countryIsoCode"), session.value("paymentChannel")
     specs = {spec.name: spec for spec in quotes.required_fields(session)}
     return {

@@ -8,7 +8,8 @@ from decimal import Decimal
 import pytest
 
 from checkout.errors import UpstreamTimeout
-from checkout.reference import OnrampCatalog, TTLCache, onramp_catalog
+from checkout.reference import OnrampCatalog, TTLCache
+from checkout.state import state_of
 from checkout.upstream.types import AssetPair, Limits
 
 from ..conftest import make_app
@@ -109,8 +110,7 @@ def test_each_app_has_its_own_catalog_with_its_ttl(config):
     config = dict(config, CHECKOUT_DATABASE_URL=config["CHECKOUT_DATABASE_URL"] + "-2",
                   CHECKOUT_REFERENCE_TTL=7)
     two = make_app(config)
-    with one.app_context():
-        first = onramp_catalog()
-        assert onramp_catalog() is first and first.cache.ttl == 5
-    with two.app_context():
-        assert onramp_catalog() is not first and onramp_catalog().cache.ttl == 7
+    first = state_of(one).onramp_catalog
+    assert state_of(one).onramp_catalog is first and first.cache.ttl == 5
+    assert state_of(two).onramp_catalog is not first
+    assert state_of(two).onramp_catalog.cache.ttl == 7
