@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
 from checkout.flows import flow_named
 
+from ..support.waiting import wait_for
 from .conftest import (
     move_sandbox_order,
     order_reads,
@@ -150,9 +150,10 @@ def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # never approved
 def test_stk_push_retry_when_allowed(flow):
     flow.to_pay("stk_push")
-    time.sleep(0.5)                                    # 30 sandbox seconds
-    ready = flow.get("/pay").get_data(as_text=True)
-    assert re.search(r'type="submit">Send the request again', ready)
+    # 30 sandbox seconds: the page offers the request again, as a user reloading it would see
+    # (a reload every 0.1 s, under the page's rate limit).
+    wait_for(lambda: re.search(r'type="submit">Send the request again',
+                               flow.get("/pay").get_data(as_text=True)), interval=0.1)
     page = on_pay(flow, flow.post("/pay/retry"))
     html = page.get_data(as_text=True)
     assert "A new payment request was sent" in html, html[:3000]
@@ -168,7 +169,8 @@ def test_no_wait_is_counted_down_once_every_request_is_used(flow):
     asked soon (with JavaScript it would release the button when it ends)."""
     flow.to_pay("stk_push")
     for _ in range(2):
-        time.sleep(0.5)                                # 30 sandbox seconds
+        wait_for(lambda: re.search(r'type="submit">Send the request again',
+                                   flow.get("/pay").get_data(as_text=True)), interval=0.1)
         on_pay(flow, flow.post("/pay/retry"))
     html = flow.get("/pay").get_data(as_text=True)
     assert "Requests sent: 3 of 3" in html

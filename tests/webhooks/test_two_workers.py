@@ -5,7 +5,6 @@ are refused and change nothing, whichever worker's batch they fall in."""
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -18,6 +17,7 @@ from checkout.webhooks.store import events_table, orders_table, signal_log_table
 
 from ..conftest import make_app
 from ..gunicorn_support import gunicorn_workers
+from ..support.waiting import wait_for
 from .helpers import T0, history, order_payload, signed_webhook
 
 
@@ -68,10 +68,9 @@ def test_two_gunicorn_workers_process_each_event_once(webhook_config, postgres_u
             return states == {"processed"} and {state for *_, state in owed} == {"dispatched"}, \
                 owed
 
-        deadline = time.monotonic() + 30
-        while not settled()[0] and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(0.5)          # anything sent twice would show up now
+        # Once every signal is marked sent nothing is left to send: a signal sent twice would
+        # already be in the log (each is written there before it is marked).
+        wait_for(lambda: settled()[0], timeout=30)
         done, owed = settled()
         assert done
         fired = Counter(tuple(line.split()[1:]) for line in signal_log.read_text().splitlines())
