@@ -919,7 +919,7 @@ class FieldDetail(FromJson):
     """What ``/api/offramp/validate-fields`` found, e.g. the account holder's name to check."""
 
     label: str
-    value: str
+    value: str = ""        # a detail the partner could not resolve may come empty or null
     raw: Mapping[str, Any] = _raw()
 
 

@@ -458,3 +458,13 @@ def test_a_field_spelled_otherwise_is_read_under_its_own_key():
     assert (order.id, order.offer_id) == ("o-1", "of-1")
     with pytest.raises(UpstreamBadResponse, match="OfframpOrder: _id is missing"):
         OfframpOrder.from_json({"id": "o-1"})
+
+
+@pytest.mark.parametrize("detail", [{"label": "Account name", "value": ""},
+                                    {"label": "Account name", "value": None},
+                                    {"label": "Account name"}])
+def test_a_validated_field_without_a_value_reads_as_empty(detail):
+    """validate-fields may name a detail it could not resolve: the answer is still read (the
+    payee check shows what it has), never refused whole."""
+    [found] = field_details_from_json({"details": [detail]})
+    assert (found.label, found.value) == ("Account name", "")
