@@ -280,47 +280,68 @@ class RateLimited(TooManyRequests):
 
 class _FailOpenCounter:
     """Counts in the shared store, or in the process's memory while that store cannot be reached
-    (the module docstring says why): one warning when it goes, another look every 1 to 32 s."""
+    (the module docstring says why): one warning when it goes, one line when counting there works
+    again, and meanwhile another look after 1 s, doubling up to 32 s while it keeps failing (a
+    store that answers a ping but refuses counts, say read-only, keeps failing). One request
+    looks; the others count in memory meanwhile rather than wait for its round trip."""
 
     def __init__(self, uri: str, options: dict[str, Any]) -> None:
         self.memory = MovingWindowRateLimiter(MemoryStorage())
         self.shared = (None if uri.startswith("memory://")
                        else MovingWindowRateLimiter(storage_from_string(uri, **options)))
         self._lock = threading.Lock()
-        self._look_again_at: float | None = None     # monotonic; None while the store answers
-        self._pause = 0.0
+        self._look_again_at: float | None = None     # monotonic; None while counting there
+        self._pause = 0.0                            # the last wait; 0 once a count worked
 
     def run(self, action: str, *args: Any, **kwargs: Any) -> Any:
         """``action`` (``hit``, ``test``, ``get_window_stats``) of the moving window limiter."""
-        if self.shared is None or not self._store_is_back():
+        if self.shared is None or not self._may_use_store():
             return getattr(self.memory, action)(*args, **kwargs)
         try:
-            return getattr(self.shared, action)(*args, **kwargs)
+            answer = getattr(self.shared, action)(*args, **kwargs)
         except Exception:  # the store's own errors (redis, memcached...) differ by backend
-            self._store_went_away()
+            self._store_failed()
             return getattr(self.memory, action)(*args, **kwargs)
+        if self._pause:
+            self._store_worked()
+        return answer
 
-    def _store_is_back(self) -> bool:
+    def _may_use_store(self) -> bool:
         if self._look_again_at is None:
             return True
-        with self._lock:
-            if self._look_again_at is None or time.monotonic() < self._look_again_at:
-                return self._look_again_at is None
+        if time.monotonic() < self._look_again_at or not self._lock.acquire(blocking=False):
+            return False
+        try:
+            due = self._due()               # again, now under the lock: another may have looked
+            if due is None or time.monotonic() < due:
+                return due is None
             if self.store_answers():
-                log.info("rate limit store answers again: counting there")
-                self._look_again_at = None
+                self._look_again_at = None          # the next count there says if it is back
                 return True
             self._pause = min(self._pause * 2, 32)
             self._look_again_at = time.monotonic() + self._pause
             return False
+        finally:
+            self._lock.release()
 
-    def _store_went_away(self) -> None:
+    def _due(self) -> float | None:
+        return self._look_again_at
+
+    def _store_failed(self) -> None:
         with self._lock:
-            if self._look_again_at is None:
+            if self._look_again_at is not None:
+                return                               # another request saw it first
+            if not self._pause:
                 log.warning("rate limit store unreachable: falling back to in-memory counts "
                             "(limits now hold per process)")
-                self._pause = 1
-                self._look_again_at = time.monotonic() + self._pause
+            self._pause = min(max(self._pause * 2, 1), 32)
+            self._look_again_at = time.monotonic() + self._pause
+
+    def _store_worked(self) -> None:
+        with self._lock:
+            if self._pause:
+                log.info("rate limit store answers again: counting there")
+                self._pause = 0
 
     def store_answers(self) -> bool:
         try:
@@ -384,32 +405,47 @@ class RateLimits:
     def count_request(self) -> None:
         """Before the view: one more request of its category, per address and per session; for
         identity documents, is there room for one more photo? Refused with :class:`RateLimited`."""
-        name = category()
+        g.pop(_PHOTOS_DECODED, None)        # an app context can outlive a request: not its count
+        try:
+            name, keys = category(), self._keys()
+        except Exception:  # a fault of ours must not refuse a shopper: let the request through
+            log.exception("rate limit category or key failed: request not counted")
+            return
         if name is None:
             return
-        for kind, key in self._keys():
-            self._take(f"{name}_per_{kind}", key, cost=1, refuse=True)
+        for kind, key in keys:
+            self._refuse_unless_room(f"{name}_per_{kind}", key, take=True)
             if name == "kyc":
-                self._take(f"photo_per_{kind}", key, cost=1, refuse=True, only_look=True)
+                self._refuse_unless_room(f"photo_per_{kind}", key, take=False)
 
     def count_photos(self, response: Response) -> Response:
         """After the view: the photos it decoded (:func:`photo_decodes`) count, one each."""
-        decoded = int(g.get(_PHOTOS_DECODED, 0))
+        decoded = int(g.pop(_PHOTOS_DECODED, 0))
         if decoded > 0:
             for kind, key in self._keys():
-                self._take(f"photo_per_{kind}", key, cost=decoded, refuse=False)
+                self._count_up_to_the_limit(f"photo_per_{kind}", key, decoded)
         return response
 
-    def _take(self, limit_name: str, key: str, *, cost: int, refuse: bool,
-              only_look: bool = False) -> None:
+    def _refuse_unless_room(self, limit_name: str, key: str, *, take: bool) -> None:
+        """Count one more (``take``), or only look whether one more fits; raise
+        :class:`RateLimited` when it does not."""
         assert self.counter is not None
         identifiers = (KEY_PREFIX, key, limit_name)
         for item in _parsed(self.limits.get(limit_name, "")):
-            allowed = self.counter.run("test" if only_look else "hit", item, *identifiers,
-                                       cost=cost)
-            if not allowed and refuse:
+            if not self.counter.run("hit" if take else "test", item, *identifiers):
                 log.info("rate limit %s (%s) exceeded at %s", limit_name, item, request.endpoint)
                 raise RateLimited(limit_name, self._seconds_until_room(item, identifiers))
+
+    def _count_up_to_the_limit(self, limit_name: str, key: str, count: int) -> None:
+        """Count ``count`` more, one at a time: a count that does not fit whole would be recorded
+        not at all, and a request that decoded three photos one short of the limit would leave
+        the count where it was, for the next request to pass too."""
+        assert self.counter is not None
+        identifiers = (KEY_PREFIX, key, limit_name)
+        for item in _parsed(self.limits.get(limit_name, "")):
+            for _ in range(count):
+                if not self.counter.run("hit", item, *identifiers):
+                    break
 
     def _seconds_until_room(self, item: RateLimitItem, identifiers: tuple[str, ...]) -> int:
         assert self.counter is not None

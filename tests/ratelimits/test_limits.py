@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from flask import Flask
+from flask import Flask, Response
 
 from checkout import Checkout
 from checkout.errors import ConfigurationError
-from checkout.ratelimits import DEFAULT_LIMITS, client_address, mark_of
+from checkout.ratelimits import DEFAULT_LIMITS, RateLimited, client_address, mark_of, photo_decodes
 
 from ..conftest import make_app
 from .conftest import Shopper
@@ -354,3 +354,58 @@ def test_the_checkout_counts_with_limits_alone_not_flask_limiters_internals(tmp_
                           timeout=60, cwd=Path(__file__).parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# -- photos -------------------------------------------------------------------------------------------
+
+def _kyc_post(app: Flask, session: str, decoded: int, *, answered: bool = True) -> None:
+    """One identity-document post as the limiter sees it: counted before the view, which decodes
+    ``decoded`` photos, then (once answered) those photos counted."""
+    ratelimits = app.extensions["checkout"].ratelimits
+    with app.test_request_context(f"/checkout/s/{session}/kyc", method="POST",
+                                  environ_base={"REMOTE_ADDR": "127.0.0.1"}):  # the client's
+        ratelimits.count_request()
+        photo_decodes(decoded)
+        if answered:
+            ratelimits.count_photos(Response())
+
+
+def test_photos_count_even_when_a_post_takes_the_count_past_its_limit(config):
+    """A post with room for one more photo may decode three: they count up to the limit, so
+    the next post is refused. (A count that does not fit whole would be recorded not at all, and
+    every later post would find the same room.)"""
+    app = limited_app(config, photo_per_session="4/minute", photo_per_ip="", kyc_per_session="")
+    _kyc_post(app, "A" * 43, 3)
+    _kyc_post(app, "A" * 43, 3)                     # room for one before it; three decoded
+    with pytest.raises(RateLimited) as refused:
+        _kyc_post(app, "A" * 43, 3)
+    assert refused.value.limit_name == "photo_per_session"
+
+
+def test_a_photo_count_is_not_carried_into_later_requests_of_one_app_context(config):
+    """A host or tool may push an app context that outlives requests: the photos of a post whose
+    view failed (never counted after it) are not charged to the pages that follow."""
+    app = limited_app(config, photo_per_ip="3/minute", kyc_per_ip="", kyc_per_session="")
+    client = app.test_client()
+    with app.app_context():
+        _kyc_post(app, "A" * 43, 3, answered=False)
+        for _ in range(3):
+            client.get(f"/checkout/s/{'B' * 43}/status")
+    _kyc_post(app, "C" * 43, 3)                      # the address's three photos: still room
+    with pytest.raises(RateLimited):
+        _kyc_post(app, "C" * 43, 1)
+
+
+def test_a_fault_of_the_limiters_own_lets_the_shopper_through(config, monkeypatch, caplog):
+    """A mark or key that fails is a fault of ours: logged, and the request is not refused."""
+    from checkout import ratelimits
+
+    app = limited_app(config, open_per_ip="1/minute")
+
+    def broken() -> str:
+        raise RuntimeError("a mark that fails")
+
+    monkeypatch.setattr(ratelimits, "category", broken)
+    client = app.test_client()
+    assert [client.get("/checkout/onramp").status_code for _ in range(2)] == [303, 303]
+    assert "request not counted" in caplog.text
