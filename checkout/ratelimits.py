@@ -407,11 +407,10 @@ class RateLimits:
         identity documents, is there room for one more photo? Refused with :class:`RateLimited`."""
         g.pop(_PHOTOS_DECODED, None)        # an app context can outlive a request: not its count
         try:
-            name, keys = category(), self._keys()
+            name = category()
+            keys = [] if name is None else self._keys()   # nothing to work out when unlimited
         except Exception:  # a fault of ours must not refuse a shopper: let the request through
             log.exception("rate limit category or key failed: request not counted")
-            return
-        if name is None:
             return
         for kind, key in keys:
             self._refuse_unless_room(f"{name}_per_{kind}", key, take=True)
