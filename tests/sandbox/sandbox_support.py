@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -16,6 +17,14 @@ HEADERS = {"x-client-id": CLIENT_ID}
 EVM_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"     # EIP-55 test vector
 OTHER_EVM_ADDRESS = "0xde709f2102306220921060314715629080e2fb77"
 TX_HASH = "0x" + "ab" * 32
+
+
+def move_clock(app: Flask, sandbox_seconds: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox's time (what it stamps and what it compares expiries with) moved forward by
+    ``sandbox_seconds``, instead of a test waiting them out."""
+    clock = app.extensions["sandbox"].clock
+    now, ahead = clock.now, timedelta(seconds=clock.sleep_seconds(sandbox_seconds))
+    monkeypatch.setattr(clock, "now", lambda: now() + ahead)
 
 
 def build_app(**overrides: Any) -> Flask:

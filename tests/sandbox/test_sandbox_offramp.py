@@ -1,9 +1,9 @@
 """/api/offramp/*: both variants, validation, lifecycles with statusHistory, outcomes and filters."""
 from __future__ import annotations
 
-import time
-
 import pytest
+
+from checkout.sandbox.orders import QUOTE_TTL
 
 from ..support.waiting import wait_for
 from .sandbox_support import (  # noqa: F401
@@ -12,6 +12,7 @@ from .sandbox_support import (  # noqa: F401
     TX_HASH,
     Api,
     api,
+    move_clock,
     sandbox_app,
     sandbox_factory,
 )
@@ -161,18 +162,17 @@ def test_create_order_validation(api, overrides, message):
     assert message in api.post("/api/offramp/create-order", body, expect=400)["message"]
 
 
-def test_offer_is_single_use_and_expires(api, sandbox_factory):
+def test_offer_is_single_use_and_expires(api, monkeypatch):
     offer = api.offramp_offer()
     api.offramp_typed_order(offer)
     body = {"offerId": offer["offer"]["_id"], "paymentType": "CRYPTO_WALLET", "network": "POLYGON",
             "asset": "USDC", "address": EVM_ADDRESS, "currency": "usd", "amount": 20,
             "requiredFields": {"bankCode": "011:02", "bankAccountNumber": "0123456789"}}
     assert "already been used" in api.post("/api/offramp/create-order", body, expect=400)["message"]
-    fast = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.0005))     # 10 minutes last 0.3 s
-    offer = fast.offramp_offer()
-    time.sleep(0.35)
-    expired = fast.post("/api/offramp/validate-fields",
-                        {"offerId": offer["offer"]["_id"], "requiredFields": {}}, expect=400)
+    offer = api.offramp_offer()
+    move_clock(api.app, QUOTE_TTL, monkeypatch)                   # the offer's ten minutes pass
+    expired = api.post("/api/offramp/validate-fields",
+                       {"offerId": offer["offer"]["_id"], "requiredFields": {}}, expect=400)
     assert expired == {"message": "The quote is expired"}
 
 

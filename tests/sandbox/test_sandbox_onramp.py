@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from checkout.sandbox.orders import OUTCOMES
+from checkout.sandbox.orders import OUTCOMES, QUOTE_TTL
 from checkout.sandbox.validation import MEMO_NETWORKS, ONRAMP_NETWORKS, InvalidRequest, check_memo
 
 from ..support.waiting import wait_for
@@ -14,6 +14,7 @@ from .sandbox_support import (  # noqa: F401
     HEADERS,
     Api,
     api,
+    move_clock,
     sandbox_app,
     sandbox_factory,
 )
@@ -186,10 +187,9 @@ def test_failed_create_does_not_use_up_the_quote(api):
     api.onramp_order(quote)
 
 
-def test_quote_expires(sandbox_factory):
-    api = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.0005))      # 10 minutes last 0.3 s
+def test_quote_expires(api, monkeypatch):
     quote = api.onramp_quote()
-    time.sleep(0.35)
+    move_clock(api.app, QUOTE_TTL, monkeypatch)                   # the quote's ten minutes pass
     body = {"quoteId": quote["quoteId"], "network": "CELO", "asset": "USDC", "currency": "local",
             "amount": 5000, "email": "a@example.com", "userIp": "203.0.113.7"}
     assert api.post("/api/onramp/order/create", body, expect=400) == {"message": "The quote is expired"}
