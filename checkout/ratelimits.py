@@ -307,12 +307,13 @@ class _FailOpenCounter:
         return answer
 
     def _may_use_store(self) -> bool:
-        if self._look_again_at is None:
+        due = self._look_again_at
+        if due is None:
             return True
-        if time.monotonic() < self._look_again_at or not self._lock.acquire(blocking=False):
+        if time.monotonic() < due or not self._lock.acquire(blocking=False):
             return False
         try:
-            due = self._due()               # again, now under the lock: another may have looked
+            due = self._look_again_at       # again, now under the lock: another may have looked
             if due is None or time.monotonic() < due:
                 return due is None
             if self.store_answers():
@@ -323,9 +324,6 @@ class _FailOpenCounter:
             return False
         finally:
             self._lock.release()
-
-    def _due(self) -> float | None:
-        return self._look_again_at
 
     def _store_failed(self) -> None:
         with self._lock:
