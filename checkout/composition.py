@@ -72,7 +72,8 @@ def build(app: Flask) -> CheckoutState:
     ratelimits = RateLimits.create(app)
     return CheckoutState(
         engine=engine, intake=Intake(engine),
-        sessions=SessionStore(engine, on_open=counts.session_opened),
+        sessions=SessionStore(engine, on_open=counts.session_opened,
+                              on_order=counts.order_created),
         upstream=upstream,
         sandbox=sandbox_app,
         onramp_catalog=OnrampCatalog(upstream, reference_cache()),

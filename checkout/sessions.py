@@ -5,10 +5,10 @@ the URL path (``/checkout/s/<id>/...``) and in htmx request headers. Pages send
 ``Referrer-Policy: same-origin`` so the id never leaves our origin in a Referer.
 
 A session is bound to at most one launch token (``jti`` is unique: presenting a token again returns
-to the same session) and to at most one order: ``claim_order_creation`` is an atomic compare-and-set
-in the database, so a double click, a retried request or a second device can never create a second
-order. The claim is owned: it records a random owner token, and only that owner can give it back,
-so a slow request can never free (or be overtaken through) a claim that another request now holds.
+to the same session) and to at most one order: ``attach_order`` fills the empty order slot by a
+compare-and-set, never replacing an order. Every write is a compare-and-set on the session's
+``version`` (``save``), which is what lets the order's creation claim it by writing its pending
+attempt (:mod:`checkout.journey.creation`): of two requests that read the same version, one saves.
 """
 from __future__ import annotations
 
@@ -28,10 +28,6 @@ from .inputs import is_session_id
 from .store.tables import sessions_table
 
 SESSION_LIFETIME = timedelta(days=7)  # long enough to resume a slow bank transfer on another device
-# A creator that died frees the claim after this. It must outlast the slowest create call; callers
-# pass a longer lease (at least the create grace period, see checkout.journey.creation), and a
-# lapsed claim alone never allows a second create: the session's pending attempt must be settled.
-CREATION_LEASE = timedelta(minutes=15)
 
 log = logging.getLogger("checkout.sessions")
 
@@ -389,10 +385,13 @@ def _row_to_session(row: Any) -> CheckoutSession:
 
 class SessionStore:
     def __init__(self, engine: Engine,
-                 on_open: Callable[[str, str], None] | None = None) -> None:
+                 on_open: Callable[[str, str], None] | None = None,
+                 on_order: Callable[[str], None] | None = None) -> None:
         self.engine = engine
-        # Told (flow, "launch" or "unsigned") of each session opened: the app's metrics.
+        # Told (flow, "launch" or "unsigned") of each session opened, and (flow) of each order
+        # attached: the app's metrics.
         self.on_open = on_open
+        self.on_order = on_order
 
     def create(self, flow: str, *, claims: dict[str, Any] | None = None,
                locked: list[str] | None = None, jti: str | None = None) -> CheckoutSession:
@@ -477,42 +476,14 @@ class SessionStore:
                 continue
         raise SessionConflict(session_id)
 
-    def claim_order_creation(self, session_id: str,
-                             lease: timedelta = CREATION_LEASE) -> str | None:
-        """Take the right to create this session's one order: the owner token, or None if another
-        request holds it (for less than ``lease``) or an order is attached already."""
-        now = _now()
-        owner = secrets.token_urlsafe(24)
-        with self.engine.begin() as conn:
-            result = conn.execute(
-                update(sessions_table)
-                .where(sessions_table.c.id == session_id,
-                       sessions_table.c.order_id.is_(None),
-                       (sessions_table.c.creating_since.is_(None))
-                       | (sessions_table.c.creating_since < now - lease))
-                .values(creating_since=now, creating_owner=owner,
-                        version=sessions_table.c.version + 1, updated_at=now)
-            )
-        return owner if result.rowcount == 1 else None
-
-    def release_order_creation(self, session_id: str, owner: str) -> bool:
-        """Give the claim back; only its owner can (False: someone else holds it now)."""
-        with self.engine.begin() as conn:
-            result = conn.execute(
-                update(sessions_table)
-                .where(sessions_table.c.id == session_id,
-                       sessions_table.c.creating_owner == owner)
-                .values(creating_since=None, creating_owner=None,
-                        version=sessions_table.c.version + 1))
-        return result.rowcount == 1
-
     def attach_order(self, session_id: str, order_id: str,
                      change: Callable[[CheckoutSession], Any] | None = None) -> str | None:
         """Record the order; the id of the order attached afterwards (another one when the session
         already had one: never replaced) or None when the session is gone.
 
-        A compare-and-set on the empty order slot rather than on the claim's owner: an order that
-        exists upstream for this session is attached whoever holds the claim, else it is orphaned.
+        A compare-and-set on the empty order slot (and the version ``change`` was applied to): an
+        order that exists upstream for this session is attached by whichever request finds it,
+        else it would be orphaned.
         """
         now = _now()
         for _attempt in range(5):
@@ -531,9 +502,10 @@ class SessionStore:
                     .where(sessions_table.c.id == session_id,
                            sessions_table.c.order_id.is_(None),
                            sessions_table.c.version == session.version)
-                    .values(order_id=order_id, data=session.data, creating_since=None,
-                            creating_owner=None, version=sessions_table.c.version + 1,
-                            updated_at=now))
+                    .values(order_id=order_id, data=session.data,
+                            version=sessions_table.c.version + 1, updated_at=now))
             if result.rowcount == 1:
+                if self.on_order is not None:
+                    self.on_order(session.flow)
                 return order_id
         raise SessionConflict(session_id)

@@ -1,4 +1,5 @@
-"""The sessions store: its schema on a table deployed before the creation claim had an owner."""
+"""The sessions store: its schema on a table deployed before the creation claim had an owner, and
+the compare-and-sets the flow rests on, on both databases."""
 from __future__ import annotations
 
 import pytest
@@ -28,11 +29,9 @@ def test_a_table_from_before_the_owned_claim_gets_its_owner_column(database_url)
     assert "creating_owner" in {c["name"] for c in inspect(engine).get_columns("checkout_sessions")}
     store = SessionStore(engine)
     session = store.create("onramp")
-    owner = store.claim_order_creation(session.id)
-    assert owner and store.get(session.id).creating_owner == owner
+    assert store.get(session.id).creating_owner is None
     connect(database_url)                   # a second start finds the column and leaves it be
-    assert store.release_order_creation(session.id, "not-the-owner") is False
-    assert store.release_order_creation(session.id, owner) is True
+    assert store.attach_order(session.id, "order-1") == "order-1"
 
 
 # -- The guarantees the flow rests on, on both databases, under real concurrency ------------------
@@ -70,15 +69,26 @@ def test_one_token_opens_one_session_even_when_presented_at_once(store):
     assert store.get_by_jti("token-jti-1").claims == {"network": "CELO"}
 
 
-def test_exactly_one_request_wins_the_right_to_create_the_order(store):
+def test_exactly_one_request_writes_its_attempt_over_a_version(store):
+    """The order's creation claims the session by saving its pending attempt over the version it
+    read: of requests that read the same version, exactly one saves, however they interleave."""
+    from checkout.errors import SessionConflict
+
     session = store.create("onramp")
-    owners = _together(8, lambda _i: store.claim_order_creation(session.id))
-    winners = [owner for owner in owners if owner]
-    assert len(winners) == 1
+    read = [store.get(session.id) for _ in range(8)]
+
+    def attempt(i: int) -> bool:
+        read[i].pending = {"at": i}
+        try:
+            store.save(read[i])
+        except SessionConflict:
+            return False
+        return True
+
+    assert sum(_together(8, attempt)) == 1
     assert store.attach_order(session.id, "order-1") == "order-1"
-    # An order attached is never replaced, and no one can claim creation any more.
+    # An order attached is never replaced.
     assert store.attach_order(session.id, "order-2") == "order-1"
-    assert store.claim_order_creation(session.id) is None
     assert store.get_by_order("order-1").id == session.id
 
 

@@ -1,10 +1,11 @@
 """Creating a session's one order, exactly once, from exactly what the review showed.
 
-Creating is idempotent. ``SessionStore.claim_order_creation`` is an owned compare-and-set in the
-database: a double click, a retried request, a second tab or a second device gets no second claim
-while one creation runs, and none at all once an order is attached.
+Creating is idempotent, by one device: the session's *pending attempt* (what is sent, and when),
+written by compare-and-set on the session's version before the create call is sent. A double
+click, a retried request, a second tab or a second device that read the same version loses the
+compare-and-set and sends nothing (``BUSY``: its page follows the order); one that reads after it
+finds the attempt and only looks the order up.
 
-Before the create call is sent, the session records a *pending attempt* (what is sent, and when).
 From then on no create is sent for the session, automatically or by the user, until the attempt is
 settled: by the upstream's answer, by finding the order in a lookup, or by a lookup that the
 upstream answers and that finds nothing once ``CHECKOUT_CREATE_GRACE`` seconds have passed since
@@ -12,11 +13,13 @@ the attempt (the user then reviews a fresh quote and may try again; at once when
 application answered the create with an error, :func:`finished_failing`). Meanwhile the pages say
 the order is being confirmed and only look it up. A create that certainly never reached the upstream
 (the connection refused or not made in time, the breaker open, no time left: ``never_sent``)
-created nothing: it is forgotten at once, and the review says so (``NOT_SENT``).
+created nothing: it is forgotten at once, and the review says so (``NOT_SENT``). The order is then
+attached by a compare-and-set on the empty order slot (``SessionStore.attach_order``), whoever
+finds it: a session keeps its first order, never a second.
 
 The create is sent with exactly what the review showed: the review form carries a digest
-(:func:`review_digest`) of the flow's create payload, recomputed from the session after the claim
-is taken; the wallet is checked again for the network being sent.
+(:func:`review_digest`) of the flow's create payload, checked against the very version of the
+session the attempt is written over; the wallet is checked again for the network being sent.
 
 ``orderParams`` is the merchant's own reference from the launch token when there is one, else a
 random checkout reference per attempt kept in the session (never the session id: that id opens the
@@ -26,6 +29,7 @@ flow's ``matches``), and only when exactly one such order exists and no other se
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import hashlib
@@ -42,13 +46,13 @@ from flask import current_app
 
 from ..errors import (
     QuoteExpired,
+    SessionConflict,
     UpstreamError,
     UpstreamRateLimited,
     UpstreamRejected,
     UpstreamUnavailable,
 )
-from ..sessions import CheckoutSession
-from ..state import get_state
+from ..sessions import CheckoutSession, SessionStore
 
 if TYPE_CHECKING:
     from ..flows import Flow
@@ -60,7 +64,7 @@ class Outcome(enum.Enum):
     """What came of one attempt to create the session's order."""
 
     CREATED = "created"          # now or before: ``order_id`` says which
-    BUSY = "busy"                # another request holds the claim
+    BUSY = "busy"                # another request has just sent the create
     REQUOTE = "requote"          # the quote expired: the user must confirm a new price
     REJECTED = "rejected"        # the upstream said no (``message``, ``field`` when it names one)
     CHANGED = "changed"          # the details differ from the reviewed ones
@@ -78,6 +82,8 @@ class CreateResult:
     field: str | None = None
     # The create's own answer (the whole order), when this call created the order and attached it.
     order: Any = None
+    # The session as creating last read or wrote it: what the page that follows shows.
+    session: CheckoutSession | None = None
 
 
 def create_grace() -> float:
@@ -89,21 +95,23 @@ def create_grace() -> float:
     return float(current_app.config["CHECKOUT_CREATE_GRACE"])
 
 
-def creation_lease() -> timedelta:
-    """How long a claim protects a create in flight: longer than any create call can last (the
-    grace period, plus a margin), so a slow create is never overtaken by a second one."""
-    return timedelta(seconds=create_grace()) + timedelta(minutes=1)
-
-
-def claim_held(session: CheckoutSession) -> bool:
-    """Whether a request is creating the session's order right now (its claim has not lapsed:
-    a claim left by a process that died does not freeze the session)."""
+def _claimed_by_an_earlier_release(session: CheckoutSession) -> bool:
+    """Whether a process of a release before the pending attempt was the claim is creating the
+    session's order right now: those claimed in ``creating_since`` first, for the grace period
+    and a minute. Read (never written) while such a process may still run during a rolling
+    upgrade, so that it and this one never both send a create."""
     since = session.creating_since
     if since is None:
         return False
     if since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    return datetime.now(UTC) - since < creation_lease()
+    return datetime.now(UTC) - since < timedelta(seconds=create_grace()) + timedelta(minutes=1)
+
+
+def creation_underway(session: CheckoutSession) -> bool:
+    """Whether the session's order exists or may be being created: its answers, quote and payee
+    are then what the order is made of, and no step may change them."""
+    return bool(session.order_id or session.pending or _claimed_by_an_earlier_release(session))
 
 
 def short_id(session_id: str) -> str:
@@ -119,16 +127,6 @@ def order_params(session: CheckoutSession) -> str:
 
 def _new_reference() -> str:
     return "chk_" + secrets.token_hex(12)
-
-
-def _ensure_reference(session_id: str) -> CheckoutSession:
-    def change(session: CheckoutSession) -> bool:
-        if session.claims.get("orderParams") or session.reference:
-            return False
-        session.reference = _new_reference()
-        return True
-
-    return get_state().sessions.update(session_id, change)
 
 
 # -- what the review showed --------------------------------------------------------------------------
@@ -156,80 +154,89 @@ def _same_digest(digest: str | None, session: CheckoutSession, flow: Flow) -> bo
 
 # -- the create -----------------------------------------------------------------------------------------
 
-def create_order(session: CheckoutSession, flow: Flow, digest: str | None) -> CreateResult:
+def create_order(sessions: SessionStore, session: CheckoutSession, flow: Flow,
+                 digest: str | None) -> CreateResult:
     """Create the session's one order from what the review showed (see the module docstring)."""
-    store = get_state().sessions
     if session.order_id:
-        return CreateResult(Outcome.CREATED, order_id=session.order_id)
-    session = _ensure_reference(session.id)
-    owner = store.claim_order_creation(session.id, creation_lease())
-    if owner is None:
-        fresh = store.get(session.id)
-        if fresh is not None and fresh.order_id:
-            return CreateResult(Outcome.CREATED, order_id=fresh.order_id)
-        return CreateResult(Outcome.BUSY)
-    try:
-        return _create_claimed(session.id, flow, digest)
-    finally:
-        # Whatever happened, the claim is given back (a no-op when the order was attached): the
-        # pending attempt, not the claim, is what keeps a second create from being sent.
-        store.release_order_creation(session.id, owner)
-
-
-def _create_claimed(session_id: str, flow: Flow, digest: str | None) -> CreateResult:
-    store = get_state().sessions
-    session = store.get(session_id)      # the claim bumped the version: reload
-    if session is None:
-        return CreateResult(Outcome.BUSY)
-    if session.order_id:
-        return CreateResult(Outcome.CREATED, order_id=session.order_id)
+        return CreateResult(Outcome.CREATED, order_id=session.order_id, session=session)
     if session.pending:
         # An earlier create may have reached the upstream: only look it up.
-        return settle_pending(session, flow)
-    if not _same_digest(digest, session, flow):
-        return CreateResult(Outcome.CHANGED)
-    problem = flow.wallet_problem(session)
-    if problem is not None:
-        return CreateResult(Outcome.INVALID, field=problem[0], message=problem[1])
-    payload = flow.create_payload(session)
-    attempt = {"at": time.time(), "reference": order_params(session),
-               **flow.attempt_facts(session, payload)}
-
-    def record_attempt(fresh: CheckoutSession) -> None:
-        fresh.pending = attempt
-
-    session = store.update(session.id, record_attempt)
+        return settle_pending(sessions, session, flow)
+    begun = _begin_attempt(sessions, session, flow, digest)
+    if isinstance(begun, CreateResult):
+        return begun
+    session, payload = begun
+    reference = order_params(session)
     try:
-        order = flow.send_create(session, payload, reference=order_params(session))
+        order = flow.send_create(session, payload, reference=reference)
     except QuoteExpired:
-        _forget_attempt(session.id)
-        return CreateResult(Outcome.REQUOTE)
+        return CreateResult(Outcome.REQUOTE, session=_forget_attempt(sessions, session.id))
     except UpstreamRateLimited:
         # Refused before anything was done (or not even sent: the client's wait list): no order
         # exists, and the 429 page (views.pages) says when "Confirm" may be pressed again.
-        _forget_attempt(session.id)
+        _forget_attempt(sessions, session.id)
         raise
     except UpstreamRejected as exc:
-        _forget_attempt(session.id)
         return CreateResult(Outcome.REJECTED, message=exc.message,
-                            field=flow.field_named_by(exc.message))
+                            field=flow.field_named_by(exc.message),
+                            session=_forget_attempt(sessions, session.id))
     except UpstreamUnavailable as exc:
         if exc.never_sent:
-            _forget_attempt(session.id)
             log.warning("order creation for session %s not sent (%s): nothing was created",
                         short_id(session.id), type(exc).__name__)
-            return CreateResult(Outcome.NOT_SENT)
+            return CreateResult(Outcome.NOT_SENT, session=_forget_attempt(sessions, session.id))
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
         if finished_failing(exc):
-            session = _mark_finished(session.id)
-        return settle_pending(session, flow)
+            session = _mark_finished(sessions, session.id)
+        return settle_pending(sessions, session, flow)
     except UpstreamError as exc:
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
-        return settle_pending(session, flow)
-    result = _attach(session, flow, order)
+        return settle_pending(sessions, session, flow)
+    result = _attach(sessions, session, flow, order)
     if result.order_id != order.id:
         return result
     return dataclasses.replace(result, order=order)
+
+
+def _begin_attempt(sessions: SessionStore, session: CheckoutSession, flow: Flow,
+                   digest: str | None) -> CreateResult | tuple[CheckoutSession, dict[str, Any]]:
+    """Write the pending attempt over the version of the session its checks were made on: the
+    session as saved and the payload to send, or the outcome when nothing may be sent.
+
+    The compare-and-set is the claim: of two requests that read the same version, one writes
+    its attempt and the other finds it on reading again (``BUSY``). A write by anything else
+    meanwhile (a step in another tab, a parent event recorded) only makes the checks run again
+    on the newer version, which may then differ from the review (``CHANGED``).
+    """
+    for _attempt in range(5):
+        if _claimed_by_an_earlier_release(session):
+            return CreateResult(Outcome.BUSY, session=session)
+        if not _same_digest(digest, session, flow):
+            return CreateResult(Outcome.CHANGED, session=session)
+        problem = flow.wallet_problem(session)
+        if problem is not None:
+            return CreateResult(Outcome.INVALID, field=problem[0], message=problem[1],
+                                session=session)
+        payload = flow.create_payload(session)
+        attempt = copy.deepcopy(session)
+        if not attempt.claims.get("orderParams") and not attempt.reference:
+            attempt.reference = _new_reference()
+        attempt.pending = {"at": time.time(), "reference": order_params(attempt),
+                           **flow.attempt_facts(attempt, payload)}
+        try:
+            sessions.save(attempt)
+        except SessionConflict:
+            fresh = sessions.get(session.id)
+            if fresh is None:
+                raise
+            if fresh.order_id:
+                return CreateResult(Outcome.CREATED, order_id=fresh.order_id, session=fresh)
+            if fresh.pending:
+                return CreateResult(Outcome.BUSY, session=fresh)
+            session = fresh
+            continue
+        return attempt, payload
+    raise SessionConflict(session.id)
 
 
 def finished_failing(exc: UpstreamUnavailable) -> bool:
@@ -240,23 +247,24 @@ def finished_failing(exc: UpstreamUnavailable) -> bool:
     return exc.status is not None and exc.status >= 500 and exc.status not in (502, 503, 504)
 
 
-def _mark_finished(session_id: str) -> CheckoutSession:
+def _mark_finished(sessions: SessionStore, session_id: str) -> CheckoutSession:
     def change(fresh: CheckoutSession) -> None:
         if fresh.pending:
             fresh.pending = {**fresh.pending, "finished": True}
 
-    return get_state().sessions.update(session_id, change)
+    return sessions.update(session_id, change)
 
 
-def _forget_attempt(session_id: str) -> None:
+def _forget_attempt(sessions: SessionStore, session_id: str) -> CheckoutSession:
     """The upstream answered no: nothing was created, the user may try again."""
     def change(session: CheckoutSession) -> None:
         session.pending = None
 
-    get_state().sessions.update(session_id, change)
+    return sessions.update(session_id, change)
 
 
-def _attach(session: CheckoutSession, flow: Flow, order: Any) -> CreateResult:
+def _attach(sessions: SessionStore, session: CheckoutSession, flow: Flow,
+            order: Any) -> CreateResult:
     facts = flow.order_facts(order)
 
     def change(fresh: CheckoutSession) -> None:
@@ -264,7 +272,7 @@ def _attach(session: CheckoutSession, flow: Flow, order: Any) -> CreateResult:
         fresh.pending = None
         fresh.forget_kyc_contact()
 
-    attached = get_state().sessions.attach_order(session.id, order.id, change)
+    attached = sessions.attach_order(session.id, order.id, change)
     if attached is None:
         log.error("orphaned %s order %s: session %s no longer exists", flow.name, order.id,
                   short_id(session.id))
@@ -275,7 +283,6 @@ def _attach(session: CheckoutSession, flow: Flow, order: Any) -> CreateResult:
                   short_id(session.id), attached)
         return CreateResult(Outcome.CREATED, order_id=attached)
     log.info("%s order attached to a checkout session", flow.name)
-    get_state().metrics.order_created(flow.name)
     return CreateResult(Outcome.CREATED, order_id=order.id)
 
 
@@ -287,10 +294,11 @@ def pending_since(session: CheckoutSession) -> float | None:
     return float(pending.get("at") or 0) if pending else None
 
 
-def find_created_order(session: CheckoutSession, flow: Flow) -> tuple[Any | None, bool]:
+def find_created_order(sessions: SessionStore, session: CheckoutSession,
+                       flow: Flow) -> tuple[Any | None, bool]:
     """(the order of the session's pending attempt or None, whether several matched)."""
     pending = session.pending or {}
-    owners = get_state().sessions
+    owners = sessions
     candidates = []
     for order in flow.find_orders(session, pending):
         if not flow.matches(order, pending):
@@ -306,7 +314,8 @@ def find_created_order(session: CheckoutSession, flow: Flow) -> tuple[Any | None
     return (candidates[0] if candidates else None), False
 
 
-def settle_pending(session: CheckoutSession, flow: Flow) -> CreateResult:
+def settle_pending(sessions: SessionStore, session: CheckoutSession,
+                   flow: Flow) -> CreateResult:
     """Look up the order of an unanswered create; never sends a create.
 
     CREATED when found, CONFIRMING while it may still appear, RETRY when the grace period is over
@@ -316,23 +325,23 @@ def settle_pending(session: CheckoutSession, flow: Flow) -> CreateResult:
     started = pending_since(session)
     if started is None:
         return CreateResult(Outcome.CREATED, order_id=session.order_id) if session.order_id \
-            else CreateResult(Outcome.RETRY)
+            else CreateResult(Outcome.RETRY, session=session)
     try:
-        order, ambiguous = find_created_order(session, flow)
+        order, ambiguous = find_created_order(sessions, session, flow)
     except UpstreamError as exc:
         log.warning("order lookup for session %s failed: %r", short_id(session.id), exc)
-        return CreateResult(Outcome.CONFIRMING)
+        return CreateResult(Outcome.CONFIRMING, session=session)
     if order is not None:
-        return _attach(session, flow, order)
+        return _attach(sessions, session, flow, order)
     # A create the upstream finished (failing) needs no grace: nothing of it can appear later.
     grace = 0.0 if (session.pending or {}).get("finished") else create_grace()
     if ambiguous or time.time() - started < grace:
-        return CreateResult(Outcome.CONFIRMING)
+        return CreateResult(Outcome.CONFIRMING, session=session)
     if not flow.may_retry(session):
         log.error("no %s order found for session %s after the grace period; it is not created "
                   "again: reconcile by reference %s", flow.name, short_id(session.id),
                   order_params(session))
-        return CreateResult(Outcome.CONFIRMING)
+        return CreateResult(Outcome.CONFIRMING, session=session)
 
     def forget(fresh: CheckoutSession) -> bool:
         if fresh.order_id or pending_since(fresh) != started:
@@ -343,9 +352,9 @@ def settle_pending(session: CheckoutSession, flow: Flow) -> CreateResult:
             fresh.reference = _new_reference()
         return True
 
-    session = get_state().sessions.update(session.id, forget)
+    session = sessions.update(session.id, forget)
     if session.order_id:
         return CreateResult(Outcome.CREATED, order_id=session.order_id)
     log.info("no order found for session %s after the grace period: it may be created again",
              short_id(session.id))
-    return CreateResult(Outcome.RETRY)
+    return CreateResult(Outcome.RETRY, session=session)

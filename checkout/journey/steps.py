@@ -30,10 +30,10 @@ def update_before_order(session_id: str,
     quote or payee the order was created from: the order's pages read them. The check is made on
     the fresh copy the save applies to (a compare-and-set), so no race gets between the two.
     """
-    from .creation import claim_held
+    from .creation import creation_underway
 
     def guarded(fresh: CheckoutSession) -> Any:
-        if fresh.order_id or fresh.pending or claim_held(fresh):
+        if creation_underway(fresh):
             raise OrderUnderway(session_id)
         return change(fresh)
 

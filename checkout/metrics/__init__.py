@@ -8,8 +8,8 @@ small methods:
 ==========================  ====================================================================
 the upstream transport      :meth:`Metrics.upstream_call` (each attempt: endpoint, status, time)
 the webhook receiver        :meth:`Metrics.webhook_delivery` (result, time to the acknowledgement)
-the session store           :meth:`Metrics.session_opened` (flow, launch or unsigned start)
-the order creation          :meth:`Metrics.order_created` (flow)
+the session store           :meth:`Metrics.session_opened` (flow, launch or unsigned start),
+                            :meth:`Metrics.order_created` (flow: an order attached)
 the 429 page                :meth:`Metrics.rate_limited` (which of our limits refused)
 the reconciler              :meth:`Metrics.reconciler_check` (flow, moved / unchanged / failed)
 the upstream's breaker      :meth:`Metrics.upstream_breaker` (its state, when it changes)

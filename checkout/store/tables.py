@@ -71,9 +71,10 @@ sessions_table = Table(
     # revision drops it, so that no host still running the release before breaks on it.
     Column("step", String(32), nullable=False),
     Column("order_id", String(64), nullable=True, index=True),
-    # Set while one request is creating the order; see claim_order_creation.
+    # The creation claim of releases before the pending attempt was the claim: still read (see
+    # checkout.journey.creation) while processes of such a release may run during an upgrade,
+    # never written. Dropped, like ``step``, once no supported release writes them.
     Column("creating_since", DateTime(timezone=True), nullable=True),
-    # The random token of the request holding that claim: release is a compare-and-set on it.
     Column("creating_owner", String(64), nullable=True),
     Column("version", Integer, nullable=False, default=1),
     Column("created_at", DateTime(timezone=True), nullable=False),

@@ -403,8 +403,8 @@ def _show_confirming(session: CheckoutSession) -> Response:
 
 
 def _fresh_review(session: CheckoutSession) -> Response:
-    """The grace period passed without an order: a fresh quote, reviewed before a new attempt."""
-    session = get_state().sessions.get(session.id) or session
+    """The grace period passed without an order (``session`` as its attempt was forgotten): a
+    fresh quote, reviewed before a new attempt."""
     session, _changed = quotes.refresh(session, flow_of(session))
     return _back_to_review(session, notice=_(
         "We could not find an order from your last attempt, and you have not been charged. "
@@ -413,12 +413,12 @@ def _fresh_review(session: CheckoutSession) -> Response:
 
 def _settle(session: CheckoutSession) -> Response:
     """A create had no answer: look the order up (never create), and say where it stands."""
-    result = creation.settle_pending(session, flow_of(session))
+    result = creation.settle_pending(get_state().sessions, session, flow_of(session))
     if result.outcome is Outcome.CREATED:
         fresh = get_state().sessions.get(session.id) or session
         return pages_of(fresh).order_page(fresh)
     if result.outcome is Outcome.RETRY:
-        return _fresh_review(session)
+        return _fresh_review(result.session or session)
     return _show_confirming(session)
 
 
@@ -440,7 +440,8 @@ def create(session: CheckoutSession) -> Response:
         # The user confirmed a price that is no longer on offer: show the new one, ask again.
         return _requote(session, _("The price has changed. Check the new price and confirm "
                                    "again."))
-    result = creation.create_order(session, flow, request.form.get("review_digest"))
+    result = creation.create_order(get_state().sessions, session, flow,
+                                   request.form.get("review_digest"))
     if result.outcome is Outcome.CREATED:
         step = pages.after_create(session)
         if result.order is not None and step == pages.payment_step:
@@ -449,7 +450,7 @@ def create(session: CheckoutSession) -> Response:
     if result.outcome is Outcome.BUSY:
         return render("checkout/journey/creating.html", "checkout/journey/_creating.html",
                       step=REVIEW)
-    fresh = get_state().sessions.get(session.id) or session
+    fresh = result.session or session
     if result.outcome is Outcome.CHANGED:
         return _back_to_review(fresh, form_error=_(
             "Your order details changed. Please check them again."))

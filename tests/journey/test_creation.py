@@ -1,8 +1,8 @@
 """The create-once protocol itself, with a flow made for the test: no HTTP, no sandbox.
 
 Every outcome of :func:`checkout.journey.creation.create_order` and ``settle_pending``: created
-once however often it is asked, busy while another request holds the claim, an unknown outcome
-only looked up until the grace period ends, a refusal, an expired quote, a changed review.
+once however often it is asked, busy when another request wrote its attempt first, an unknown
+outcome only looked up until the grace period ends, a refusal, an expired quote, a changed review.
 """
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def reviewed_session(**claims: Any):
 
 def create(session, flow, digest=None):
     fresh = get_state().sessions.get(session.id)
-    return creation.create_order(fresh, flow,
+    return creation.create_order(get_state().sessions, fresh, flow,
                                  digest if digest is not None
                                  else creation.review_digest(fresh, flow))
 
@@ -132,7 +132,6 @@ def test_an_order_is_created_once_however_often_it_is_confirmed(ctx, flow):
     assert len(flow.sent) == 1
     stored = get_state().sessions.get(session.id)
     assert stored.order_id == "o-1" and stored.order == {"id": "o-1"} and stored.pending is None
-    assert stored.creating_owner is None
     # The checkout's own reference, never the session id (which opens the session).
     assert flow.sent[0]["reference"].startswith("chk_") and session.id not in flow.sent[0]["reference"]
 
@@ -143,12 +142,66 @@ def test_the_merchants_reference_is_sent_when_the_token_gave_one(ctx, flow):
     assert flow.sent[0]["reference"] == "basket-42"
 
 
-def test_while_another_request_holds_the_claim_nothing_is_sent(ctx, flow):
+def test_a_request_that_read_the_session_before_another_wrote_its_attempt_sends_nothing(
+        ctx, flow):
+    store = get_state().sessions
     session = reviewed_session()
-    owner = get_state().sessions.claim_order_creation(session.id)
+    read_first = store.get(session.id)          # both requests read the same version
+    result = create(session, flow)              # one writes its attempt first, and creates
+    assert result.outcome is Outcome.CREATED
+    late = creation.create_order(store, read_first, flow, creation.review_digest(read_first, flow))
+    assert late.outcome is Outcome.CREATED and late.order_id == result.order_id
+    assert len(flow.sent) == 1
+
+
+def test_while_another_requests_attempt_is_in_flight_nothing_is_sent(ctx, flow):
+    store = get_state().sessions
+    session = reviewed_session()
+    read_first = store.get(session.id)
+    # Another request wrote its attempt over the same version and is waiting for the upstream.
+    store.update(session.id, lambda fresh: setattr(fresh, "pending", {"at": time.time()}))
+    late = creation.create_order(store, read_first, flow, creation.review_digest(read_first, flow))
+    assert late.outcome is Outcome.BUSY
+    assert flow.sent == [] and flow.lookups == 0
+
+
+def test_a_write_by_something_else_meanwhile_only_checks_again(ctx, flow):
+    store = get_state().sessions
+    session = reviewed_session()
+    read_first = store.get(session.id)
+    store.update(session.id, lambda fresh: fresh.keep_notice("pay", {"message": "hello"}))
+    result = creation.create_order(store, read_first, flow,
+                                   creation.review_digest(read_first, flow))
+    assert result.outcome is Outcome.CREATED and len(flow.sent) == 1
+    assert store.get(session.id).notice("pay") == {"message": "hello"}     # not overwritten
+
+
+def test_a_claim_taken_by_an_earlier_release_is_respected(ctx, flow):
+    """During a rolling upgrade a process of an earlier release may be creating the order under
+    its own claim (``creating_since``): nothing is sent, and no step changes, until it lapses."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from checkout.errors import OrderUnderway
+    from checkout.journey.steps import update_before_order
+    from checkout.store.tables import sessions_table
+
+    store = get_state().sessions
+    session = reviewed_session()
+
+    def earlier_release_claims(since):
+        with store.engine.begin() as conn:
+            conn.execute(update(sessions_table).where(sessions_table.c.id == session.id)
+                         .values(creating_since=since, creating_owner="old-release",
+                                 version=sessions_table.c.version + 1))
+
+    earlier_release_claims(datetime.now(UTC))
     assert create(session, flow).outcome is Outcome.BUSY
+    with pytest.raises(OrderUnderway):
+        update_before_order(session.id, lambda fresh: fresh.answer({"amount": "1"}))
     assert flow.sent == []
-    get_state().sessions.release_order_creation(session.id, owner)
+    earlier_release_claims(datetime.now(UTC) - timedelta(days=1))      # its process died
     assert create(session, flow).outcome is Outcome.CREATED
 
 
@@ -193,12 +246,14 @@ def test_an_unknown_outcome_with_nothing_found_waits_then_allows_a_new_attempt(c
     # Confirming again, or opening the page, only looks it up.
     assert create(session, flow).outcome is Outcome.CONFIRMING
     stored = get_state().sessions.get(session.id)
-    assert creation.settle_pending(stored, flow).outcome is Outcome.CONFIRMING
+    assert creation.settle_pending(get_state().sessions, stored, flow).outcome \
+        is Outcome.CONFIRMING
     assert len(flow.sent) == 1 and flow.lookups == 3
     reference = stored.reference
 
     app.config["CHECKOUT_CREATE_GRACE"] = 0          # the grace period is over
-    result = creation.settle_pending(get_state().sessions.get(session.id), flow)
+    result = creation.settle_pending(get_state().sessions, get_state().sessions.get(session.id),
+                                     flow)
     assert result.outcome is Outcome.RETRY
     stored = get_state().sessions.get(session.id)
     # Forgotten, with a fresh reference, and the price must be reviewed again.
@@ -233,7 +288,7 @@ def test_a_refusal_frees_the_session_and_names_its_field(ctx, flow):
     assert (result.outcome, result.field, result.message) == \
         (Outcome.REJECTED, "address", "address is not valid")
     stored = get_state().sessions.get(session.id)
-    assert stored.pending is None and stored.order_id is None and stored.creating_owner is None
+    assert stored.pending is None and stored.order_id is None
     assert create(session, flow).outcome is Outcome.CREATED   # nothing was made: try again
     assert len(flow.sent) == 2
 
@@ -253,6 +308,7 @@ def test_a_flow_that_must_not_create_twice_keeps_looking_after_the_grace_period(
     assert create(session, flow).outcome is Outcome.CONFIRMING
     app.config["CHECKOUT_CREATE_GRACE"] = 0
     stored = get_state().sessions.get(session.id)
-    assert creation.settle_pending(stored, flow).outcome is Outcome.CONFIRMING
+    assert creation.settle_pending(get_state().sessions, stored, flow).outcome \
+        is Outcome.CONFIRMING
     assert create(session, flow).outcome is Outcome.CONFIRMING
     assert len(flow.sent) == 1 and get_state().sessions.get(session.id).pending is not None

@@ -163,7 +163,7 @@ def test_a_quote_the_upstream_calls_expired_is_renewed_and_confirmed_again(flow,
     monkeypatch.setattr(client, "onramp_create_order", expired_once)
     page = flow.landed(flow.create(review), "review")
     assert "The price expired" in page.get_data(as_text=True)
-    assert flow.session.order_id is None and flow.session.creating_since is None
+    assert flow.session.order_id is None and flow.session.pending is None
     response = flow.create(page)
     assert response.headers["Location"].endswith("/pay")
     assert calls[0] != calls[1]
@@ -258,7 +258,7 @@ def test_a_rejected_create_frees_the_session_and_says_so(flow, monkeypatch):
     page = flow.landed(flow.create(review), "review")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and "could not create this order" in html
-    assert flow.session.creating_since is None and flow.session.order_id is None
+    assert flow.session.pending is None and flow.session.order_id is None
 
 
 @pytest.mark.parametrize(("refusal", "step", "field"), [
@@ -297,3 +297,38 @@ def test_create_needs_the_anti_forgery_token(flow):
     response = flow.client.post(f"{flow.base}/create", data=flow.confirm_form(review))
     assert response.status_code == 400
     assert flow.session.order_id is None
+
+
+def session_statements(flow, action):
+    """(writes, reads) of the sessions table while ``action()`` runs: the SQL actually sent."""
+    from sqlalchemy import event
+
+    with flow.app.app_context():
+        engine = get_state().engine
+    writes, reads = [], []
+
+    def note(_conn, _cursor, statement, _parameters, _context, _many):
+        text = " ".join(statement.split()).lower()
+        if text.startswith(("update checkout_sessions", "insert into checkout_sessions")):
+            writes.append(text)
+        elif text.startswith("select") and "from checkout_sessions" in text:
+            reads.append(text)
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        result = action()
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    return result, writes, reads
+
+
+def test_a_creation_writes_the_session_twice_and_reads_it_twice(flow):
+    """"Confirm" records the attempt (the one compare-and-set that keeps a second create from
+    being sent) and attaches the order: nothing else is written, and the session is read once to
+    open the page and once, inside the attaching transaction, to attach."""
+    flow.start()
+    review = flow.to_review()
+    response, writes, reads = session_statements(flow, lambda: flow.create(review))
+    assert response.headers["Location"].endswith("/pay")
+    assert len(writes) == 2, writes
+    assert len(reads) == 2, reads

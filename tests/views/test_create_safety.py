@@ -74,12 +74,12 @@ def test_an_unanswered_create_is_never_sent_again_while_the_upstream_may_be_proc
     assert len(calls) == 1 and len(orders_of(flow)) == 1
 
 
-def test_a_create_slower_than_the_lease_is_not_overtaken_by_a_second_one(flow, monkeypatch):
+def test_a_create_in_flight_is_not_overtaken_by_a_second_one(flow, monkeypatch):
+    """Its pending attempt is the claim, and it holds for as long as the create lasts: there is
+    no lease to lapse under a slow upstream."""
     flow.start()
     review = flow.to_review()
     form = flow.confirm_form(review)
-    monkeypatch.setattr(creation, "creation_lease", lambda: timedelta(seconds=1))
-
     sent, answer = threading.Event(), threading.Event()
 
     def slow_first(calls, original, kwargs):
@@ -99,43 +99,20 @@ def test_a_create_slower_than_the_lease_is_not_overtaken_by_a_second_one(flow, m
     thread = threading.Thread(target=first)
     thread.start()
     try:
-        assert sent.wait(30)            # the first create is at the upstream, under its claim
-        time.sleep(1.2)                 # the claim was taken before the create: it has lapsed
+        assert sent.wait(30)            # the first create is at the upstream
         results["b"] = flow.app.test_client().post(
             f"{flow.base}/create", data={"csrf_token": flow.csrf, **form})
+        looked = flow.app.test_client().get(f"{flow.base}/")
     finally:
         answer.set()
         thread.join()
     assert len(calls) == 1
-    # The second request only leads to the page that looks the order up.
+    # The second request only leads to the page that looks the order up, which says so.
     assert results["b"].status_code == 303
     assert results["b"].headers["Location"].endswith(f"/s/{flow.session_id}/")
+    assert CHECKING in looked.get_data(as_text=True)
     assert results["a"].status_code == 303 and results["a"].headers["Location"].endswith("/pay")
     assert flow.session.order_id == orders_of(flow)[0].id
-
-
-def test_the_claim_is_owned(app):
-    with app.app_context():
-        store = get_state().sessions
-        session = store.create("onramp")
-        owner = store.claim_order_creation(session.id)
-        assert owner
-        assert store.claim_order_creation(session.id) is None
-        assert store.release_order_creation(session.id, "someone-else") is False
-        assert store.claim_order_creation(session.id) is None      # still held by its owner
-        assert store.release_order_creation(session.id, owner) is True
-        assert store.claim_order_creation(session.id)
-
-
-def test_a_lapsed_claim_can_be_taken_and_then_only_its_new_owner_releases_it(app):
-    with app.app_context():
-        store = get_state().sessions
-        session = store.create("onramp")
-        first = store.claim_order_creation(session.id, timedelta(seconds=0))
-        second = store.claim_order_creation(session.id, timedelta(seconds=0))
-        assert first and second and first != second
-        assert store.release_order_creation(session.id, first) is False
-        assert store.get(session.id).creating_owner == second
 
 
 def test_an_order_attached_meanwhile_is_kept_and_the_other_is_logged(flow, monkeypatch, caplog):
@@ -175,7 +152,7 @@ def test_a_wallet_changed_after_the_review_is_not_used(flow, app):
     assert "Your order details changed. Please check them again." in html
     assert OTHER_ADDRESS in html and flow.session.order_id is None
     assert orders_of(flow) == []
-    assert flow.session.creating_owner is None             # the claim was given back
+    assert flow.session.pending is None                    # nothing was sent
     # Confirming what is now shown creates the order with it.
     response = flow.create(page)
     assert response.headers["Location"].endswith("/pay")
