@@ -24,6 +24,7 @@ from flask_babel import lazy_gettext as _l
 from ..addresses import AddressError, validate_address
 from ..forms import clean_required_fields
 from ..journey import quotes
+from ..journey.flow import Breakdown, Flow, PriceRow
 from ..journey.steps import Journey, Step
 from ..kyc.standing import needs_kyc
 from ..names import network_name
@@ -31,7 +32,6 @@ from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import OfframpOrder
-from . import Breakdown, Flow, PriceRow
 from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
 
 CRYPTO_WALLET, VIRTUAL_WALLET = "CRYPTO_WALLET", "VIRTUAL_WALLET"

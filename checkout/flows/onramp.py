@@ -17,6 +17,7 @@ from ..addresses import AddressError, network_has_memo, validate_address, valida
 from ..capabilities import order_view_token
 from ..errors import OrderNotAvailable
 from ..journey import quotes
+from ..journey.flow import Breakdown, Flow, PriceRow
 from ..journey.steps import Journey, Step
 from ..kyc.standing import needs_kyc
 from ..names import network_name
@@ -25,7 +26,6 @@ from ..reference import OnrampCatalog
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import OnrampOrder
-from . import Breakdown, Flow, PriceRow
 from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
 
 

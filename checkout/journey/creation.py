@@ -39,7 +39,6 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from flask import current_app
@@ -53,9 +52,10 @@ from ..errors import (
     UpstreamUnavailable,
 )
 from ..sessions import CheckoutSession, SessionStore
+from .steps import claimed_by_an_earlier_release
 
 if TYPE_CHECKING:
-    from ..flows import Flow
+    from .flow import Flow
 
 log = logging.getLogger("checkout.creation")
 
@@ -93,25 +93,6 @@ def create_grace() -> float:
     call may wait, checked at start-up, so a create the upstream was still working on when the
     checkout stopped waiting has had at least as long again)."""
     return float(current_app.config["CHECKOUT_CREATE_GRACE"])
-
-
-def _claimed_by_an_earlier_release(session: CheckoutSession) -> bool:
-    """Whether a process of a release before the pending attempt was the claim is creating the
-    session's order right now: those claimed in ``creating_since`` first, for the grace period
-    and a minute. Read (never written) while such a process may still run during a rolling
-    upgrade, so that it and this one never both send a create."""
-    since = session.creating_since
-    if since is None:
-        return False
-    if since.tzinfo is None:
-        since = since.replace(tzinfo=UTC)
-    return datetime.now(UTC) - since < timedelta(seconds=create_grace()) + timedelta(minutes=1)
-
-
-def creation_underway(session: CheckoutSession) -> bool:
-    """Whether the session's order exists or may be being created: its answers, quote and payee
-    are then what the order is made of, and no step may change them."""
-    return bool(session.order_id or session.pending or _claimed_by_an_earlier_release(session))
 
 
 def short_id(session_id: str) -> str:
@@ -209,7 +190,7 @@ def _begin_attempt(sessions: SessionStore, session: CheckoutSession, flow: Flow,
     on the newer version, which may then differ from the review (``CHANGED``).
     """
     for _attempt in range(5):
-        if _claimed_by_an_earlier_release(session):
+        if claimed_by_an_earlier_release(session):
             return CreateResult(Outcome.BUSY, session=session)
         if not _same_digest(digest, session, flow):
             return CreateResult(Outcome.CHANGED, session=session)

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from flask import current_app
 
-from ..sessions import CheckoutSession
+from ..sessions import CheckoutSession, SessionStore
 from ..upstream.types import RequiredField, required_fields_from_json
 from .steps import update_before_order
 
 if TYPE_CHECKING:
-    from ..flows import Flow
+    from .flow import Flow
     from .quote_cache import QuoteCache
 
 
@@ -71,20 +71,21 @@ def required_fields(session: CheckoutSession) -> list[RequiredField]:
     return required_fields_from_json((session.quote or {}).get("required_fields") or {})
 
 
-def store(session_id: str, record: dict[str, Any]) -> CheckoutSession:
+def store(sessions: SessionStore, session_id: str, record: dict[str, Any]) -> CheckoutSession:
     def change(session: CheckoutSession) -> None:
         session.quote = record
 
-    return update_before_order(session_id, change)
+    return update_before_order(sessions, session_id, change)
 
 
-def refresh(session: CheckoutSession, flow: Flow) -> tuple[CheckoutSession, bool]:
+def refresh(sessions: SessionStore, session: CheckoutSession,
+            flow: Flow) -> tuple[CheckoutSession, bool]:
     """Renew the stored quote when it is too old; True when the price the user saw changed."""
     if is_current(session, flow):
         return session, False
     old = session.quote
     record = flow.request_quote(params_of(session, flow))
-    session = store(session.id, record)
+    session = store(sessions, session.id, record)
     changed = old is None or flow.breakdown(old).key_amounts != flow.breakdown(record).key_amounts
     return session, changed
 
@@ -96,6 +97,6 @@ def shown_quote(cache: QuoteCache, flow: Flow, params: Mapping[str, Any]) -> dic
     return cache.get(flow.name, params, lambda: flow.request_quote(params))
 
 
-def requote(session: CheckoutSession, flow: Flow) -> CheckoutSession:
+def requote(sessions: SessionStore, session: CheckoutSession, flow: Flow) -> CheckoutSession:
     """A new quote for the session's answers, whatever the age of the stored one."""
-    return store(session.id, flow.request_quote(params_of(session, flow)))
+    return store(sessions, session.id, flow.request_quote(params_of(session, flow)))

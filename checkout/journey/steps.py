@@ -13,16 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from flask import current_app
+
 from ..errors import OrderUnderway
-from ..sessions import CheckoutSession
-from ..state import get_state
+from ..sessions import CheckoutSession, SessionStore
 
 REVIEW = "review"
 
 
-def update_before_order(session_id: str,
+def update_before_order(sessions: SessionStore, session_id: str,
                         change: Callable[[CheckoutSession], Any]) -> CheckoutSession:
     """Save ``change`` unless the order exists or is being created (then ``OrderUnderway``).
 
@@ -30,14 +32,32 @@ def update_before_order(session_id: str,
     quote or payee the order was created from: the order's pages read them. The check is made on
     the fresh copy the save applies to (a compare-and-set), so no race gets between the two.
     """
-    from .creation import creation_underway
-
     def guarded(fresh: CheckoutSession) -> Any:
         if creation_underway(fresh):
             raise OrderUnderway(session_id)
         return change(fresh)
 
-    return get_state().sessions.update(session_id, guarded)
+    return sessions.update(session_id, guarded)
+
+
+def claimed_by_an_earlier_release(session: CheckoutSession) -> bool:
+    """Whether a process of a release before the pending attempt was the claim is creating the
+    session's order right now: those claimed in ``creating_since`` first, for the grace period
+    and a minute. Read (never written) while such a process may still run during a rolling
+    upgrade, so that it and this one never both send a create."""
+    since = session.creating_since
+    if since is None:
+        return False
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    grace = timedelta(seconds=float(current_app.config["CHECKOUT_CREATE_GRACE"]))
+    return datetime.now(UTC) - since < grace + timedelta(minutes=1)
+
+
+def creation_underway(session: CheckoutSession) -> bool:
+    """Whether the session's order exists or may be being created: its answers, quote and payee
+    are then what the order is made of, and no step may change them."""
+    return bool(session.order_id or session.pending or claimed_by_an_earlier_release(session))
 
 
 def always(_session: CheckoutSession) -> bool:

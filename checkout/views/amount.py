@@ -22,11 +22,11 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from ..errors import UpstreamError, UpstreamRateLimited, UpstreamRejected
-from ..flows import Flow
 from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
 from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import format_crypto, format_money, money_locale
 from ..journey import quotes
+from ..journey.flow import Flow
 from ..journey.steps import update_before_order
 from ..meanwhile import meanwhile
 from ..names import asset_name, network_name
@@ -213,7 +213,7 @@ class AmountStep(StepPage):
             fresh.quote = record
             self.flow.journey.complete(fresh, self.name, keep=keep, by_user=by_user)
 
-        return update_before_order(session.id, change)
+        return update_before_order(get_state().sessions, session.id, change)
 
     # -- the page
 

@@ -12,12 +12,13 @@ from typing import Any
 
 from werkzeug.wrappers import Response
 
-from ..flows import Flow
 from ..forms import FormResult, clean_required_fields, display_value, field_inputs
 from ..htmx import render
 from ..journey import quotes
+from ..journey.flow import Flow
 from ..journey.steps import update_before_order
 from ..sessions import CheckoutSession
+from ..state import get_state
 from .journey import StepPage
 
 Known = Callable[[CheckoutSession], dict[str, Any]]
@@ -65,7 +66,7 @@ class FieldsStep(StepPage):
             fresh.fields = result.values
             self.flow.journey.complete(fresh, self.name, keep=self.keep, by_user=by_user)
 
-        return update_before_order(session.id, change)
+        return update_before_order(get_state().sessions, session.id, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:

@@ -28,11 +28,12 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from ..errors import CheckoutError, OrderUnderway
-from ..flows import Flow, flow_of
+from ..flows import flow_of
 from ..forms import FormResult
 from ..htmx import htmx_redirect, render
 from ..journey import creation, quotes
 from ..journey.creation import Outcome
+from ..journey.flow import Flow
 from ..journey.steps import REVIEW
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
@@ -320,7 +321,7 @@ def step_page(session: CheckoutSession, step: str) -> Response:
     if step != "choose" and session.quote is None and "choose" in session.done:
         # The quote was dropped (a create given up after its grace period): the offer's fields
         # and checks are read from one, so a fresh one first, for the same answers.
-        session = quotes.requote(session, flow_of(session))
+        session = quotes.requote(get_state().sessions, session, flow_of(session))
     if request.method == "GET":
         return page.get(session)
     form = request.form.to_dict()
@@ -342,7 +343,7 @@ def show_review(session: CheckoutSession, *, notice: str | None = None,
                 form_error: str | None = None) -> Response:
     flow = flow_of(session)
     if notice is None and form_error is None:
-        session, changed = quotes.refresh(session, flow)
+        session, changed = quotes.refresh(get_state().sessions, session, flow)
         if changed and session.reviewed:
             notice = _("The price has been updated. Check it before you confirm.")
         if not session.reviewed:
@@ -393,7 +394,7 @@ def _back_to_review(session: CheckoutSession, *, notice: str | None = None,
 
 
 def _requote(session: CheckoutSession, notice: str) -> Response:
-    session = quotes.requote(session, flow_of(session))
+    session = quotes.requote(get_state().sessions, session, flow_of(session))
     return _back_to_review(session, notice=notice)
 
 
@@ -405,7 +406,7 @@ def _show_confirming(session: CheckoutSession) -> Response:
 def _fresh_review(session: CheckoutSession) -> Response:
     """The grace period passed without an order (``session`` as its attempt was forgotten): a
     fresh quote, reviewed before a new attempt."""
-    session, _changed = quotes.refresh(session, flow_of(session))
+    session, _changed = quotes.refresh(get_state().sessions, session, flow_of(session))
     return _back_to_review(session, notice=_(
         "We could not find an order from your last attempt, and you have not been charged. "
         "Check the details and the new price, then confirm again."))

@@ -158,7 +158,7 @@ class KycStep(journey.StepPage):
                 record["contact"] = contact
                 fresh.kyc = record
 
-            return update_before_order(session.id, remember)
+            return update_before_order(get_state().sessions, session.id, remember)
         document = result.facts.get("document")
         if document is None:
             # Passed over: given() saved the standing that covers the order; go on from it.
@@ -179,7 +179,7 @@ class KycStep(journey.StepPage):
             # No answer is not "not sent": the document may have arrived. What the partner
             # says now decides; sending it again blindly could make a second submission.
             _unavailable(exc)
-            session = update_before_order(session.id, submitted)
+            session = update_before_order(get_state().sessions, session.id, submitted)
             try:
                 session = standing.refresh(session, force=True)
             except UpstreamError:
@@ -191,9 +191,10 @@ class KycStep(journey.StepPage):
             return session
         if already is not None:
             # Nothing was sent for review: the partner knows the user passed this level.
-            session = update_before_order(session.id, lambda fresh: fresh.mark_answered(STEP))
+            session = update_before_order(get_state().sessions, session.id,
+                                          lambda fresh: fresh.mark_answered(STEP))
             return standing.prove(session, already)
-        session = update_before_order(session.id, submitted)
+        session = update_before_order(get_state().sessions, session.id, submitted)
         try:
             return standing.refresh(session, force=True)
         except UpstreamError:

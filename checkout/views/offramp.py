@@ -136,7 +136,7 @@ class PayeeStep(journey.StepPage):
             return session, kept
         # The check is made against an offer: a live one (the user may have taken longer than an
         # offer lives to type the details).
-        session, _changed = quotes.refresh(session, FLOW)
+        session, _changed = quotes.refresh(get_state().sessions, session, FLOW)
         try:
             session, details = self._validate(session)
         except UpstreamBadRequest as refused:
@@ -153,7 +153,7 @@ class PayeeStep(journey.StepPage):
         def keep(fresh: CheckoutSession) -> None:
             fresh.payee = check
 
-        return update_before_order(session.id, keep), check
+        return update_before_order(get_state().sessions, session.id, keep), check
 
     @staticmethod
     def _validate(session: CheckoutSession) -> tuple[CheckoutSession, list[Any]]:
@@ -166,7 +166,7 @@ class PayeeStep(journey.StepPage):
         try:
             return session, ask(session)
         except (QuoteExpired, OrderExpired):
-            session = quotes.requote(session, FLOW)
+            session = quotes.requote(get_state().sessions, session, FLOW)
             return session, ask(session)
 
     @staticmethod
@@ -250,7 +250,7 @@ class PayeeStep(journey.StepPage):
             # The sending wallet does not depend on whom the money goes to.
             FLOW.journey.complete(fresh, self.name, keep=("wallet",), by_user=by_user)
 
-        return update_before_order(session.id, change)
+        return update_before_order(get_state().sessions, session.id, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from flask_babel import gettext as _
 
-from ..flows import Flow
 from ..forms import FormResult
+from ..journey.flow import Flow
 from ..journey.steps import update_before_order
 from ..names import network_name
 from ..sessions import CheckoutSession
+from ..state import get_state
 from .journey import StepPage, StepRefused
 
 
@@ -39,4 +40,4 @@ class WalletPage(StepPage):
             fresh.wallet_checked(network, result.notices.get("address"))
             self.flow.journey.complete(fresh, self.name, keep=self.keep_after, by_user=by_user)
 
-        return update_before_order(session.id, change)
+        return update_before_order(get_state().sessions, session.id, change)

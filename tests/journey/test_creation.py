@@ -199,7 +199,7 @@ def test_a_claim_taken_by_an_earlier_release_is_respected(ctx, flow):
     earlier_release_claims(datetime.now(UTC))
     assert create(session, flow).outcome is Outcome.BUSY
     with pytest.raises(OrderUnderway):
-        update_before_order(session.id, lambda fresh: fresh.answer({"amount": "1"}))
+        update_before_order(store, session.id, lambda fresh: fresh.answer({"amount": "1"}))
     assert flow.sent == []
     earlier_release_claims(datetime.now(UTC) - timedelta(days=1))      # its process died
     assert create(session, flow).outcome is Outcome.CREATED

@@ -1,0 +1,158 @@
+"""What a flow is to the journey: the small interface of what the on-ramp and the off-ramp do
+differently (its steps, what a quote is asked with, how to ask it and show its price, what an order
+is created with and how that is sent, how to find an order whose create had no answer, and how to
+read an order), and the price rows it shows.
+
+It lives with the journey, which drives it: the steps, quote records, creating once and the
+pages' frame are written against it, and each flow (:mod:`checkout.flows`) implements it.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from flask_babel import lazy_gettext as _l
+
+from ..sessions import CheckoutSession
+from .steps import Journey
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One line of a price breakdown; the template formats ``amount`` by ``kind``:
+    ``money`` (in ``unit``, a currency), ``crypto`` (in ``unit``, an asset) or ``rate`` (one
+    ``per`` is worth ``amount`` of the currency ``unit``)."""
+
+    label: Any
+    amount: Decimal
+    kind: str
+    unit: str
+    total: bool = False
+    testid: str | None = None
+    per: str | None = None
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """The whole price of a quote, as rows, and the amounts whose change the user must see."""
+
+    rows: tuple[PriceRow, ...]
+    key_amounts: tuple[Decimal | None, ...]
+    currency: str
+    asset: str
+
+    def without(self, testid: str) -> Breakdown:
+        """The same price without one of its rows (e.g. what the user sends, when they send
+        nothing)."""
+        return replace(self, rows=tuple(row for row in self.rows if row.testid != testid))
+
+
+class Flow(ABC):
+    """What one flow does differently (see the module docstring)."""
+
+    name: ClassVar[str]
+    journey: ClassVar[Journey]
+    quote_keys: ClassVar[tuple[str, ...]]     # the session answers a quote is asked with
+    currencies: ClassVar[tuple[str, ...]]     # what a typed amount may be in
+    # The fields of the create payload the upstream may name in a refusal, and the step where the
+    # user gives each (so that its message is shown at that field).
+    field_steps: ClassVar[Mapping[str, str]] = {}
+
+    # -- quotes
+
+    @abstractmethod
+    def catalog(self) -> Any:
+        """The flow's reference data (countries, channels, carriers, assets, limits)."""
+
+    @abstractmethod
+    def request_quote(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One upstream call: the quote record for ``params`` (see checkout.journey.quotes)."""
+
+    @abstractmethod
+    def breakdown(self, record: Mapping[str, Any]) -> Breakdown:
+        """The price of a quote record, as the pages show it."""
+
+    @abstractmethod
+    def usd_amount(self, record: Mapping[str, Any]) -> Decimal | None:
+        """The quote's amount in US dollars, the unit of the country's KYC rules (spec 4.5)."""
+
+    def shown_breakdown(self, session: CheckoutSession, record: Mapping[str, Any]) -> Breakdown:
+        """The price as this session's user sees it (some rows may not concern them)."""
+        return self.breakdown(record)
+
+    # -- creating the order
+
+    @abstractmethod
+    def create_payload(self, session: CheckoutSession) -> dict[str, Any]:
+        """Exactly what a create sends for the session (the review's digest covers it)."""
+
+    def wallet_problem(self, session: CheckoutSession) -> tuple[str, str] | None:
+        """(field, message) when the wallet may not be sent for the network; None when it may."""
+        return None
+
+    @abstractmethod
+    def attempt_facts(self, session: CheckoutSession,
+                      payload: Mapping[str, Any]) -> dict[str, Any]:
+        """What a pending attempt remembers to recognise its order later (``sent``, ...)."""
+
+    @abstractmethod
+    def send_create(self, session: CheckoutSession, payload: Mapping[str, Any], *,
+                    reference: str) -> Any:
+        """The create call itself (never retried); returns the upstream's order."""
+
+    @abstractmethod
+    def find_orders(self, session: CheckoutSession, pending: Mapping[str, Any]) -> Sequence[Any]:
+        """Orders that may be the pending attempt's (by its reference): read, never created."""
+
+    @abstractmethod
+    def matches(self, order: Any, pending: Mapping[str, Any]) -> bool:
+        """Whether ``order`` is the one the pending attempt sent (every field agrees)."""
+
+    @abstractmethod
+    def order_facts(self, order: Any) -> dict[str, Any]:
+        """What the session keeps of its order when it is attached."""
+
+    def may_retry(self, session: CheckoutSession) -> bool:
+        """Whether, once the grace period is over and no order was found, the user may create
+        again (a duplicate that nobody pays is harmless; one paid by the merchant is not)."""
+        return True
+
+    def field_named_by(self, message: str | None) -> str | None:
+        """The payload field an upstream refusal names first (``"email must be ..."``)."""
+        if not message:
+            return None
+        first = message.split(" ", 1)[0].strip(":,.")
+        return first if first in self.field_steps else None
+
+    # -- the order's status, in the webhook status set (upstream-notes 4)
+
+    status_texts: ClassVar[Mapping[str, Any]] = {}
+    # Which statuses end an order for the parent page (exactly one terminal event is sent), and
+    # after which nothing more will happen (the page stops asking): each flow says. Not final
+    # upstream, an order that expired or was cancelled unpaid ends neither way: a late payment is
+    # still paid out.
+    completed_statuses: ClassVar[frozenset[str]]
+    failed_statuses: ClassVar[frozenset[str]]
+    settled_statuses: ClassVar[frozenset[str]]
+
+    def terminal_event(self, status: str | None) -> str | None:
+        """``completed``, ``failed`` or None: how ``status`` ends the order for the shop."""
+        if status in self.completed_statuses:
+            return "completed"
+        if status in self.failed_statuses:
+            return "failed"
+        return None
+
+    def status_text(self, status: str | None, session: CheckoutSession | None = None) -> str:
+        """What ``status`` means to this flow's user (of ``session``), in plain words."""
+        text = self.status_texts.get(status or "")
+        return str(text) if text is not None else str(_l("Checking your order…"))
+
+    # -- reading the order
+
+    @abstractmethod
+    def fetch_order(self, order_id: str) -> Any:
+        """The order as the upstream has it now (one call)."""
