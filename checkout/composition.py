@@ -8,15 +8,17 @@ from __future__ import annotations
 import click
 from flask import Flask
 from flask.cli import FlaskGroup
+from sqlalchemy.engine import Engine
 
 from . import config, embedded_sandbox
 from .journey.just_created import JustCreated
 from .journey.quote_cache import QuoteCache, merchant_key
-from .metrics import create as create_metrics
+from .metrics import Metrics
+from .metrics import enabled as metrics_enabled
+from .pacing import CallBudget, Schedule
 from .ratelimits import RateLimits
 from .readiness import ReadinessChecks, upstream_answers
 from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
-from .session_purge import PurgeSchedule
 from .sessions import SessionStore
 from .state import CheckoutState
 from .store import make_engine
@@ -24,9 +26,9 @@ from .store.schema import prepare
 from .upstream import UpstreamClient
 from .upstream.breaker import Breaker, breaker_told
 from .upstream.inprocess import mount_wsgi_app
-from .webhooks.dispatcher import Dispatcher
+from .webhooks import dispatcher
+from .webhooks.background import Dispatcher
 from .webhooks.intake import Intake
-from .webhooks.reconcile import CallBudget
 from .webhooks.store import open_writer_turn
 
 
@@ -41,7 +43,7 @@ def build(app: Flask) -> CheckoutState:
         except BaseException:
             engine.dispose()
             raise
-    counts = create_metrics(app, engine)
+    counts = _metrics(app, engine)
     sandbox_app = embedded_sandbox.create(app) if config.uses_sandbox(app) else None
     base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox_app is None \
         else config.EMBEDDED_SANDBOX_URL
@@ -56,7 +58,7 @@ def build(app: Flask) -> CheckoutState:
         on_call=counts.upstream_call,
         breaker=Breaker(failures=int(app.config["CHECKOUT_BREAKER_FAILURES"]),
                         reset_after=float(app.config["CHECKOUT_BREAKER_RESET_SECONDS"]),
-                        on_change=breaker_told(counts)),
+                        on_change=breaker_told(counts.upstream_breaker)),
         max_in_flight=int(app.config["CHECKOUT_UPSTREAM_MAX_IN_FLIGHT"]),
     )
     counts.upstream_breaker(upstream.transport.breaker.snapshot().state)
@@ -79,8 +81,8 @@ def build(app: Flask) -> CheckoutState:
         onramp_catalog=OnrampCatalog(upstream, reference_cache()),
         offramp_catalog=OfframpCatalog(upstream, reference_cache()),
         util_catalog=UtilCatalog(upstream, reference_cache()),
-        dispatcher=Dispatcher(app), purge_schedule=PurgeSchedule(),
-        reconcile_budget=CallBudget(), reconcile_schedule=PurgeSchedule(),
+        dispatcher=Dispatcher(app, dispatcher.sweep), purge_schedule=Schedule(),
+        reconcile_budget=CallBudget(), reconcile_schedule=Schedule(),
         ratelimits=ratelimits,
         quote_cache=QuoteCache(float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
                                merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
@@ -99,3 +101,13 @@ def _loading_for_a_flask_command() -> bool:
     otherwise, and start-up checks as usual."""
     ctx = click.get_current_context(silent=True)
     return ctx is not None and isinstance(ctx.command, FlaskGroup)
+
+
+def _metrics(app: Flask, engine: Engine) -> Metrics:
+    """The app's metrics: counting ones when ``CHECKOUT_METRICS_TOKEN`` is set (``engine``: where
+    the stored orders are counted); prometheus_client is not even imported otherwise."""
+    if not metrics_enabled(app):
+        return Metrics()
+    from .metrics.prometheus import PrometheusMetrics
+
+    return PrometheusMetrics.create(app, engine)

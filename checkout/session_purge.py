@@ -14,9 +14,6 @@ is deleted the token has long been refused as expired.
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from flask import Flask
@@ -37,26 +34,6 @@ def purge_expired_sessions(engine: Engine, *, older_than: timedelta = timedelta(
     with engine.begin() as conn:
         result = conn.execute(delete(sessions_table).where(sessions_table.c.expires_at < cutoff))
     return int(result.rowcount or 0)
-
-
-class PurgeSchedule:
-    """When this process last purged for one app: at most one purge per interval."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._last: float | None = None
-
-    def due(self, interval: float) -> bool:
-        """True (and the slot is taken) when no purge ran in this process for ``interval`` s."""
-        if interval <= 0:
-            return False                   # disabled: the CLI (e.g. from cron) does it
-        with self._lock:
-            now = self._clock()
-            if self._last is not None and now - self._last < interval:
-                return False
-            self._last = now
-            return True
 
 
 def maybe_purge(app: Flask) -> int | None:

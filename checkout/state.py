@@ -17,15 +17,14 @@ if TYPE_CHECKING:
     from .journey.just_created import JustCreated
     from .journey.quote_cache import QuoteCache
     from .metrics import Metrics
+    from .pacing import CallBudget, Schedule
     from .ratelimits import RateLimits
     from .readiness import ReadinessChecks
     from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
-    from .session_purge import PurgeSchedule
     from .sessions import SessionStore
     from .upstream.client import UpstreamClient
-    from .webhooks.dispatcher import Dispatcher
+    from .webhooks.background import Dispatcher
     from .webhooks.intake import Intake
-    from .webhooks.reconcile import CallBudget
 
 
 @dataclass
@@ -39,9 +38,9 @@ class CheckoutState:
     offramp_catalog: OfframpCatalog
     util_catalog: UtilCatalog
     dispatcher: Dispatcher
-    purge_schedule: PurgeSchedule
+    purge_schedule: Schedule
     reconcile_budget: CallBudget     # the reconciler's upstream calls per minute, this process
-    reconcile_schedule: PurgeSchedule  # when this process's dispatcher last reconciled
+    reconcile_schedule: Schedule     # when this process's dispatcher last reconciled
     ratelimits: RateLimits
     quote_cache: QuoteCache
     metrics: Metrics        # counts nothing unless CHECKOUT_METRICS_TOKEN is set

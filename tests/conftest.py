@@ -72,7 +72,7 @@ def postgres_cluster():
 def _stop_dispatchers() -> None:
     """Before the cluster stops: the webhook dispatchers of apps still alive at the end of the run
     would sweep databases that are gone, logging a failure each time."""
-    from checkout.webhooks.dispatcher import Dispatcher
+    from checkout.webhooks.background import Dispatcher
 
     for found in gc.get_objects():
         # type(), not isinstance(): a weak proxy among them whose object is gone raises on

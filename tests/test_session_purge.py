@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
 
-from checkout.session_purge import PurgeSchedule, maybe_purge, purge_expired_sessions
+from checkout.pacing import Schedule
+from checkout.session_purge import maybe_purge, purge_expired_sessions
 from checkout.state import get_state
 from checkout.store.tables import sessions_table
 from checkout.webhooks.dispatcher import get_dispatcher
@@ -66,14 +67,14 @@ def test_an_expired_session_page_stays_a_404_after_purge(app):
 
 def test_schedule_allows_one_purge_per_interval():
     now = [100.0]
-    schedule = PurgeSchedule(clock=lambda: now[0])
+    schedule = Schedule(clock=lambda: now[0])
     assert schedule.due(3600) is True
     assert schedule.due(3600) is False
     now[0] += 3599
     assert schedule.due(3600) is False
     now[0] += 2
     assert schedule.due(3600) is True
-    assert PurgeSchedule().due(0) is False                  # 0 disables the opportunistic purge
+    assert Schedule().due(0) is False                  # 0 disables the opportunistic purge
 
 
 def test_maybe_purge_runs_at_most_once_per_interval(app):

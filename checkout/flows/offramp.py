@@ -147,7 +147,7 @@ class OfframpFlow(Flow):
             country=params["countryIsoCode"], type=params["paymentChannel"],
             network=params["network"], asset=params["asset"])
         return quotes.make_record(quote.offer_id, quote.offer.raw, quote.cashout.raw, params,
-                                  self.quote_keys)
+                                  self.quote_keys, usd=self.usd_amount(quote.cashout.raw))
 
     def breakdown(self, record: Mapping[str, Any]) -> Breakdown:
         cashout, offer = record.get("cashout") or {}, record.get("offer") or {}
@@ -175,8 +175,8 @@ class OfframpFlow(Flow):
         # A merchant-funded payout: the user sends nothing, only what arrives concerns them.
         return breakdown if user_pays(session) else breakdown.without("send-amount")
 
-    def usd_amount(self, record: Mapping[str, Any]) -> Decimal | None:
-        return number(record.get("cashout") or {}, "usdAmount")
+    def usd_amount(self, cashout: Mapping[str, Any]) -> Decimal | None:
+        return number(cashout, "usdAmount")
 
     # -- creating the order
 

@@ -90,7 +90,7 @@ class OnrampFlow(Flow):
             payment_channel=params["paymentChannel"],
             carrier_code=params.get("carrierCode") or None)
         return quotes.make_record(quote.quote_id, quote.offer.raw, quote.cashout.raw, params,
-                                  self.quote_keys)
+                                  self.quote_keys, usd=self.usd_amount(quote.cashout.raw))
 
     def breakdown(self, record: Mapping[str, Any]) -> Breakdown:
         cashout, offer = record.get("cashout") or {}, record.get("offer") or {}
@@ -114,9 +114,9 @@ class OnrampFlow(Flow):
             rows.append(PriceRow(_l("You get"), get, "crypto", asset, True, "receive-amount"))
         return Breakdown(tuple(rows), (pay, get), currency, asset)
 
-    def usd_amount(self, record: Mapping[str, Any]) -> Decimal | None:
+    def usd_amount(self, cashout: Mapping[str, Any]) -> Decimal | None:
         # What the user pays, in dollars, before fees: the order's size as the rules measure it.
-        return number(record.get("cashout") or {}, "totalAmountUsd")
+        return number(cashout, "totalAmountUsd")
 
     # -- creating the order
 

@@ -76,8 +76,9 @@ class Flow(ABC):
         """The price of a quote record, as the pages show it."""
 
     @abstractmethod
-    def usd_amount(self, record: Mapping[str, Any]) -> Decimal | None:
-        """The quote's amount in US dollars, the unit of the country's KYC rules (spec 4.5)."""
+    def usd_amount(self, cashout: Mapping[str, Any]) -> Decimal | None:
+        """A quote's amount in US dollars, from its cashout: the unit of the country's KYC rules
+        (spec 4.5). Kept in the quote record (``quotes.usd_amount``)."""
 
     def shown_breakdown(self, session: CheckoutSession, record: Mapping[str, Any]) -> Breakdown:
         """The price as this session's user sees it (some rows may not concern them)."""

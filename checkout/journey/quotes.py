@@ -46,7 +46,10 @@ def params_of(session: CheckoutSession, flow: Flow) -> dict[str, Any]:
 
 
 def make_record(quote_id: str | None, offer: Mapping[str, Any], cashout: Mapping[str, Any],
-                params: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+                params: Mapping[str, Any], keys: Iterable[str], *,
+                usd: Decimal | None) -> dict[str, Any]:
+    """A quote as the session keeps it; ``usd``: its amount in US dollars as the flow reads it from
+    its cashout (the unit of the country's KYC rules)."""
     return {
         "id": quote_id,
         "fetched_at": time.time(),
@@ -54,7 +57,22 @@ def make_record(quote_id: str | None, offer: Mapping[str, Any], cashout: Mapping
         "offer": {key: value for key, value in offer.items() if key != "requiredFields"},
         "required_fields": dict(offer.get("requiredFields") or {}),
         "cashout": dict(cashout),
+        "usd": None if usd is None else str(usd),
     }
+
+
+# Where each flow's cashout gives the amount in US dollars, for a record kept by a release before
+# records carried ``usd`` (a session opened before an upgrade). Not read otherwise.
+_EARLIER_USD_KEYS = {"onramp": "totalAmountUsd", "offramp": "usdAmount"}
+
+
+def usd_amount(record: Mapping[str, Any], flow_name: str) -> Decimal | None:
+    """The quote's amount in US dollars (None when the upstream gave none)."""
+    if "usd" in record:
+        value = record["usd"]
+    else:
+        value = (record.get("cashout") or {}).get(_EARLIER_USD_KEYS.get(flow_name, ""))
+    return None if value is None else Decimal(str(value))
 
 
 def is_current(session: CheckoutSession, flow: Flow) -> bool:

@@ -37,6 +37,7 @@ from flask import current_app
 from sqlalchemy import select
 
 from ..errors import UpstreamError
+from ..journey import quotes
 from ..sessions import CheckoutSession
 from ..state import get_state
 from ..upstream.types import KycDocument, KycRule, UtilCountry
@@ -93,14 +94,12 @@ def needed_level(session: CheckoutSession) -> str | None:
     record = session.quote
     if record is None:
         return "none"           # no amount yet: nothing is asked before one is chosen
-    from ..flows import flow_of
-
     try:
         country_rules = rules(session)
     except UpstreamError as exc:
         log.warning("KYC rules unavailable (%s, status %s)", type(exc).__name__, exc.status)
         return None
-    usd = flow_of(session).usd_amount(record)
+    usd = quotes.usd_amount(record, session.flow)
     if country_rules is None or usd is None:
         log.error("KYC level unknown for %s in %s: %s", session.flow,
                   session.value("countryIsoCode"),

@@ -41,10 +41,8 @@ from flask import Flask
 from ..errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
 
     from ..readiness import Readiness
-    from ..webhooks.reconcile import Check
 
 __all__ = ["MULTIPROC_ENV", "Metrics", "check_config", "create", "enabled"]
 
@@ -79,7 +77,7 @@ class Metrics:
     def rate_limited(self, limit: str) -> None:
         """One of our limits (a name of ``ratelimits.DEFAULT_LIMITS``) refused a request."""
 
-    def reconciler_check(self, check: Check) -> None:
+    def reconciler_check(self, flow: str, result: str) -> None:
         """The reconciler asked the upstream about one order."""
 
     def upstream_breaker(self, state: str) -> None:
@@ -138,13 +136,3 @@ def _check_multiprocess() -> None:
             f"prometheus_client was imported before {MULTIPROC_ENV} was set: its counts would "
             "stay in each process. Set it in the environment of the server process (or use "
             "gunicorn -c python:checkout.gunicorn_config)")
-
-
-def create(app: Flask, engine: Engine) -> Metrics:
-    """The app's metrics: counting ones when ``CHECKOUT_METRICS_TOKEN`` is set (``engine``: where
-    the stored orders are counted)."""
-    if not enabled(app):
-        return Metrics()
-    from .prometheus import PrometheusMetrics
-
-    return PrometheusMetrics.create(app, engine)

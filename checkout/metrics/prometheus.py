@@ -38,7 +38,6 @@ from . import MULTIPROC_ENV, Metrics
 
 if TYPE_CHECKING:
     from ..readiness import Readiness
-    from ..webhooks.reconcile import Check
 
 log = logging.getLogger(__name__)
 
@@ -256,8 +255,8 @@ class PrometheusMetrics(Metrics):
         self.families.rate_limited.labels(limit if limit in DEFAULT_LIMITS else "other").inc()
 
     @_never_raises
-    def reconciler_check(self, check: Check) -> None:
-        self.families.reconciler.labels(check.flow, check.result).inc()
+    def reconciler_check(self, flow: str, result: str) -> None:
+        self.families.reconciler.labels(flow, result).inc()
 
     @_never_raises
     def upstream_breaker(self, state: str) -> None:

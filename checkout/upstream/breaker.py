@@ -21,12 +21,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..errors import UpstreamCircuitOpen
-
-if TYPE_CHECKING:
-    from ..metrics import Metrics
 
 log = logging.getLogger("checkout.upstream")
 
@@ -141,8 +137,9 @@ class Breaker:
                 self._on_change(old, now)
 
 
-def breaker_told(metrics: Metrics) -> StateListener:
-    """What a change of the breaker's state does: one log line, and the metrics' gauge."""
+def breaker_told(gauge: Callable[[str], None]) -> StateListener:
+    """What a change of the breaker's state does: one log line, and ``gauge(new state)`` (the
+    metrics')."""
     def told(old: str, new: str) -> None:
         if new == OPEN:
             log.warning("upstream breaker opened (%s before): the upstream keeps failing, so its "
@@ -152,6 +149,6 @@ def breaker_told(metrics: Metrics) -> StateListener:
             log.info("upstream breaker closed: the upstream answers again")
         else:
             log.info("upstream breaker half-open: one trial call is let through")
-        metrics.upstream_breaker(new)
+        gauge(new)
 
     return told

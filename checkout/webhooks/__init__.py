@@ -23,7 +23,8 @@ Settings (``app.config``; defaults in checkout.config.DEFAULTS):
 from __future__ import annotations
 
 from .admin import find_event, recent_events, replay
-from .dispatcher import Dispatcher, Round, get_dispatcher, process_pending
+from .background import Dispatcher
+from .dispatcher import Round, get_dispatcher, process_pending
 
 __all__ = ["Dispatcher", "Round", "find_event", "get_dispatcher", "process_pending",
            "recent_events", "replay"]

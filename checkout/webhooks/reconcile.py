@@ -29,8 +29,6 @@ a session.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -53,32 +51,6 @@ FLOWS = ("onramp", "offramp")    # the flows with a get-order endpoint
 LEASE = timedelta(seconds=120)   # longer than the client's own timeouts and retries
 BATCH = 50                       # candidates read per pass
 PASS_INTERVAL_MAX = 30.0         # seconds between two background passes of a process, at most
-
-
-class CallBudget:
-    """At most ``per_minute`` upstream calls in any 60 seconds, in this process (thread-safe)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._calls: deque[float] = deque()
-
-    def take(self, per_minute: int, now: float) -> bool:
-        """True (and one call is counted) when a call is allowed at ``now`` (seconds)."""
-        with self._lock:
-            while self._calls and self._calls[0] <= now - 60.0:
-                self._calls.popleft()
-            if len(self._calls) >= per_minute:
-                return False
-            self._calls.append(now)
-            return True
-
-    def give_back(self, now: float) -> None:
-        """Uncount a call taken at ``now`` that was not made."""
-        with self._lock:
-            try:
-                self._calls.remove(now)
-            except ValueError:
-                pass
 
 
 @dataclass(frozen=True)
@@ -142,7 +114,7 @@ def reconcile(app: Flask, *, older_than: float | None = None, now: datetime | No
             state.reconcile_budget.give_back(now.timestamp())
             continue                      # another worker has it, or it moved meanwhile
         check = _check(app, order_id, flow)
-        state.metrics.reconciler_check(check)
+        state.metrics.reconciler_check(check.flow, check.result)
         checks.append(check)
         _schedule(app, engine, check, quiet_checks, after, now)
     return Pass(checks=checks, due=len(due), budget_spent=spent)

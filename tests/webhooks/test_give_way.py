@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from checkout.webhooks import dispatcher as dispatcher_module
-from checkout.webhooks.dispatcher import Dispatcher
+from checkout.webhooks import background
+from checkout.webhooks.background import Dispatcher
+from checkout.webhooks.dispatcher import sweep
 
 from ..conftest import make_app
 from ..forking import in_forked_child
@@ -17,10 +18,10 @@ from ..forking import in_forked_child
 
 @pytest.fixture
 def dispatcher(webhook_config, monkeypatch):
-    monkeypatch.setattr(dispatcher_module, "GIVE_WAY_MAX", 0.6)
-    monkeypatch.setattr(dispatcher_module, "GIVE_WAY_QUIET", 0.05)
+    monkeypatch.setattr(background, "GIVE_WAY_MAX", 0.6)
+    monkeypatch.setattr(background, "GIVE_WAY_QUIET", 0.05)
     webhook_config["CHECKOUT_WEBHOOK_BACKGROUND"] = False
-    return Dispatcher(make_app(dict(webhook_config)))
+    return Dispatcher(make_app(dict(webhook_config)), sweep)
 
 
 def timed(give_way) -> float:

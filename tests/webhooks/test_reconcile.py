@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import select
 
 from checkout import order_status
-from checkout.session_purge import PurgeSchedule
+from checkout.pacing import CallBudget, Schedule
 from checkout.signals import order_status_changed
 from checkout.store.tables import sessions_table
-from checkout.webhooks.reconcile import CallBudget, maybe_reconcile, reconcile
+from checkout.webhooks.reconcile import maybe_reconcile, reconcile
 from checkout.webhooks.store import signal_log_table, utcnow, watch_table
 
 from ..conftest import make_app
@@ -317,7 +317,7 @@ def test_the_background_pass_runs_at_most_once_per_interval_and_can_be_turned_of
     assert maybe_reconcile(app) is not None            # CHECKOUT_RECONCILE_AFTER 300: every 30 s
     assert maybe_reconcile(app) is None
     app.config["CHECKOUT_RECONCILE_PER_MINUTE"] = 0
-    app.extensions["checkout"].reconcile_schedule = PurgeSchedule()
+    app.extensions["checkout"].reconcile_schedule = Schedule()
     assert maybe_reconcile(app) is None
 
 
