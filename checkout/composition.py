@@ -11,6 +11,7 @@ from flask.cli import FlaskGroup
 from sqlalchemy.engine import Engine
 
 from . import config, embedded_sandbox
+from .flows import OfframpFlow, OnrampFlow
 from .journey.just_created import JustCreated
 from .journey.quote_cache import QuoteCache, merchant_key
 from .metrics import Metrics
@@ -72,15 +73,18 @@ def build(app: Flask) -> CheckoutState:
         return TTLCache(ttl, refuse_waiting=refusal)
 
     ratelimits = RateLimits.create(app)
+    onramp_catalog = OnrampCatalog(upstream, reference_cache())
+    offramp_catalog = OfframpCatalog(upstream, reference_cache())
     return CheckoutState(
         engine=engine, intake=Intake(engine),
         sessions=SessionStore(engine, on_open=counts.session_opened,
                               on_order=counts.order_created),
         upstream=upstream,
         sandbox=sandbox_app,
-        onramp_catalog=OnrampCatalog(upstream, reference_cache()),
-        offramp_catalog=OfframpCatalog(upstream, reference_cache()),
+        onramp_catalog=onramp_catalog, offramp_catalog=offramp_catalog,
         util_catalog=UtilCatalog(upstream, reference_cache()),
+        flows={"onramp": OnrampFlow(upstream, onramp_catalog),
+               "offramp": OfframpFlow(upstream, offramp_catalog)},
         dispatcher=Dispatcher(app, dispatcher.sweep), purge_schedule=Schedule(),
         reconcile_budget=CallBudget(), reconcile_schedule=Schedule(),
         ratelimits=ratelimits,

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from .store.schema import prepare
 
 if TYPE_CHECKING:
+    from .journey.flow import Flow
     from .journey.just_created import JustCreated
     from .journey.quote_cache import QuoteCache
     from .metrics import Metrics
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from .ratelimits import RateLimits
     from .readiness import ReadinessChecks
     from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
-    from .sessions import SessionStore
+    from .sessions import CheckoutSession, SessionStore
     from .upstream.client import UpstreamClient
     from .webhooks.background import Dispatcher
     from .webhooks.intake import Intake
@@ -37,6 +38,7 @@ class CheckoutState:
     onramp_catalog: OnrampCatalog
     offramp_catalog: OfframpCatalog
     util_catalog: UtilCatalog
+    flows: dict[str, Flow]          # by name: each built with the upstream client and its catalog
     dispatcher: Dispatcher
     purge_schedule: Schedule
     reconcile_budget: CallBudget     # the reconciler's upstream calls per minute, this process
@@ -82,6 +84,16 @@ def state_of(app: Flask) -> CheckoutState:
     if state.schema_unchecked:
         state.ensure_schema(app)
     return state
+
+
+def flow_named(name: str) -> Flow:
+    """The app's flow called ``name``."""
+    return get_state().flows[name]
+
+
+def flow_of(session: CheckoutSession) -> Flow:
+    """The app's flow of ``session``."""
+    return flow_named(session.flow)
 
 
 def real_app(app: Flask) -> Flask:

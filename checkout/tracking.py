@@ -35,11 +35,10 @@ from flask import current_app, request
 
 from . import order_status
 from .errors import UpstreamError
-from .flows import flow_of
 from .htmx import is_htmx
 from .security import event_target_origin
 from .sessions import CheckoutSession
-from .state import get_state, real_app
+from .state import flow_of, get_state, real_app
 
 log = logging.getLogger("checkout.tracking")
 

@@ -22,7 +22,7 @@ from checkout.state import get_state
 from checkout.store import schema
 from checkout.store.schema import connect
 from checkout.store.tables import metadata
-from checkout.webhooks import process_pending
+from checkout.webhooks.dispatcher import process_pending
 from checkout.webhooks.store import events_table, signal_log_table
 
 from .conftest import make_app

@@ -7,32 +7,22 @@ without a copy.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..journey.flow import Breakdown, Flow, PriceRow
-from ..sessions import CheckoutSession
+from .offramp import OfframpFlow
+from .onramp import OnrampFlow
 
-__all__ = ["Flow", "PriceRow", "Breakdown", "flow_named", "flow_of", "FLOW_NAMES"]
+__all__ = ["Flow", "PriceRow", "Breakdown", "FLOW_TYPES", "FLOW_NAMES", "flow_type",
+           "OnrampFlow", "OfframpFlow"]
 
-FLOW_NAMES = ("onramp", "offramp")
-
-
-_FLOWS: dict[str, Flow] = {}
-
-
-def flow_named(name: str) -> Flow:
-    """The flow called ``name`` (one instance per process: flows keep no state)."""
-    flow = _FLOWS.get(name)
-    if flow is None:
-        if name == "onramp":
-            from .onramp import OnrampFlow
-            flow = OnrampFlow()
-        elif name == "offramp":
-            from .offramp import OfframpFlow
-            flow = OfframpFlow()
-        else:
-            raise KeyError(name)
-        _FLOWS[name] = flow
-    return flow
+# Each app builds its own of each (checkout.composition), with its upstream client and catalog;
+# the app's are found with checkout.state.flow_named / flow_of.
+FLOW_TYPES: Mapping[str, type[Flow]] = {"onramp": OnrampFlow, "offramp": OfframpFlow}
+FLOW_NAMES = tuple(FLOW_TYPES)
 
 
-def flow_of(session: CheckoutSession) -> Flow:
-    return flow_named(session.flow)
+def flow_type(name: str) -> type[Flow]:
+    """The class of the flow called ``name``: what it declares (its steps, its statuses) without
+    an app."""
+    return FLOW_TYPES[name]

@@ -30,7 +30,7 @@ from ..kyc.standing import needs_kyc
 from ..names import network_name
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
-from ..state import get_state
+from ..upstream.client import UpstreamClient
 from ..upstream.types import OfframpOrder
 from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
 
@@ -138,11 +138,17 @@ class OfframpFlow(Flow):
     failed_statuses = frozenset({"deposit_invalid", "refund_successful"})
     settled_statuses = frozenset({"payout_successful", "refund_successful"})
 
+    def __init__(self, upstream: UpstreamClient, catalog: OfframpCatalog) -> None:
+        # The app's upstream client and this flow's reference data: a flow is built per app
+        # (checkout.composition) and holds nothing else.
+        self.upstream = upstream
+        self._catalog = catalog
+
     def catalog(self) -> OfframpCatalog:
-        return get_state().offramp_catalog
+        return self._catalog
 
     def request_quote(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        quote = get_state().upstream.offramp_typed_best_offer(
+        quote = self.upstream.offramp_typed_best_offer(
             amount=Decimal(str(params["amount"])), currency=params["currency"],
             country=params["countryIsoCode"], type=params["paymentChannel"],
             network=params["network"], asset=params["asset"])
@@ -223,7 +229,7 @@ class OfframpFlow(Flow):
 
     def send_create(self, session: CheckoutSession, payload: Mapping[str, Any], *,
                     reference: str) -> OfframpOrder:
-        return get_state().upstream.offramp_create_order(
+        return self.upstream.offramp_create_order(
             offer_id=payload["offerId"], payment_type=payload["paymentType"],
             network=payload["network"], asset=payload["asset"], address=payload["address"],
             currency=payload["currency"], amount=Decimal(str(payload["amount"])), ip=user_ip(),
@@ -233,7 +239,7 @@ class OfframpFlow(Flow):
                     pending: Mapping[str, Any]) -> Sequence[OfframpOrder]:
         reference = pending.get("reference")
         sent = pending.get("sent") or {}
-        page = get_state().upstream.offramp_orders(
+        page = self.upstream.offramp_orders(
             limit=LOOKUP_PAGE, order_params=reference, network=sent.get("network"),
             asset=sent.get("asset"))
         return [order for order in page if order.order_params == reference]
@@ -269,4 +275,4 @@ class OfframpFlow(Flow):
         return {"id": order.id, "payment_type": order.payment_type}
 
     def fetch_order(self, order_id: str) -> OfframpOrder:
-        return get_state().upstream.offramp_order(order_id)
+        return self.upstream.offramp_order(order_id)

@@ -24,7 +24,7 @@ from ..names import network_name
 from ..public_address import external_url
 from ..reference import OnrampCatalog
 from ..sessions import CheckoutSession
-from ..state import get_state
+from ..upstream.client import UpstreamClient
 from ..upstream.types import OnrampOrder
 from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
 
@@ -80,11 +80,17 @@ class OnrampFlow(Flow):
         {"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
     settled_statuses = frozenset({"payout_successful", "refund_successful", "deposit_invalid"})
 
+    def __init__(self, upstream: UpstreamClient, catalog: OnrampCatalog) -> None:
+        # The app's upstream client and this flow's reference data: a flow is built per app
+        # (checkout.composition) and holds nothing else.
+        self.upstream = upstream
+        self._catalog = catalog
+
     def catalog(self) -> OnrampCatalog:
-        return get_state().onramp_catalog
+        return self._catalog
 
     def request_quote(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        quote = get_state().upstream.onramp_best_offer(
+        quote = self.upstream.onramp_best_offer(
             network=params["network"], asset=params["asset"], currency=params["currency"],
             amount=Decimal(str(params["amount"])), country_iso_code=params["countryIsoCode"],
             payment_channel=params["paymentChannel"],
@@ -169,7 +175,7 @@ class OnrampFlow(Flow):
 
     def send_create(self, session: CheckoutSession, payload: Mapping[str, Any], *,
                     reference: str) -> OnrampOrder:
-        return get_state().upstream.onramp_create_order(
+        return self.upstream.onramp_create_order(
             quote_id=payload["quoteId"], network=payload["network"], asset=payload["asset"],
             amount=Decimal(str(payload["amount"])), currency=payload["currency"],
             email=payload["email"], user_ip=user_ip(), address=payload["address"],
@@ -184,7 +190,7 @@ class OnrampFlow(Flow):
     def find_orders(self, session: CheckoutSession,
                     pending: Mapping[str, Any]) -> Sequence[OnrampOrder]:
         reference = pending.get("reference")
-        client = get_state().upstream
+        client = self.upstream
         found: dict[str, OnrampOrder] = {}
         try:
             order = client.onramp_order(order_params=reference)
@@ -223,4 +229,4 @@ class OnrampFlow(Flow):
                 "transfer_type": instructions.type if instructions else None}
 
     def fetch_order(self, order_id: str) -> OnrampOrder:
-        return get_state().upstream.onramp_order(order_id=order_id)
+        return self.upstream.onramp_order(order_id=order_id)

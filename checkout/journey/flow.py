@@ -139,11 +139,12 @@ class Flow(ABC):
     failed_statuses: ClassVar[frozenset[str]]
     settled_statuses: ClassVar[frozenset[str]]
 
-    def terminal_event(self, status: str | None) -> str | None:
+    @classmethod
+    def terminal_event(cls, status: str | None) -> str | None:
         """``completed``, ``failed`` or None: how ``status`` ends the order for the shop."""
-        if status in self.completed_statuses:
+        if status in cls.completed_statuses:
             return "completed"
-        if status in self.failed_statuses:
+        if status in cls.failed_statuses:
             return "failed"
         return None
 

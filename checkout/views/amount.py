@@ -80,9 +80,9 @@ class AmountStep(StepPage):
 
     name = "choose"
 
-    def __init__(self, flow: Flow, texts: AmountTexts, *, wallet_step: str, fields_step: str,
-                 after_fields: tuple[str, ...] = ()) -> None:
-        self.flow = flow
+    def __init__(self, flow_name: str, texts: AmountTexts, *, wallet_step: str,
+                 fields_step: str, after_fields: tuple[str, ...] = ()) -> None:
+        self.flow_name = flow_name
         self.texts = texts
         self.wallet_step = wallet_step          # kept when the network does not change
         self.fields_step = fields_step          # kept when the offer's form does not change

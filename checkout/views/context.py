@@ -21,7 +21,7 @@ from .. import i18n
 from ..inputs import first_unstorable, is_session_id, storable
 from ..security import event_target_origin
 from ..sessions import CheckoutSession
-from ..state import get_state
+from ..state import flow_of, get_state
 
 __all__ = ["session_route", "current_session", "CSRFError", "SessionNotFound", "CSRF_FIELD",
            "CSRF_HEADER", "SESSION_HEADER", "init"]
@@ -128,16 +128,12 @@ def template_context() -> dict[str, Any]:
         """(number, step) of ``step`` among those this session goes through."""
         if session is None:
             return None
-        from ..flows import flow_of
-
         return flow_of(session).journey.position(session, step)
 
     def step_back(step: str) -> str | None:
         """The URL of the step before ``step`` in this session's journey ("Back")."""
         if session is None:
             return None
-        from ..flows import flow_of
-
         previous = flow_of(session).journey.previous(session, step)
         return url_for("checkout.step", session_id=session.id, step=previous) \
             if previous else None

@@ -15,7 +15,6 @@ from werkzeug.wrappers import Response
 from ..forms import FormResult, clean_required_fields, display_value, field_inputs
 from ..htmx import render
 from ..journey import quotes
-from ..journey.flow import Flow
 from ..journey.steps import update_before_order
 from ..sessions import CheckoutSession
 from ..state import get_state
@@ -29,10 +28,10 @@ def _nothing_known(_session: CheckoutSession) -> dict[str, Any]:
 
 
 class FieldsStep(StepPage):
-    def __init__(self, flow: Flow, name: str, *, heading: Any,
+    def __init__(self, flow_name: str, name: str, *, heading: Any,
                  known: Known = _nothing_known, intro: Any = None,
                  keep: tuple[str, ...] = ()) -> None:
-        self.flow = flow
+        self.flow_name = flow_name
         self.name = name
         self.heading = heading
         self.known = known              # values an earlier step gave (read-only here)

@@ -28,7 +28,6 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from ..errors import CheckoutError, OrderUnderway
-from ..flows import flow_of
 from ..forms import FormResult
 from ..htmx import htmx_redirect, render
 from ..journey import creation, quotes
@@ -37,7 +36,7 @@ from ..journey.flow import Flow
 from ..journey.steps import REVIEW
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
-from ..state import get_state
+from ..state import flow_named, flow_of, get_state
 from .context import CSRF_FIELD, session_route
 
 SMALL_FORM = 256 * 1024        # a form of a few fields, with room to spare
@@ -55,6 +54,7 @@ class StepPage:
     """One step before the order. Subclasses give its form, its checks and what it saves."""
 
     name: str
+    flow_name: str          # the flow whose step it is (the app's own is looked up, ``flow``)
     # The largest request body the step's form may send (its photos, say): see limit_upload.
     max_upload: int = SMALL_FORM
     # A refused form is kept in the session, with its messages, for the step's page, and the
@@ -62,6 +62,10 @@ class StepPage:
     # that Back or a reload would post again ("Confirm form resubmission"). False for a form
     # whose values must never be stored (the KYC step's): it is answered in place.
     keeps_refused_form: bool = True
+
+    @property
+    def flow(self) -> Flow:
+        return flow_named(self.flow_name)
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         """The step's form as the launch token and earlier steps already fill it, or None when

@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, current_app, request, url_for
 from flask_babel import gettext as _
@@ -35,9 +35,9 @@ from ..errors import (
     UpstreamRateLimited,
     UpstreamRejected,
 )
-from ..flows import flow_named
 from ..flows.offramp import (
     VIRTUAL_WALLET,
+    OfframpFlow,
     fields_digest,
     payment_type,
     payout_details_problems,
@@ -51,7 +51,7 @@ from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
-from ..state import get_state, real_app
+from ..state import flow_named, get_state, real_app
 from ..upstream.types import OfframpOrder
 from ..upstream_text import field_label
 from . import journey
@@ -62,7 +62,12 @@ from .fields import FieldsStep
 from .kyc import KycStep
 from .wallet import WalletPage
 
-FLOW = flow_named("offramp")
+NAME = "offramp"
+
+
+def flow() -> OfframpFlow:
+    """The app's offramp flow."""
+    return cast(OfframpFlow, flow_named(NAME))
 SENDING_LEASE = 60          # seconds a confirm in flight keeps others from sending a hash
 CALM_AFTER = 60             # seconds without a change before the page says it may take a while
 
@@ -136,7 +141,7 @@ class PayeeStep(journey.StepPage):
             return session, kept
         # The check is made against an offer: a live one (the user may have taken longer than an
         # offer lives to type the details).
-        session, _changed = quotes.refresh(get_state().sessions, session, FLOW)
+        session, _changed = quotes.refresh(get_state().sessions, session, flow())
         try:
             session, details = self._validate(session)
         except UpstreamBadRequest as refused:
@@ -166,7 +171,7 @@ class PayeeStep(journey.StepPage):
         try:
             return session, ask(session)
         except (QuoteExpired, OrderExpired):
-            session = quotes.requote(get_state().sessions, session, FLOW)
+            session = quotes.requote(get_state().sessions, session, flow())
             return session, ask(session)
 
     @staticmethod
@@ -248,7 +253,7 @@ class PayeeStep(journey.StepPage):
                     "Your details changed. Check them again.")))
             fresh.payee = {**check, "confirmed": True, "name": result.values["name"]}
             # The sending wallet does not depend on whom the money goes to.
-            FLOW.journey.complete(fresh, self.name, keep=("wallet",), by_user=by_user)
+            flow().journey.complete(fresh, self.name, keep=("wallet",), by_user=by_user)
 
         return update_before_order(get_state().sessions, session.id, change)
 
@@ -269,7 +274,7 @@ class PayeeStep(journey.StepPage):
 class SendingWalletStep(WalletPage):
     """The address the crypto comes from: checked for the network; a refund goes back to it."""
 
-    flow = FLOW
+    flow_name = NAME
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         address = session.value("address")
@@ -296,7 +301,7 @@ class SendingWalletStep(WalletPage):
 # -- review -------------------------------------------------------------------------------------------
 
 def review_context(session: CheckoutSession) -> dict[str, Any]:
-    catalog = FLOW.catalog()
+    catalog = flow().catalog()
     country = session.value("countryIsoCode")
     return {
         "country": catalog.country(country),
@@ -359,7 +364,7 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
     assert session.order_id is not None
     seen = fetched = None
     if order is None:
-        read = status_views.read_order(session, FLOW.fetch_order, OfframpOrder.from_json)
+        read = status_views.read_order(session, flow().fetch_order, OfframpOrder.from_json)
         if read is None:
             return status_views.show_status(session)    # its stored status, said so
         order, fetched, seen = read.order, read.fetched, read.seen
@@ -397,13 +402,13 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
 
 @limited("page")
 @session_route
-@journey.order_required(FLOW.name)
+@journey.order_required(NAME)
 def deposit(session: CheckoutSession) -> Response:
     """Where and what to send, and the transaction hash once sent."""
     session, notice = journey.take_notice(session, "deposit")
     assert session.order_id is not None     # order_required
     # Right after the create, its own answer; after an action (a notice), the order as it is now.
-    created = None if notice else get_state().just_created.take(FLOW.name, session.order_id)
+    created = None if notice else get_state().just_created.take(NAME, session.order_id)
     return show_order(session, message=notice.get("message"), error=notice.get("error"),
                       tx_value=notice.get("value"), order=created)
 
@@ -415,7 +420,7 @@ def _back_to_deposit(session: CheckoutSession, **notice: Any) -> Response:
 
 @limited("tx_hash")
 @session_route
-@journey.order_required(FLOW.name)
+@journey.order_required(NAME)
 def deposit_sent(session: CheckoutSession) -> Response:
     """The hash of the user's transfer (pasted, or from the shop's wallet): confirmed once."""
     if not user_pays(session):
@@ -453,7 +458,7 @@ def deposit_sent(session: CheckoutSession) -> Response:
         _release(session, mine, keep_hash=True)
         raise
     except UpstreamRejected as refused:
-        order = FLOW.fetch_order(session.order_id)
+        order = flow().fetch_order(session.order_id)
         if order.hash and order.hash.lower() == tx_hash.lower():
             return _confirmed(session, tx_hash)        # it had it already
         if order.status != "initiated":
@@ -480,7 +485,7 @@ def _confirmed(session: CheckoutSession, tx_hash: str) -> Response:
     assert session.order_id is not None
     try:
         # The status page that follows shows the order as it is now, not as last stored.
-        order_status.fetch_and_store(real_app(current_app), session.order_id, FLOW.name)
+        order_status.fetch_and_store(real_app(current_app), session.order_id, NAME)
     except UpstreamError:
         pass            # the stored status is refreshed when it is read, as always
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
@@ -536,7 +541,7 @@ def status_context(session: CheckoutSession, current: tracking.OrderStatus) -> d
     order = current.order or {}
     quiet = current.updated_at is not None and datetime.now(UTC) - current.updated_at \
         >= timedelta(seconds=CALM_AFTER)
-    settled = current.status in FLOW.settled_statuses or current.status is None
+    settled = current.status in flow().settled_statuses or current.status is None
     given = session.deposit
     merchant_funded = payment_type(session) == VIRTUAL_WALLET
     return {"timeline": timeline(order, merchant_funded=merchant_funded),
@@ -553,9 +558,9 @@ def status_context(session: CheckoutSession, current: tracking.OrderStatus) -> d
 
 PAGES = journey.FlowPages(
     steps={
-        "choose": AmountStep(FLOW, AMOUNT_TEXTS, wallet_step="wallet", fields_step="payout",
+        "choose": AmountStep(NAME, AMOUNT_TEXTS, wallet_step="wallet", fields_step="payout",
                              after_fields=("payee",)),
-        "payout": FieldsStep(FLOW, "payout", heading=_l("Where should we pay you?"),
+        "payout": FieldsStep(NAME, "payout", heading=_l("Where should we pay you?"),
                              known=_carrier_field, keep=("wallet",),
                              intro=_l("The money is paid to this account. Check every detail: "
                                       "a payout to a wrong account cannot be recovered.")),
@@ -572,7 +577,7 @@ PAGES = journey.FlowPages(
 
 
 def init(bp: Blueprint) -> None:
-    journey.register(FLOW.name, PAGES)
+    journey.register(NAME, PAGES)
     rule = "/s/<session_id>"
     bp.add_url_rule(f"{rule}/deposit", "deposit", deposit, methods=["GET"])
     bp.add_url_rule(f"{rule}/deposit/sent", "deposit_sent", deposit_sent, methods=["POST"])

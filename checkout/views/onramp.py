@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, request, url_for
 from flask_babel import gettext as _
@@ -20,14 +20,14 @@ from werkzeug.wrappers import Response
 from .. import tracking
 from ..addresses import network_has_memo
 from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
-from ..flows import flow_named
+from ..flows.onramp import OnrampFlow
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
 from ..names import asset_name, channel_name, network_name
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
-from ..state import get_state
+from ..state import flow_named, get_state
 from ..upstream.types import OnrampOrder, TransferInstructions
 from ..urls import safe_external_url
 from . import journey
@@ -38,7 +38,12 @@ from .fields import FieldsStep
 from .kyc import KycStep
 from .wallet import WalletPage
 
-FLOW = flow_named("onramp")
+NAME = "onramp"
+
+
+def flow() -> OnrampFlow:
+    """The app's onramp flow."""
+    return cast(OnrampFlow, flow_named(NAME))
 
 AMOUNT_TEXTS = AmountTexts(
     heading=_l("Buy crypto"),
@@ -56,7 +61,7 @@ AMOUNT_TEXTS = AmountTexts(
 class WalletStep(WalletPage):
     """The receiving wallet, checked for the chosen network before any order exists, and email."""
 
-    flow = FLOW
+    flow_name = NAME
     keep_after = ("details",)
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
@@ -148,7 +153,7 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     assert session.order_id is not None
     seen = fetched = None
     if order is None:
-        read = status_views.read_order(session, FLOW.fetch_order, OnrampOrder.from_json)
+        read = status_views.read_order(session, flow().fetch_order, OnrampOrder.from_json)
         if read is None:
             return status_views.show_status(session)    # its stored status, said so
         order, fetched, seen = read.order, read.fetched, read.seen
@@ -187,13 +192,13 @@ def _back_to_pay(session: CheckoutSession, message: str, kind: str = "error") ->
 
 @limited("page")
 @session_route
-@journey.order_required(FLOW.name)
+@journey.order_required(NAME)
 def pay(session: CheckoutSession) -> Response:
     """How to pay: the transfer instructions of the order's type."""
     session, notice = journey.take_notice(session, "pay")
     assert session.order_id is not None     # order_required
     # Right after the create, its own answer; after an action (a notice), the order as it is now.
-    created = None if notice else get_state().just_created.take(FLOW.name, session.order_id)
+    created = None if notice else get_state().just_created.take(NAME, session.order_id)
     return show_pay(session, message=notice.get("message"),
                     message_kind=notice.get("kind") or "error", order=created)
 
@@ -206,7 +211,7 @@ def _order_expired() -> str:
 
 @limited("form")
 @session_route
-@journey.order_required(FLOW.name)
+@journey.order_required(NAME)
 def confirm(session: CheckoutSession) -> Response:
     """"I have paid": tell the upstream the money has been sent."""
     assert session.order_id is not None     # order_required
@@ -229,7 +234,7 @@ def confirm(session: CheckoutSession) -> Response:
 
 @limited("otp")
 @session_route
-@journey.order_required(FLOW.name)
+@journey.order_required(NAME)
 def otp(session: CheckoutSession) -> Response:
     """The code received by SMS or WhatsApp, for an ``otp_stk_push`` payment."""
     assert session.order_id is not None     # order_required
@@ -262,7 +267,7 @@ def otp(session: CheckoutSession) -> Response:
 
 @limited("push_retry")
 @session_route
-@journey.order_required(FLOW.name)
+@journey.order_required(NAME)
 def retry_push(session: CheckoutSession) -> Response:
     """Send the payment request to the phone again, within the upstream's attempt limits."""
     assert session.order_id is not None     # order_required
@@ -280,9 +285,9 @@ def retry_push(session: CheckoutSession) -> Response:
 
 PAGES = journey.FlowPages(
     steps={
-        "choose": AmountStep(FLOW, AMOUNT_TEXTS, wallet_step="wallet", fields_step="details"),
+        "choose": AmountStep(NAME, AMOUNT_TEXTS, wallet_step="wallet", fields_step="details"),
         "wallet": WalletStep(),
-        "details": FieldsStep(FLOW, "details", heading=_l("Your payment details")),
+        "details": FieldsStep(NAME, "details", heading=_l("Your payment details")),
         "kyc": KycStep(),
     },
     review_context=review_context,
@@ -293,7 +298,7 @@ PAGES = journey.FlowPages(
 
 
 def init(bp: Blueprint) -> None:
-    journey.register(FLOW.name, PAGES)
+    journey.register(NAME, PAGES)
     rule = "/s/<session_id>"
     bp.add_url_rule(f"{rule}/pay", "pay", pay, methods=["GET"])
     bp.add_url_rule(f"{rule}/pay/confirm", "onramp_confirm", confirm, methods=["POST"])

@@ -27,13 +27,13 @@ from .. import order_status, tracking
 from ..addresses import explorer_tx_url
 from ..capabilities import OrderView, session_id_of
 from ..errors import UpstreamUnavailable
-from ..flows import flow_of
 from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import format_datetime
 from ..public_address import external_url
 from ..qr import qr_svg
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
+from ..state import flow_of
 from ..urls import safe_external_url
 from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
 from .journey import pages_of

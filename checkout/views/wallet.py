@@ -9,7 +9,6 @@ from __future__ import annotations
 from flask_babel import gettext as _
 
 from ..forms import FormResult
-from ..journey.flow import Flow
 from ..journey.steps import update_before_order
 from ..names import network_name
 from ..sessions import CheckoutSession
@@ -22,7 +21,6 @@ class WalletPage(StepPage):
     render it; saving is the same for every flow."""
 
     name = "wallet"
-    flow: Flow
     keep_after: tuple[str, ...] = ()     # later steps that hold whatever the wallet
 
     def save(self, session: CheckoutSession, result: FormResult, *,

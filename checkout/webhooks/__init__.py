@@ -1,12 +1,17 @@
 """The upstream's webhooks: verify over the raw bytes, store first, then act, once.
 
+Import what you use from its modules (``checkout.webhooks.dispatcher.process_pending``): this
+package itself imports nothing, so that a module reading one of its tables does not load the
+whole pipeline.
+
 ``events``      signature verification (spec 6.3, or the opt-in ``data`` mode) and payload parsing
 ``store``       the tables
 ``processing``  storing a delivery (in the request); the newer-only status move (after the ack)
 ``group_commit`` concurrent deliveries of a process stored by one INSERT and one commit
 ``dispatch``    sending owed signals after commit
 ``fetch``       the full-order fetch with retries
-``dispatcher``  the per-process background thread and :func:`process_pending`
+``dispatcher``  one sweep of the background work, and :func:`process_pending` (one round, now)
+``background``  the per-process thread that runs the sweep
 ``admin``       list, show, replay (the ``flask checkout webhooks`` commands)
 
 Settings (``app.config``; defaults in checkout.config.DEFAULTS):
@@ -20,11 +25,3 @@ Settings (``app.config``; defaults in checkout.config.DEFAULTS):
 ``CHECKOUT_SIGNAL_LEASE``            seconds before an interrupted signal is sent again (300)
 ``CHECKOUT_STATUS_CLOCK_TOLERANCE``  seconds of clock skew allowed for fetched statuses (2)
 """
-from __future__ import annotations
-
-from .admin import find_event, recent_events, replay
-from .background import Dispatcher
-from .dispatcher import Round, get_dispatcher, process_pending
-
-__all__ = ["Dispatcher", "Round", "find_event", "get_dispatcher", "process_pending",
-           "recent_events", "replay"]

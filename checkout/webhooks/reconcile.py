@@ -38,7 +38,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..errors import UpstreamError
-from ..flows import flow_named
+from ..flows import flow_type
 from ..sessions import SESSION_LIFETIME
 from ..state import real_app, state_of
 from ..store.tables import sessions_table
@@ -75,7 +75,7 @@ class Check:
 
     @property
     def settled(self) -> bool:
-        return self.after in flow_named(self.flow).settled_statuses
+        return self.after in flow_type(self.flow).settled_statuses
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def forget_finished(engine: Engine, *, now: datetime) -> int:
 
 def _settled(flow: ColumnElement[str | None], status: ColumnElement[str | None]
              ) -> ColumnElement[bool]:
-    return or_(*(and_(flow == name, status.in_(sorted(flow_named(name).settled_statuses)))
+    return or_(*(and_(flow == name, status.in_(sorted(flow_type(name).settled_statuses)))
                  for name in FLOWS))
 
 

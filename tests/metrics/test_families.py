@@ -11,7 +11,7 @@ import pytest
 from checkout import Checkout
 from checkout.errors import OrderNotAvailable, UpstreamUnavailable
 from checkout.upstream import UpstreamClient
-from checkout.webhooks import process_pending
+from checkout.webhooks.dispatcher import process_pending
 from checkout.webhooks.reconcile import reconcile
 
 from ..conftest import make_app

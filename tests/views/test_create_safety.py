@@ -14,14 +14,17 @@ from datetime import UTC, timedelta
 from decimal import Decimal
 
 from checkout.errors import UpstreamTimeout
-from checkout.flows import common, flow_named
+from checkout.flows import common
 from checkout.journey import creation, quotes
 from checkout.state import get_state
 
 from .conftest import EVM_ADDRESS, Flow, sandbox_order
 from .test_create import orders_of, upstream
 
-ONRAMP = flow_named("onramp")
+
+def onramp(app):
+    """The app's on-ramp flow (built with its upstream client and catalog)."""
+    return app.extensions["checkout"].flows["onramp"]
 
 OTHER_ADDRESS = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359"
 CHECKING = "We are checking whether your order was created"
@@ -172,9 +175,9 @@ def test_the_digest_is_keyed_by_the_launch_secret(flow):
     flow.to_review()
     with flow.app.test_request_context():
         session = flow.session
-        first = creation.review_digest(session, ONRAMP)
+        first = creation.review_digest(session, onramp(flow.app))
         flow.app.config["CHECKOUT_LAUNCH_SECRET"] = "another-launch-secret-of-enough-bytes-000"
-        assert creation.review_digest(session, ONRAMP) != first
+        assert creation.review_digest(session, onramp(flow.app)) != first
 
 
 def test_a_network_changed_while_the_address_was_checked_is_caught(flow, app, monkeypatch):
@@ -215,7 +218,7 @@ def tamper(flow, *, address=None, checked_for=None):
 
 def digest_now(flow) -> str:
     with flow.app.test_request_context():
-        return creation.review_digest(flow.session, ONRAMP)
+        return creation.review_digest(flow.session, onramp(flow.app))
 
 
 def test_create_sends_no_address_unchecked_for_the_network(flow, monkeypatch):
@@ -276,8 +279,8 @@ def upstream_order(flow, **params):
     client = upstream(flow)
     with flow.app.test_request_context():
         session = flow.session
-        asked = {**quotes.params_of(session, ONRAMP), **params}
-        quote = ONRAMP.request_quote(asked)
+        asked = {**quotes.params_of(session, onramp(flow.app)), **params}
+        quote = onramp(flow.app).request_quote(asked)
         return type(client).onramp_create_order(
             client, quote_id=quote["id"], network=asked["network"], asset=asked["asset"],
             amount=Decimal(asked["amount"]), currency=asked["currency"],
@@ -321,7 +324,7 @@ def test_the_merchants_reference_is_also_searched_in_the_orders_list(app, monkey
     def created_then_another_then_timeout(calls, original, kwargs):
         original(**kwargs)
         time.sleep(0.01)
-        again = ONRAMP.request_quote(quotes.params_of(mine.session, ONRAMP))
+        again = onramp(app).request_quote(quotes.params_of(mine.session, onramp(app)))
         original(**{**kwargs, "quote_id": again["id"], "address": OTHER_ADDRESS,
                     "email": "bob@example.com"})
         raise UpstreamTimeout("read timeout")
@@ -342,7 +345,7 @@ def test_two_matching_orders_are_not_adopted(flow, monkeypatch, caplog):
 
     def two_then_timeout(calls, original, kwargs):
         original(**kwargs)
-        again = ONRAMP.request_quote(quotes.params_of(flow.session, ONRAMP))
+        again = onramp(flow.app).request_quote(quotes.params_of(flow.session, onramp(flow.app)))
         original(**{**kwargs, "quote_id": again["id"]})
         raise UpstreamTimeout("read timeout")
 
@@ -354,7 +357,7 @@ def test_two_matching_orders_are_not_adopted(flow, monkeypatch, caplog):
     assert "2 orders match" in caplog.text
 
 
-def test_matching_compares_the_amount_in_the_quotes_unit():
+def test_matching_compares_the_amount_in_the_quotes_unit(app):
     from datetime import datetime
 
     from checkout.upstream.types import OnrampOrder
@@ -367,15 +370,15 @@ def test_matching_compares_the_amount_in_the_quotes_unit():
                         email="Ada@example.com", amount_crypto=Decimal("10.0"),
                         local_currency_amount=Decimal("16000"),
                         date=datetime.fromtimestamp(now - 1, tz=UTC))
-    assert ONRAMP.matches(order, pending)
-    assert not ONRAMP.matches(order, {**pending, "sent": {**pending["sent"], "currency": "local"}})
+    assert onramp(app).matches(order, pending)
+    assert not onramp(app).matches(order, {**pending, "sent": {**pending["sent"], "currency": "local"}})
     stale = OnrampOrder(**{**order.__dict__, "date": datetime.fromtimestamp(now - 60,
                                                                            tz=UTC)})
-    assert not ONRAMP.matches(stale, pending)
+    assert not onramp(app).matches(stale, pending)
     # The quote's own figure for the amount counts too (the order may repeat the quote's).
     quoted = OnrampOrder(**{**order.__dict__, "amount_crypto": Decimal("9.87")})
-    assert not ONRAMP.matches(quoted, pending)
-    assert ONRAMP.matches(quoted, {**pending, "quoted": "9.870"})
+    assert not onramp(app).matches(quoted, pending)
+    assert onramp(app).matches(quoted, {**pending, "quoted": "9.870"})
 
 
 def test_a_malformed_review_digest_is_a_changed_review_not_an_error(flow):

@@ -662,9 +662,9 @@ def test_a_status_that_has_not_moved_for_a_minute_says_it_can_take_a_while(sale)
     ("payout_failed", None), ("deposit_expired", None),
 ])
 def test_an_offramp_ends_for_the_shop_when_the_money_arrives_or_goes_back(status, event):
-    from checkout.flows import flow_named
+    from checkout.flows import OfframpFlow
 
-    assert flow_named("offramp").terminal_event(status) == event
+    assert OfframpFlow.terminal_event(status) == event
 
 
 def test_a_hash_given_after_the_order_expired_is_kept_for_support(sale, monkeypatch):

@@ -5,8 +5,6 @@ import re
 
 import pytest
 
-from checkout.flows import flow_named
-
 from ..support.waiting import wait_for
 from .conftest import (
     move_sandbox_order,
@@ -84,7 +82,7 @@ def test_after_i_have_paid_an_order_still_awaiting_the_payment_is_not_said_to_wa
     status, until the upstream's webhook for the next one): it must not answer the user with
     "Waiting for your payment", as if they had not said they paid."""
     flow.to_pay("manual")
-    onramp = flow_named("onramp")
+    onramp = flow.app.extensions["checkout"].flows["onramp"]
     with flow.app.test_request_context():
         assert onramp.status_text("deposit_awaiting", flow.session) == "Waiting for your payment."
     flow.post("/pay/confirm")

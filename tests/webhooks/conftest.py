@@ -7,7 +7,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import Engine, func, select
 
-from checkout.webhooks import process_pending
+from checkout.webhooks.dispatcher import process_pending
 from checkout.webhooks.store import events_table
 
 from ..conftest import make_app

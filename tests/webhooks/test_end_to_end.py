@@ -10,7 +10,8 @@ import pytest
 from checkout import order_status
 from checkout.sandbox.clock import Clock, Scheduler
 from checkout.sandbox.webhooks import WebhookSender
-from checkout.webhooks import process_pending, recent_events
+from checkout.webhooks.admin import recent_events
+from checkout.webhooks.dispatcher import process_pending
 
 from ..conftest import make_app
 from ..support.live_server import live_server

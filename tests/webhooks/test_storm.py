@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from checkout.webhooks import process_pending
+from checkout.webhooks.dispatcher import process_pending
 from checkout.webhooks.store import events_table, orders_table, signal_log_table
 
 from ..conftest import make_app
