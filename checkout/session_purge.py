@@ -16,11 +16,11 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
-from flask import Flask
 from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 
 from .kyc import memory as kyc_memory
+from .pacing import Schedule
 from .store.tables import sessions_table
 
 log = logging.getLogger(__name__)
@@ -36,28 +36,25 @@ def purge_expired_sessions(engine: Engine, *, older_than: timedelta = timedelta(
     return int(result.rowcount or 0)
 
 
-def maybe_purge(app: Flask) -> int | None:
-    """Purge expired sessions if this process has not done so in the last interval.
+def maybe_purge(engine: Engine, schedule: Schedule, *, interval: float,
+                remember_days: float) -> int | None:
+    """Purge expired sessions (and KYC levels not confirmed for ``remember_days``) if this process
+    has not done so in the last ``interval`` seconds (``schedule``: this process's clock of it).
 
     Returns the number deleted, or None when it was not this call's turn. A failure (database
     down) is logged and waits for the next interval: the sweep that calls this must go on.
     """
-    from .state import state_of
-
-    state = state_of(app)
-    schedule = state.purge_schedule
-    if not schedule.due(float(app.config.get("CHECKOUT_SESSION_PURGE_INTERVAL", 3600))):
+    if not schedule.due(interval):
         return None
     try:
-        deleted = purge_expired_sessions(state.engine)
-        forgotten = kyc_memory.forget_older_than(
-            state.engine, float(app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365)))
+        deleted = purge_expired_sessions(engine)
+        forgotten = kyc_memory.forget_older_than(engine, remember_days)
     except Exception:  # the database may be down; try again next interval
         log.exception("purging expired checkout sessions failed")
         return None
     if deleted:
         log.info("purged %d expired checkout sessions", deleted)
     if forgotten:
-        log.info("forgot %d KYC levels the upstream has not confirmed since %s days", forgotten,
-                 app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365))
+        log.info("forgot %d KYC levels the upstream has not confirmed since %g days", forgotten,
+                 remember_days)
     return deleted

@@ -77,11 +77,19 @@ def test_schedule_allows_one_purge_per_interval():
     assert Schedule().due(0) is False                  # 0 disables the opportunistic purge
 
 
+def purge_of(app):
+    """What the dispatcher's sweep does, as it calls it: the app's engine and schedule."""
+    state = app.extensions["checkout"]
+    return lambda: maybe_purge(state.engine, state.purge_schedule, interval=3600,
+                               remember_days=365)
+
+
 def test_maybe_purge_runs_at_most_once_per_interval(app):
+    purge = purge_of(app)
     _sessions(app, 1)
-    assert maybe_purge(app) == 1
+    assert purge() == 1
     _sessions(app, 1)
-    assert maybe_purge(app) is None                        # not its turn: the row stays
+    assert purge() is None                                 # not its turn: the row stays
     assert len(_remaining(app)) == 1
 
 
@@ -93,7 +101,7 @@ def test_maybe_purge_survives_a_database_failure(app, monkeypatch, caplog):
         raise RuntimeError("database down")
 
     monkeypatch.setattr(engine, "begin", down)
-    assert maybe_purge(app) is None
+    assert purge_of(app)() is None
     assert "purging expired checkout sessions failed" in caplog.text
 
 

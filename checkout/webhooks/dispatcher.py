@@ -86,9 +86,13 @@ def sweep(app: Flask, *, between_batches: Callable[[], None] | None = None) -> N
         round_failed = True
     # Expired sessions (and KYC levels not confirmed for long) are deleted at most once per
     # CHECKOUT_SESSION_PURGE_INTERVAL (never raises).
-    session_purge.maybe_purge(app)
+    state = state_of(app)
+    session_purge.maybe_purge(
+        state.engine, state.purge_schedule,
+        interval=float(app.config.get("CHECKOUT_SESSION_PURGE_INTERVAL", 3600)),
+        remember_days=float(app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365)))
     # Likewise the create answers no page took (personal data in this process's memory).
-    state_of(app).just_created.forget_stale()
+    state.just_created.forget_stale()
     # Orders whose webhooks were lost: due ones are asked of the upstream, within this
     # process's per-minute bound (never raises). Not while the round above failed: the
     # database is likely down for it too.
