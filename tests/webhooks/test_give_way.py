@@ -21,7 +21,11 @@ def dispatcher(webhook_config, monkeypatch):
     monkeypatch.setattr(background, "GIVE_WAY_MAX", 0.6)
     monkeypatch.setattr(background, "GIVE_WAY_QUIET", 0.05)
     webhook_config["CHECKOUT_WEBHOOK_BACKGROUND"] = False
-    return Dispatcher(make_app(dict(webhook_config)), sweep)
+    # Kept alive for the whole test: the dispatcher holds its app weakly, and stops (gives way no
+    # more) once a collection finds the app gone.
+    app = make_app(dict(webhook_config))
+    yield Dispatcher(app, sweep)
+    del app
 
 
 def timed(give_way) -> float:
