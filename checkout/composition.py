@@ -45,8 +45,8 @@ def build(app: Flask) -> CheckoutState:
             engine.dispose()
             raise
     counts = _metrics(app, engine)
-    sandbox_app = embedded_sandbox.create(app) if config.uses_sandbox(app) else None
-    base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox_app is None \
+    sandbox = embedded_sandbox.EmbeddedSandbox(app) if config.uses_sandbox(app) else None
+    base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox is None \
         else config.EMBEDDED_SANDBOX_URL
     every_call = app.config.get("CHECKOUT_HTTP_TIMEOUT")
     upstream = UpstreamClient(
@@ -63,8 +63,8 @@ def build(app: Flask) -> CheckoutState:
         max_in_flight=int(app.config["CHECKOUT_UPSTREAM_MAX_IN_FLIGHT"]),
     )
     counts.upstream_breaker(upstream.transport.breaker.snapshot().state)
-    if sandbox_app is not None:
-        mount_wsgi_app(upstream.http, base_url, sandbox_app,
+    if sandbox is not None:
+        mount_wsgi_app(upstream.http, base_url, sandbox,
                        environ_extras=embedded_sandbox.public_base)
     ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
     refusal = upstream.transport.breaker.refusal
@@ -80,7 +80,7 @@ def build(app: Flask) -> CheckoutState:
         sessions=SessionStore(engine, on_open=counts.session_opened,
                               on_order=counts.order_created),
         upstream=upstream,
-        sandbox=sandbox_app,
+        embedded_sandbox=sandbox,
         onramp_catalog=onramp_catalog, offramp_catalog=offramp_catalog,
         util_catalog=UtilCatalog(upstream, reference_cache()),
         flows={"onramp": OnrampFlow(upstream, onramp_catalog),

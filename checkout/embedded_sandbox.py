@@ -8,10 +8,13 @@ tells the sandbox where that is (:func:`public_base`).
 """
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
 from typing import Any
 
 from flask import Flask, has_request_context
 
+from .errors import ConfigurationError
 from .public_address import external_url
 from .sandbox.state import PUBLIC_BASE_ENVIRON
 
@@ -19,8 +22,46 @@ SANDBOX_PAGES = "/sandbox/"
 IN_PROCESS_HOST = "checkout.embedded.invalid"   # never resolved: delivered in process
 
 
-def create(app: Flask) -> Flask:
-    """The embedded sandbox app, with the host's credentials and ``CHECKOUT_SANDBOX`` settings.
+class EmbeddedSandbox:
+    """The host's sandbox app (a WSGI app), built on its first call.
+
+    Its ninety routes take tens of milliseconds to build, which a process that never calls the
+    upstream (a CLI command, a worker that only stores webhooks) need not pay. Its settings are
+    checked when this is made, at start-up: a wrong ``CHECKOUT_SANDBOX`` fails ``Checkout(app)``
+    with a message naming it, never a page.
+    """
+
+    def __init__(self, host: Flask) -> None:
+        from .sandbox import check_config
+
+        self._settings = settings(host)
+        try:
+            check_config(self._settings)
+        except ValueError as exc:
+            raise ConfigurationError(f"CHECKOUT_SANDBOX: {exc}") from None
+        self._app: Flask | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def app(self) -> Flask:
+        if self._app is None:
+            with self._lock:
+                if self._app is None:
+                    from .sandbox import create_app
+
+                    self._app = create_app(self._settings)
+        return self._app
+
+    @property
+    def built(self) -> bool:
+        return self._app is not None
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        return self.app(environ, start_response)
+
+
+def settings(app: Flask) -> dict[str, Any]:
+    """The embedded sandbox's settings: the host's credentials and ``CHECKOUT_SANDBOX``.
 
     Its signed webhooks go to this app's own receiver by default, in process: through the same
     signature check, storage and processing as the upstream's, with the sender's retry schedule,
@@ -28,8 +69,6 @@ def create(app: Flask) -> Flask:
     ``Checkout(app)`` sees its orders move on as a well-configured production site does.
     ``SANDBOX_WEBHOOK_URL`` in ``CHECKOUT_SANDBOX`` sends them over real HTTP instead.
     """
-    from .sandbox import create_app
-
     sandbox_config: dict[str, Any] = {
         "SANDBOX_CLIENT_ID": app.config["CHECKOUT_CLIENT_ID"],
         "SANDBOX_CLIENT_SECRET": app.config.get("CHECKOUT_CLIENT_SECRET"),
@@ -45,7 +84,7 @@ def create(app: Flask) -> Flask:
         prefix = app.config["CHECKOUT_URL_PREFIX"].rstrip("/")
         sandbox_config["SANDBOX_WEBHOOK_URL"] = f"{base}{prefix}/webhooks"
         sandbox_config["SANDBOX_WEBHOOK_IN_PROCESS"] = {base: app}
-    return create_app(sandbox_config)
+    return sandbox_config
 
 
 def public_base() -> dict[str, Any]:

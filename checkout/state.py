@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from .store.schema import prepare
 
 if TYPE_CHECKING:
+    from .embedded_sandbox import EmbeddedSandbox
     from .journey.flow import Flow
     from .journey.just_created import JustCreated
     from .journey.quote_cache import QuoteCache
@@ -34,7 +35,8 @@ class CheckoutState:
     intake: Intake                  # webhook deliveries into the engine's database
     sessions: SessionStore
     upstream: UpstreamClient
-    sandbox: Flask | None           # the embedded sandbox upstream, when no base URL is set
+    # The embedded sandbox upstream, when no base URL is set (built on its first call).
+    embedded_sandbox: EmbeddedSandbox | None
     onramp_catalog: OnrampCatalog
     offramp_catalog: OfframpCatalog
     util_catalog: UtilCatalog
@@ -55,6 +57,11 @@ class CheckoutState:
     # The schema's revision is still to be checked (or upgraded): the ``flask`` command loaded the
     # app to find one of its commands (see ``composition._loading_for_a_flask_command``).
     schema_unchecked: bool = False
+
+    @property
+    def sandbox(self) -> Flask | None:
+        """The embedded sandbox app (built now if it was not yet), or None with a real upstream."""
+        return self.embedded_sandbox.app if self.embedded_sandbox is not None else None
 
     def close(self) -> None:
         """Give back the database connections: the intake's, then the pool's (an app thrown away,

@@ -83,8 +83,13 @@ def _from_environment() -> dict[str, Any]:
     return found
 
 
-def _check_config(app: Flask) -> None:
-    cfg = app.config
+def check_config(config: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` naming the first of these settings (over :data:`DEFAULTS`) that
+    cannot be used: what :func:`create_app` checks, without building the app."""
+    _check_settings({**DEFAULTS, **config})
+
+
+def _check_settings(cfg: Mapping[str, Any]) -> None:
     if not cfg["SANDBOX_CLIENT_ID"]:
         raise ValueError("SANDBOX_CLIENT_ID must not be empty")
     scale = cfg["SANDBOX_TIME_SCALE"]
@@ -185,7 +190,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False          # keep fields in the spec's order, as the upstream sends them
     app.config.update(DEFAULTS)
     app.config.update(_from_environment() if config is None else config)
-    _check_config(app)
+    _check_settings(app.config)
 
     clock = Clock(float(app.config["SANDBOX_TIME_SCALE"]))
     scheduler = Scheduler(clock)

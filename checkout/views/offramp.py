@@ -349,7 +349,7 @@ def _deposit_event(session: CheckoutSession, deposit: Mapping[str, Any],
 
 def _test_wallet_url(session: CheckoutSession, order_id: str) -> str | None:
     """The embedded sandbox's "send from a test wallet" page (none against a real upstream)."""
-    if get_state().sandbox is None:
+    if get_state().embedded_sandbox is None:
         return None
     back = url_for("checkout.deposit", session_id=session.id)
     query: dict[str, Any] = {"return": back}      # a Python keyword: passed as a mapping
