@@ -57,6 +57,9 @@ class StepPage:
     flow_name: str          # the flow whose step it is (the app's own is looked up, ``flow``)
     # The largest request body the step's form may send (its photos, say): see limit_upload.
     max_upload: int = SMALL_FORM
+    # The rate limit its form's posts count against (checkout.ratelimits): a form, or identity
+    # documents. Its page (GET) is a page like any other.
+    post_limit: str = "form"
     # A refused form is kept in the session, with its messages, for the step's page, and the
     # browser is sent there (POST, redirect, GET): the form's answer is then no history entry
     # that Back or a reload would post again ("Confirm form resubmission"). False for a form
@@ -153,6 +156,13 @@ _PAGES: dict[str, FlowPages] = {}
 
 
 def register(flow_name: str, pages: FlowPages) -> None:
+    # One URL rule serves every flow's steps (init_steps), and its limit is known before the
+    # session is: a step of one name must count against one limit in every flow.
+    for name, page in pages.steps.items():
+        for other in _PAGES.values():
+            if name in other.steps and other.steps[name].post_limit != page.post_limit:
+                raise TypeError(f"step {name!r} posts count against two limits: "
+                                f"{page.post_limit!r} and {other.steps[name].post_limit!r}")
     _PAGES[flow_name] = pages
 
 
@@ -306,10 +316,13 @@ def session_page(session: CheckoutSession) -> Response:
 
 
 def step_category() -> str:
-    """A step's page is a page; sending its form is a form, or identity documents on the KYC step."""
+    """A step's page is a page; sending its form counts against the limit the step declares
+    (``StepPage.post_limit``: identity documents on the KYC step)."""
     if request.method == "GET":
         return "page"
-    return "kyc" if (request.view_args or {}).get("step") == "kyc" else "form"
+    step = (request.view_args or {}).get("step")
+    return next((pages.steps[step].post_limit for pages in _PAGES.values()
+                 if step in pages.steps), "form")
 
 
 @limited(step_category)

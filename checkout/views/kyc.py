@@ -73,6 +73,7 @@ def _contact_field(kind: str) -> RequiredField:
 class KycStep(journey.StepPage):
     name = STEP
     max_upload = MAX_UPLOAD
+    post_limit = "kyc"          # identity documents: few a day (checkout.ratelimits)
     # Its fields (names, birth date, ID number) go to the upstream and are never stored here, not
     # even for a redirect: a refused form is answered in place (checkout.js takes that answer out
     # of the history's posts).

@@ -409,3 +409,21 @@ def test_a_fault_of_the_limiters_own_lets_the_shopper_through(config, monkeypatc
     client = app.test_client()
     assert [client.get("/checkout/onramp").status_code for _ in range(2)] == [303, 303]
     assert "request not counted" in caplog.text
+
+
+def test_a_step_counts_its_posts_against_the_limit_it_declares(app):
+    """The KYC step declares identity documents; a step of the same name in another flow could
+    not count against another limit (one URL rule serves every flow's steps)."""
+    from checkout.views import journey
+    from checkout.views.kyc import KycStep
+
+    assert KycStep.post_limit == "kyc" and journey.StepPage.post_limit == "form"
+
+    class FormLikeKyc(journey.StepPage):
+        name = "kyc"
+
+    other = journey.FlowPages(steps={"kyc": FormLikeKyc()}, review_context=dict,
+                              order_page=lambda session: None, after_create=lambda s: "status",
+                              payment_step="pay")
+    with pytest.raises(TypeError, match="'kyc' posts count against two limits"):
+        journey.register("another-flow", other)
