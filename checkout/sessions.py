@@ -55,7 +55,7 @@ def _aware(value: datetime | None) -> datetime | None:
 #   reference  the checkout's own orderParams, when the merchant gave none
 #   pending    the create attempt whose outcome is not known yet (checkout.journey.creation)
 #   order      what the flow keeps of the order at creation (its resume link, transfer type...)
-#   events     parent events recorded as sent (checkout.tracking)
+#   events     parent events recorded as sent (checkout.views.tracking)
 #   tx_hash    the crypto transaction's hash, once known
 #   said_paid  True once the on-ramp's user said "I have paid" (and the upstream took it)
 #   notices    {page: notice}: a message kept across a redirect, shown once
@@ -279,7 +279,7 @@ class CheckoutSession:
 
     @property
     def events(self) -> dict[str, Any]:
-        """The parent events recorded as sent (checkout.tracking)."""
+        """The parent events recorded as sent (checkout.views.tracking)."""
         return dict(self.data.get("events") or {})
 
     @events.setter

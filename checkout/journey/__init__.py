@@ -10,5 +10,5 @@ created exactly once lives here, written once for every flow:
 - :mod:`.creation`: the create-once protocol (claim, pending attempt, grace period, review digest,
   lookup of an order whose create had no answer), returning an :class:`~.creation.Outcome`.
 
-Parent events and order statuses are in :mod:`checkout.tracking`.
+Parent events and order statuses are in :mod:`checkout.views.tracking`.
 """

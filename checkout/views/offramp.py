@@ -25,7 +25,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
-from .. import order_status, tokens, tracking
+from .. import order_status, tokens
 from ..addresses import AddressError, checksummed, validate_transaction_hash
 from ..errors import (
     OrderExpired,
@@ -54,7 +54,7 @@ from ..sessions import CheckoutSession
 from ..state import flow_named, get_state, real_app
 from ..upstream.types import OfframpOrder
 from ..upstream_text import field_label
-from . import journey
+from . import journey, tracking
 from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route

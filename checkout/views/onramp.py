@@ -17,7 +17,6 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
-from .. import tracking
 from ..addresses import network_has_memo
 from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
 from ..flows.onramp import OnrampFlow
@@ -30,7 +29,7 @@ from ..sessions import CheckoutSession
 from ..state import flow_named, get_state
 from ..upstream.types import OnrampOrder, TransferInstructions
 from ..urls import safe_external_url
-from . import journey
+from . import journey, tracking
 from . import status as status_views
 from .amount import AmountStep, AmountTexts
 from .context import session_route

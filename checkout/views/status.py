@@ -3,7 +3,7 @@
 ``GET /s/<id>/status`` shows the order's status and polls ``/status/live`` every 3 seconds (htmx)
 until a settled state; without JavaScript the page reloads itself (every 10 seconds) until then.
 Parent events are recorded and rendered only when the page is framed (``Sec-Fetch-Dest: iframe``,
-or for htmx checkout.js's ``X-Checkout-Framed``: see :func:`checkout.tracking.framing`); the same
+or for htmx checkout.js's ``X-Checkout-Framed``: see :func:`checkout.views.tracking.framing`); the same
 session opened top-level elsewhere sends none.
 
 ``GET /s/<id>/return`` is where a payment provider sends the user back after a
@@ -23,7 +23,7 @@ from flask import Blueprint, current_app, g, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from .. import order_status, tracking
+from .. import order_status
 from ..addresses import explorer_tx_url
 from ..capabilities import OrderView, session_id_of
 from ..errors import UpstreamUnavailable
@@ -35,6 +35,7 @@ from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import flow_of
 from ..urls import safe_external_url
+from . import tracking
 from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
 from .journey import pages_of
 
@@ -119,7 +120,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
              top_level: bool = False, returned: bool = False) -> dict[str, Any]:
     """The status block's context. Parent events are recorded (as sent) only for a framed page.
 
-    ``framed=None`` asks the request (:func:`checkout.tracking.framing`); ``top_level=True`` marks
+    ``framed=None`` asks the request (:func:`checkout.views.tracking.framing`); ``top_level=True`` marks
     a page that must never send events (its polls carry ``top=1``). ``returned`` marks the page
     a payment provider sends the user back to: there, an order still awaiting its payment is one
     whose payment is on its way, never one to pay again (its polls carry ``returned=1``).

@@ -22,7 +22,7 @@ def upstream_down_at_pay(flow, monkeypatch):
 
     monkeypatch.setattr(client, "onramp_order", unavailable)
     # Nothing stored of it either (no webhook yet): the page has nothing to show but the error.
-    from checkout import tracking
+    from checkout.views import tracking
 
     monkeypatch.setattr(tracking, "stored_order", lambda session: None)
     return flow

@@ -643,8 +643,8 @@ def test_every_offramp_status_has_plain_words():
 def test_a_status_that_has_not_moved_for_a_minute_says_it_can_take_a_while(sale):
     from datetime import UTC, datetime, timedelta
 
-    from checkout.tracking import OrderStatus
     from checkout.views.offramp import status_context
+    from checkout.views.tracking import OrderStatus
 
     sale.to_deposit()
     long_ago = datetime.now(UTC) - timedelta(minutes=2)

@@ -257,7 +257,7 @@ def test_upstream_timeout_on_the_pay_page_gives_a_message_and_a_retry(flow, monk
     monkeypatch.setattr(client, "onramp_order", timeout)
     # Nothing of the order stored yet (with it, its last status and details show instead:
     # tests/views/test_upstream_down.py).
-    from checkout import tracking
+    from checkout.views import tracking
 
     monkeypatch.setattr(tracking, "stored_order", lambda session: None)
     page = flow.get("/pay")

@@ -1,4 +1,5 @@
-"""Where an order stands, in the words of the webhook status set, and the events for the parent page.
+"""Where an order stands for its pages, in the words of the webhook status set, and the events for
+the parent page (a helper of the views: it reads the request, to know whether a page is framed).
 
 Statuses are the webhook set of upstream-notes 4 (``deposit_awaiting`` ... ``refund_failed``). They are
 read through ``checkout.order_status.current`` (the stored status that webhooks keep, refreshed from
@@ -33,12 +34,12 @@ from typing import Any
 
 from flask import current_app, request
 
-from . import order_status
-from .errors import UpstreamError
-from .htmx import is_htmx
-from .security import event_target_origin
-from .sessions import CheckoutSession
-from .state import flow_of, get_state, real_app
+from .. import order_status
+from ..errors import UpstreamError
+from ..htmx import is_htmx
+from ..security import event_target_origin
+from ..sessions import CheckoutSession
+from ..state import flow_of, get_state, real_app
 
 log = logging.getLogger("checkout.tracking")
 
