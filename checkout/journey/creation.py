@@ -37,7 +37,6 @@ import hmac
 import json
 import logging
 import secrets
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +51,7 @@ from ..errors import (
     UpstreamUnavailable,
 )
 from ..sessions import CheckoutSession, SessionStore
+from . import clock
 from .steps import claimed_by_an_earlier_release
 
 if TYPE_CHECKING:
@@ -202,7 +202,7 @@ def _begin_attempt(sessions: SessionStore, session: CheckoutSession, flow: Flow,
         attempt = copy.deepcopy(session)
         if not attempt.claims.get("orderParams") and not attempt.reference:
             attempt.reference = _new_reference()
-        attempt.pending = {"at": time.time(), "reference": order_params(attempt),
+        attempt.pending = {"at": clock.now(), "reference": order_params(attempt),
                            **flow.attempt_facts(attempt, payload)}
         try:
             sessions.save(attempt)
@@ -316,7 +316,7 @@ def settle_pending(sessions: SessionStore, session: CheckoutSession,
         return _attach(sessions, session, flow, order)
     # A create the upstream finished (failing) needs no grace: nothing of it can appear later.
     grace = 0.0 if (session.pending or {}).get("finished") else create_grace()
-    if ambiguous or time.time() - started < grace:
+    if ambiguous or clock.now() - started < grace:
         return CreateResult(Outcome.CONFIRMING, session=session)
     if not flow.may_retry(session):
         log.error("no %s order found for session %s after the grace period; it is not created "

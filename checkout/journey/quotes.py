@@ -9,7 +9,6 @@ younger than ``CHECKOUT_QUOTE_MAX_AGE`` seconds: the upstream's quotes live abou
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from flask import current_app
 
 from ..sessions import CheckoutSession, SessionStore
 from ..upstream.types import RequiredField, required_fields_from_json
+from . import clock
 from .steps import update_before_order
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def make_record(quote_id: str | None, offer: Mapping[str, Any], cashout: Mapping
     its cashout (the unit of the country's KYC rules)."""
     return {
         "id": quote_id,
-        "fetched_at": time.time(),
+        "fetched_at": clock.now(),
         "params": normalise(keys, params),
         "offer": {key: value for key, value in offer.items() if key != "requiredFields"},
         "required_fields": dict(offer.get("requiredFields") or {}),
@@ -80,7 +80,7 @@ def is_current(session: CheckoutSession, flow: Flow) -> bool:
     record = session.quote
     if not record:
         return False
-    young = time.time() - float(record.get("fetched_at", 0)) < max_age()
+    young = clock.now() - float(record.get("fetched_at", 0)) < max_age()
     return young and record.get("params") == params_of(session, flow)
 
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from checkout.errors import UpstreamTimeout
 from checkout.flows import common
-from checkout.journey import creation, quotes
+from checkout.journey import clock, creation, quotes
 from checkout.state import get_state
 
 from .conftest import EVM_ADDRESS, Flow, sandbox_order
@@ -295,7 +295,8 @@ def test_an_older_order_with_the_same_reference_is_not_adopted(app, monkeypatch)
     flow.start(orderParams="demo-basket")
     review = flow.to_review()
     older = upstream_order(flow)                # e.g. yesterday's visitor, same everything
-    time.sleep(1.1)
+    later = clock.now() + 2                     # our attempt comes after it (order dates: seconds)
+    monkeypatch.setattr(clock, "now", lambda: later)
     fake_creates(flow, monkeypatch, timeout_without_creating)
     assert CHECKING in flow.create(review).get_data(as_text=True)
     assert flow.session.order_id is None and older.id
