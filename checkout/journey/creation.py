@@ -4,7 +4,9 @@ Creating is idempotent, by one device: the session's *pending attempt* (what is 
 written by compare-and-set on the session's version before the create call is sent. A double
 click, a retried request, a second tab or a second device that read the same version loses the
 compare-and-set and sends nothing (``BUSY``: its page follows the order); one that reads after it
-finds the attempt and only looks the order up.
+finds the attempt and only looks the order up. (Once an attempt is refused and forgotten, the next
+"Confirm", the second of a double click included, is a new attempt at the same reviewed details:
+nothing was created by the first.)
 
 From then on no create is sent for the session, automatically or by the user, until the attempt is
 settled: by the upstream's answer, by finding the order in a lookup, or by a lookup that the
@@ -151,24 +153,24 @@ def create_order(sessions: SessionStore, session: CheckoutSession, flow: Flow,
     try:
         order = flow.send_create(session, payload, reference=reference)
     except QuoteExpired:
-        return CreateResult(Outcome.REQUOTE, session=_forget_attempt(sessions, session.id))
+        return CreateResult(Outcome.REQUOTE, session=_forget_attempt(sessions, session))
     except UpstreamRateLimited:
         # Refused before anything was done (or not even sent: the client's wait list): no order
         # exists, and the 429 page (views.pages) says when "Confirm" may be pressed again.
-        _forget_attempt(sessions, session.id)
+        _forget_attempt(sessions, session)
         raise
     except UpstreamRejected as exc:
         return CreateResult(Outcome.REJECTED, message=exc.message,
                             field=flow.field_named_by(exc.message),
-                            session=_forget_attempt(sessions, session.id))
+                            session=_forget_attempt(sessions, session))
     except UpstreamUnavailable as exc:
         if exc.never_sent:
             log.warning("order creation for session %s not sent (%s): nothing was created",
                         short_id(session.id), type(exc).__name__)
-            return CreateResult(Outcome.NOT_SENT, session=_forget_attempt(sessions, session.id))
+            return CreateResult(Outcome.NOT_SENT, session=_forget_attempt(sessions, session))
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
         if finished_failing(exc):
-            session = _mark_finished(sessions, session.id)
+            session = _mark_finished(sessions, session)
         return settle_pending(sessions, session, flow)
     except UpstreamError as exc:
         log.warning("order creation outcome unknown for session %s: %r", short_id(session.id), exc)
@@ -228,20 +230,32 @@ def finished_failing(exc: UpstreamUnavailable) -> bool:
     return exc.status is not None and exc.status >= 500 and exc.status not in (502, 503, 504)
 
 
-def _mark_finished(sessions: SessionStore, session_id: str) -> CheckoutSession:
-    def change(fresh: CheckoutSession) -> None:
-        if fresh.pending:
-            fresh.pending = {**fresh.pending, "finished": True}
+def _mark_finished(sessions: SessionStore, attempted: CheckoutSession) -> CheckoutSession:
+    """The upstream's application failed on the create of ``attempted`` (its attempt): it is looked
+    up without a grace period."""
+    started = pending_since(attempted)
 
-    return sessions.update(session_id, change)
+    def change(fresh: CheckoutSession) -> bool:
+        if fresh.pending is None or pending_since(fresh) != started:
+            return False        # not this request's attempt any more
+        fresh.pending = {**fresh.pending, "finished": True}
+        return True
+
+    return sessions.update(attempted.id, change)
 
 
-def _forget_attempt(sessions: SessionStore, session_id: str) -> CheckoutSession:
-    """The upstream answered no: nothing was created, the user may try again."""
-    def change(session: CheckoutSession) -> None:
-        session.pending = None
+def _forget_attempt(sessions: SessionStore, attempted: CheckoutSession) -> CheckoutSession:
+    """The upstream answered no to the create of ``attempted`` (its attempt): nothing was created,
+    the user may try again. Only that attempt is forgotten, never one made since."""
+    started = pending_since(attempted)
 
-    return sessions.update(session_id, change)
+    def change(fresh: CheckoutSession) -> bool:
+        if fresh.pending is None or pending_since(fresh) != started:
+            return False
+        fresh.pending = None
+        return True
+
+    return sessions.update(attempted.id, change)
 
 
 def _attach(sessions: SessionStore, session: CheckoutSession, flow: Flow,
@@ -336,6 +350,9 @@ def settle_pending(sessions: SessionStore, session: CheckoutSession,
     session = sessions.update(session.id, forget)
     if session.order_id:
         return CreateResult(Outcome.CREATED, order_id=session.order_id)
+    if session.pending:
+        # Another request forgot this attempt and began a new one meanwhile: that one is followed.
+        return CreateResult(Outcome.CONFIRMING, session=session)
     log.info("no order found for session %s after the grace period: it may be created again",
              short_id(session.id))
     return CreateResult(Outcome.RETRY, session=session)

@@ -461,7 +461,7 @@ def create(session: CheckoutSession) -> Response:
     result = creation.create_order(get_state().sessions, session, flow,
                                    request.form.get("review_digest"))
     if result.outcome is Outcome.CREATED:
-        step = pages.after_create(session)
+        step = pages.after_create(result.session or session)
         if result.order is not None and step == pages.payment_step:
             get_state().just_created.keep(flow.name, result.order)
         return htmx_redirect(step_url(session, step))

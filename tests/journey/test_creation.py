@@ -312,3 +312,68 @@ def test_a_flow_that_must_not_create_twice_keeps_looking_after_the_grace_period(
         is Outcome.CONFIRMING
     assert create(session, flow).outcome is Outcome.CONFIRMING
     assert len(flow.sent) == 1 and get_state().sessions.get(session.id).pending is not None
+
+
+# -- what changed between the review's read and the attempt's save ---------------------------------
+
+def test_a_step_saved_after_the_read_is_caught_when_the_attempt_is_saved(ctx, flow):
+    """The review's digest matched the session as read; another tab changed the wallet before the
+    attempt was saved: the save fails, and the checks run again on what is stored now."""
+    store = get_state().sessions
+    session = reviewed_session()
+    read_first = store.get(session.id)
+    store.update(session.id, lambda fresh: fresh.answer({"address": "0xother"}))
+    result = creation.create_order(store, read_first, flow,
+                                   creation.review_digest(read_first, flow))
+    assert result.outcome is Outcome.CHANGED and flow.sent == []
+    assert store.get(session.id).pending is None
+
+
+def test_a_claim_an_earlier_release_took_after_the_read_is_caught(ctx, flow):
+    from datetime import UTC, datetime
+
+    from sqlalchemy import update
+
+    from checkout.store.tables import sessions_table
+
+    store = get_state().sessions
+    session = reviewed_session()
+    read_first = store.get(session.id)
+    with store.engine.begin() as conn:       # an earlier release's process claims it meanwhile
+        conn.execute(update(sessions_table).where(sessions_table.c.id == session.id)
+                     .values(creating_since=datetime.now(UTC), creating_owner="old-release",
+                             version=sessions_table.c.version + 1))
+    result = creation.create_order(store, read_first, flow,
+                                   creation.review_digest(read_first, flow))
+    assert result.outcome is Outcome.BUSY and flow.sent == []
+
+
+def test_a_refusal_forgets_only_its_own_attempt(ctx, flow):
+    store = get_state().sessions
+    session = reviewed_session()
+    newer = {"at": time.time() + 60, "reference": "chk_newer", "sent": {}}
+
+    def refused_after_another_attempt_began(session, payload, *, reference):
+        flow.sent.append(dict(payload))
+        store.update(session.id, lambda fresh: setattr(fresh, "pending", newer))
+        raise UpstreamBadRequest("address is not valid", status=400)
+
+    flow.send_create = refused_after_another_attempt_began
+    assert create(session, flow).outcome is Outcome.REJECTED
+    assert store.get(session.id).pending == newer
+
+
+def test_after_the_grace_period_a_newer_attempt_is_followed_not_reported_missing(ctx, flow, app):
+    """Another tab found nothing, forgot the attempt and began a new one: this request, still
+    holding the old one, says the order is being confirmed, not that none was found."""
+    store = get_state().sessions
+    session = reviewed_session()
+    flow.fail = [UpstreamTimeout("read timeout")]
+    flow.find_orders = lambda session, pending: []
+    assert create(session, flow).outcome is Outcome.CONFIRMING
+    stale = store.get(session.id)
+    store.update(session.id, lambda fresh: setattr(
+        fresh, "pending", {**fresh.pending, "at": fresh.pending["at"] + 1}))
+    app.config["CHECKOUT_CREATE_GRACE"] = 0
+    assert creation.settle_pending(store, stale, flow).outcome is Outcome.CONFIRMING
+    assert store.get(session.id).pending is not None
