@@ -20,9 +20,10 @@ from flask_babel import gettext, ngettext
 from werkzeug.exceptions import HTTPException
 
 from .. import i18n
-from ..errors import UpstreamCircuitOpen, UpstreamError, UpstreamRateLimited
+from ..errors import SessionConflict, UpstreamCircuitOpen, UpstreamError, UpstreamRateLimited
 from ..htmx import add_vary, is_htmx, render
 from ..inputs import is_session_id
+from ..journey.creation import short_id
 from ..ratelimits import RateLimited
 from ..state import get_state
 from ..upstream.transport import RATE_LIMIT_WAIT
@@ -223,6 +224,22 @@ def handle_upstream_error(exc: UpstreamError) -> Response:
     return render_error(502, message, title=gettext("Please try again"))
 
 
+def handle_session_conflict(exc: SessionConflict) -> Response:
+    """A session that kept changing under a request's save (other tabs saving at the same moment,
+    again and again) or that is gone (expired and purged meanwhile): nothing of this request was
+    saved. Not a fault of ours to log with a traceback, nor a 500: the session's page, checked again,
+    or the page of a checkout that no longer exists."""
+    session_id = str(exc.args[0]) if exc.args else ""
+    session = get_state().sessions.get(session_id) if is_session_id(session_id) else None
+    if session is None or session.expired:
+        return handle_http_error(SessionNotFound())
+    log.warning("session %s kept changing under %s %s: nothing saved, answered 409",
+                short_id(session.id), request.method, route_for_log())
+    return render_error(409, gettext("Your details changed. Check them again."),
+                        title=gettext("Please try again"),
+                        retry_url=url_for("checkout.flow", session_id=session.id))
+
+
 def handle_server_error(exc: BaseException) -> Response:
     original = getattr(exc, "original_exception", None) or exc
     log.error("checkout error on %s %s", request.method, route_for_log(), exc_info=original)
@@ -248,4 +265,5 @@ def init(bp: Blueprint) -> None:
     bp.register_error_handler(Exception, handle_unexpected_error)
     bp.register_error_handler(UpstreamError, handle_upstream_error)
     bp.register_error_handler(RateLimited, handle_rate_limited)
+    bp.register_error_handler(SessionConflict, handle_session_conflict)
     bp.register_error_handler(500, handle_server_error)
