@@ -8,13 +8,13 @@ tells the sandbox where that is (:func:`public_base`).
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from typing import Any
 
 from flask import Flask, has_request_context
 
 from .errors import ConfigurationError
+from .process_local import ProcessLocal
 from .public_address import external_url
 from .sandbox.state import PUBLIC_BASE_ENVIRON
 
@@ -40,12 +40,14 @@ class EmbeddedSandbox:
         except ValueError as exc:
             raise ConfigurationError(f"CHECKOUT_SANDBOX: {exc}") from None
         self._app: Flask | None = None
-        self._lock = threading.Lock()
+        # Its lock is this process's: a fork while a thread builds it must not leave the child
+        # waiting on a lock no thread of its own holds.
+        self._building: ProcessLocal[None] = ProcessLocal(lambda: None)
 
     @property
     def app(self) -> Flask:
         if self._app is None:
-            with self._lock:
+            with self._building.lock:
                 if self._app is None:
                     from .sandbox import create_app
 

@@ -8,9 +8,18 @@ from checkout.errors import ConfigurationError
 from .conftest import make_app
 
 
-def test_a_wrong_sandbox_setting_fails_at_start_up_naming_it(config):
-    config["CHECKOUT_SANDBOX"] = {"SANDBOX_OUTCOME": "maybe"}
-    with pytest.raises(ConfigurationError, match="CHECKOUT_SANDBOX: SANDBOX_OUTCOME must be"):
+@pytest.mark.parametrize(("setting", "named"), [
+    ({"SANDBOX_OUTCOME": "maybe"}, "SANDBOX_OUTCOME must be"),
+    ({"SANDBOX_WEBHOOK_SECRET": None}, "SANDBOX_WEBHOOK_SECRET must not be empty"),
+    ({"SANDBOX_WEBHOOK_SECRET": ""}, "SANDBOX_WEBHOOK_SECRET must not be empty"),
+    ({"SANDBOX_CLIENT_SECRET": "%%%not-base64"}, "SANDBOX_CLIENT_SECRET: .* not valid Base64"),
+    ({"SANDBOX_WEBHOOK_EVENTS": 5}, "SANDBOX_WEBHOOK_EVENTS must be a list"),
+])
+def test_a_wrong_sandbox_setting_fails_at_start_up_naming_it(config, setting, named):
+    """Everything the sandbox would refuse when it is built is refused when the host starts:
+    it is built only on its first call, mid-checkout, where a refusal would be a broken page."""
+    config["CHECKOUT_SANDBOX"] = setting
+    with pytest.raises(ConfigurationError, match=f"CHECKOUT_SANDBOX: {named}"):
         make_app(config)
 
 

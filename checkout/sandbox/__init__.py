@@ -29,7 +29,9 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from .. import config as checkout_config
+from ..errors import ConfigurationError
 from ..paths import TEMPLATES
+from ..upstream.signing import decode_secret
 from .clock import Clock, Scheduler
 from .kyc import DECISIONS as KYC_DECISIONS
 from .orders import OUTCOMES
@@ -90,13 +92,23 @@ def check_config(config: Mapping[str, Any]) -> None:
 
 
 def _check_settings(cfg: Mapping[str, Any]) -> None:
+    # Everything create_app refuses is refused here: the embedded sandbox is checked at the
+    # host's start-up and built only on its first call.
+    if not cfg["SANDBOX_WEBHOOK_SECRET"]:
+        raise ValueError("SANDBOX_WEBHOOK_SECRET must not be empty")
+    if cfg.get("SANDBOX_CLIENT_SECRET"):
+        try:
+            decode_secret(cfg["SANDBOX_CLIENT_SECRET"])
+        except ConfigurationError as exc:
+            raise ValueError(f"SANDBOX_CLIENT_SECRET: {exc}") from None
     if not cfg["SANDBOX_CLIENT_ID"]:
         raise ValueError("SANDBOX_CLIENT_ID must not be empty")
     scale = cfg["SANDBOX_TIME_SCALE"]
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
         raise ValueError("SANDBOX_TIME_SCALE must be a positive number")
     events = cfg["SANDBOX_WEBHOOK_EVENTS"]
-    if isinstance(events, str) or not set(events) <= set(WEBHOOK_EVENT_KINDS):
+    if not isinstance(events, (list, tuple, set, frozenset)) \
+            or not set(events) <= set(WEBHOOK_EVENT_KINDS):
         raise ValueError(f"SANDBOX_WEBHOOK_EVENTS must be a list drawn from {WEBHOOK_EVENT_KINDS}")
     public = cfg["SANDBOX_PUBLIC_URL"]
     if public is not None and not (isinstance(public, str) and public.startswith(("http://", "https://"))):
