@@ -8,11 +8,12 @@ tells the sandbox where that is (:func:`public_base`).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flask import Flask, has_request_context
 
+from . import config
 from .errors import ConfigurationError
 from .process_local import ProcessLocal
 from .public_address import external_url
@@ -26,19 +27,12 @@ class EmbeddedSandbox:
     """The host's sandbox app (a WSGI app), built on its first call.
 
     Its ninety routes take tens of milliseconds to build, which a process that never calls the
-    upstream (a CLI command, a worker that only stores webhooks) need not pay. Its settings are
-    checked when this is made, at start-up: a wrong ``CHECKOUT_SANDBOX`` fails ``Checkout(app)``
-    with a message naming it, never a page.
+    upstream (a CLI command, a worker that only stores webhooks) need not pay. Its settings were
+    checked at start-up (:func:`check_config`), so building it refuses nothing.
     """
 
     def __init__(self, host: Flask) -> None:
-        from .sandbox import check_config
-
         self._settings = settings(host)
-        try:
-            check_config(self._settings)
-        except ValueError as exc:
-            raise ConfigurationError(f"CHECKOUT_SANDBOX: {exc}") from None
         self._app: Flask | None = None
         # Its lock is this process's: a fork while a thread builds it must not leave the child
         # waiting on a lock no thread of its own holds.
@@ -60,6 +54,35 @@ class EmbeddedSandbox:
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         return self.app(environ, start_response)
+
+
+# The sandbox settings the host's own keys give (its credentials): a wrong value is named by them.
+FROM_HOST = {"SANDBOX_CLIENT_ID": "CHECKOUT_CLIENT_ID",
+             "SANDBOX_CLIENT_SECRET": "CHECKOUT_CLIENT_SECRET",
+             "SANDBOX_WEBHOOK_SECRET": "CHECKOUT_WEBHOOK_SECRET"}
+
+
+def check_config(app: Flask) -> None:
+    """At start-up, before the database is touched: everything the embedded sandbox would refuse
+    when it is built (on its first call, mid-checkout) is refused now, naming the host's key the
+    value came from (``CHECKOUT_SANDBOX``, or a credential). Never a secret's value."""
+    if not config.uses_sandbox(app):
+        return
+    overrides = app.config.get("CHECKOUT_SANDBOX")
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise ConfigurationError("CHECKOUT_SANDBOX must be a dict of SANDBOX_* settings")
+    from .sandbox import check_config as check_sandbox
+
+    try:
+        check_sandbox(settings(app))
+    except ValueError as exc:
+        message = str(exc)
+        named = message.split(" ", 1)[0].rstrip(":")
+        if named in FROM_HOST and named not in (overrides or {}):
+            raise ConfigurationError(
+                f"{FROM_HOST[named]} (also the embedded sandbox's {named}): "
+                + message.removeprefix(named).lstrip(": ")) from None
+        raise ConfigurationError(f"CHECKOUT_SANDBOX: {message}") from None
 
 
 def settings(app: Flask) -> dict[str, Any]:

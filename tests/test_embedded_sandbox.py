@@ -23,6 +23,29 @@ def test_a_wrong_sandbox_setting_fails_at_start_up_naming_it(config, setting, na
         make_app(config)
 
 
+def test_a_wrong_sandbox_setting_is_refused_before_the_database_is_touched(config, tmp_path):
+    fresh = tmp_path / "never-made.sqlite3"
+    config["CHECKOUT_DATABASE_URL"] = f"sqlite:///{fresh}"
+    config["CHECKOUT_SANDBOX"] = {"SANDBOX_OUTCOME": "maybe"}
+    with pytest.raises(ConfigurationError, match="CHECKOUT_SANDBOX: SANDBOX_OUTCOME"):
+        make_app(config)
+    assert not fresh.exists()
+
+
+def test_sandbox_settings_that_are_not_a_dict_are_named(config):
+    config["CHECKOUT_SANDBOX"] = "SANDBOX_OUTCOME=expire"
+    with pytest.raises(ConfigurationError, match="CHECKOUT_SANDBOX must be a dict"):
+        make_app(config)
+
+
+def test_a_credential_the_sandbox_refuses_is_named_by_the_hosts_key(config):
+    config["CHECKOUT_CLIENT_SECRET"] = "%%%not-base64"
+    with pytest.raises(ConfigurationError, match=r"^CHECKOUT_CLIENT_SECRET .*not valid Base64") \
+            as refused:
+        make_app(config)
+    assert "%%%" not in str(refused.value)           # never the secret itself
+
+
 def test_it_is_built_on_its_first_call_and_once(app):
     embedded = app.extensions["checkout"].embedded_sandbox
     assert not embedded.built                   # an app that never calls the upstream: never built
