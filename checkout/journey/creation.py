@@ -39,6 +39,7 @@ import hmac
 import json
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ from ..errors import (
 )
 from ..sessions import CheckoutSession, SessionStore
 from . import clock
-from .steps import claimed_by_an_earlier_release
+from .steps import claimed_by_an_earlier_release, create_grace
 
 if TYPE_CHECKING:
     from .flow import Flow
@@ -86,15 +87,6 @@ class CreateResult:
     order: Any = None
     # The session as creating last read or wrote it: what the page that follows shows.
     session: CheckoutSession | None = None
-
-
-def create_grace() -> float:
-    """Seconds after an unanswered create during which the order is only looked up, never created
-    again, whatever a lookup finds: the upstream may still be processing it
-    (``CHECKOUT_CREATE_GRACE``, from when the create was sent: at least twice the longest a create
-    call may wait, checked at start-up, so a create the upstream was still working on when the
-    checkout stopped waiting has had at least as long again)."""
-    return float(current_app.config["CHECKOUT_CREATE_GRACE"])
 
 
 def short_id(session_id: str) -> str:
@@ -230,32 +222,38 @@ def finished_failing(exc: UpstreamUnavailable) -> bool:
     return exc.status is not None and exc.status >= 500 and exc.status not in (502, 503, 504)
 
 
+def _on_own_attempt(sessions: SessionStore, attempted: CheckoutSession,
+                    change: Callable[[CheckoutSession], None]) -> CheckoutSession:
+    """Apply ``change`` to the session while its attempt is still the one ``attempted`` holds
+    (the same sent-at time), never to an order attached or an attempt begun since; the session
+    as saved, or as found."""
+    started = pending_since(attempted)
+
+    def on_own(fresh: CheckoutSession) -> bool:
+        if fresh.order_id or fresh.pending is None or pending_since(fresh) != started:
+            return False        # settled, or restarted, meanwhile by another request
+        change(fresh)
+        return True
+
+    return sessions.update(attempted.id, on_own)
+
+
 def _mark_finished(sessions: SessionStore, attempted: CheckoutSession) -> CheckoutSession:
     """The upstream's application failed on the create of ``attempted`` (its attempt): it is looked
     up without a grace period."""
-    started = pending_since(attempted)
+    def finished(fresh: CheckoutSession) -> None:
+        fresh.pending = {**(fresh.pending or {}), "finished": True}
 
-    def change(fresh: CheckoutSession) -> bool:
-        if fresh.pending is None or pending_since(fresh) != started:
-            return False        # not this request's attempt any more
-        fresh.pending = {**fresh.pending, "finished": True}
-        return True
-
-    return sessions.update(attempted.id, change)
+    return _on_own_attempt(sessions, attempted, finished)
 
 
 def _forget_attempt(sessions: SessionStore, attempted: CheckoutSession) -> CheckoutSession:
     """The upstream answered no to the create of ``attempted`` (its attempt): nothing was created,
-    the user may try again. Only that attempt is forgotten, never one made since."""
-    started = pending_since(attempted)
-
-    def change(fresh: CheckoutSession) -> bool:
-        if fresh.pending is None or pending_since(fresh) != started:
-            return False
+    the user may try again."""
+    def forget(fresh: CheckoutSession) -> None:
         fresh.pending = None
-        return True
 
-    return sessions.update(attempted.id, change)
+    return _on_own_attempt(sessions, attempted, forget)
 
 
 def _attach(sessions: SessionStore, session: CheckoutSession, flow: Flow,
@@ -293,12 +291,11 @@ def find_created_order(sessions: SessionStore, session: CheckoutSession,
                        flow: Flow) -> tuple[Any | None, bool]:
     """(the order of the session's pending attempt or None, whether several matched)."""
     pending = session.pending or {}
-    owners = sessions
     candidates = []
     for order in flow.find_orders(session, pending):
         if not flow.matches(order, pending):
             continue
-        owner = owners.get_by_order(order.id)
+        owner = sessions.get_by_order(order.id)
         if owner is not None and owner.id != session.id:
             continue        # another session's order, made with the same reference
         candidates.append(order)
@@ -338,16 +335,13 @@ def settle_pending(sessions: SessionStore, session: CheckoutSession,
                   order_params(session))
         return CreateResult(Outcome.CONFIRMING, session=session)
 
-    def forget(fresh: CheckoutSession) -> bool:
-        if fresh.order_id or pending_since(fresh) != started:
-            return False        # settled (or restarted) meanwhile by another request
+    def forget(fresh: CheckoutSession) -> None:
         fresh.pending = None
         fresh.quote = None
         if not fresh.claims.get("orderParams"):
             fresh.reference = _new_reference()
-        return True
 
-    session = sessions.update(session.id, forget)
+    session = _on_own_attempt(sessions, session, forget)
     if session.order_id:
         return CreateResult(Outcome.CREATED, order_id=session.order_id)
     if session.pending:

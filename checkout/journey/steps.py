@@ -40,6 +40,15 @@ def update_before_order(sessions: SessionStore, session_id: str,
     return sessions.update(session_id, guarded)
 
 
+def create_grace() -> float:
+    """Seconds after an unanswered create during which the order is only looked up, never created
+    again, whatever a lookup finds: the upstream may still be processing it
+    (``CHECKOUT_CREATE_GRACE``, from when the create was sent: at least twice the longest a create
+    call may wait, checked at start-up, so a create the upstream was still working on when the
+    checkout stopped waiting has had at least as long again)."""
+    return float(current_app.config["CHECKOUT_CREATE_GRACE"])
+
+
 def claimed_by_an_earlier_release(session: CheckoutSession) -> bool:
     """Whether a process of a release before the pending attempt was the claim is creating the
     session's order right now: those claimed in ``creating_since`` first, for the grace period
@@ -50,8 +59,7 @@ def claimed_by_an_earlier_release(session: CheckoutSession) -> bool:
         return False
     if since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    grace = timedelta(seconds=float(current_app.config["CHECKOUT_CREATE_GRACE"]))
-    return datetime.now(UTC) - since < grace + timedelta(minutes=1)
+    return datetime.now(UTC) - since < timedelta(seconds=create_grace()) + timedelta(minutes=1)
 
 
 def creation_underway(session: CheckoutSession) -> bool:

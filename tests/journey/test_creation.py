@@ -377,3 +377,4 @@ def test_after_the_grace_period_a_newer_attempt_is_followed_not_reported_missing
     app.config["CHECKOUT_CREATE_GRACE"] = 0
     assert creation.settle_pending(store, stale, flow).outcome is Outcome.CONFIRMING
     assert store.get(session.id).pending is not None
+
