@@ -265,7 +265,14 @@ def _attach(sessions: SessionStore, session: CheckoutSession, flow: Flow,
         fresh.pending = None
         fresh.forget_kyc_contact()
 
-    attached = sessions.attach_order(session.id, order.id, change)
+    try:
+        attached = sessions.attach_order(session.id, order.id, change)
+    except SessionConflict:
+        # The session kept changing under the attachment: the order exists and the attempt is
+        # still pending, so the next look (the confirming page's) finds and attaches it.
+        log.warning("%s order %s not attached yet to session %s: it kept changing; a lookup "
+                    "attaches it", flow.name, order.id, short_id(session.id))
+        return CreateResult(Outcome.CONFIRMING, session=session)
     if attached is None:
         log.error("orphaned %s order %s: session %s no longer exists", flow.name, order.id,
                   short_id(session.id))

@@ -378,3 +378,26 @@ def test_after_the_grace_period_a_newer_attempt_is_followed_not_reported_missing
     assert creation.settle_pending(store, stale, flow).outcome is Outcome.CONFIRMING
     assert store.get(session.id).pending is not None
 
+
+def test_an_order_the_session_kept_changing_under_is_confirmed_then_attached(ctx, flow,
+                                                                              monkeypatch):
+    """The create answered, but the attachment lost every compare-and-set: the user is told the
+    order is being confirmed (not that their details changed), and the next look attaches it."""
+    from checkout.errors import SessionConflict
+    from checkout.sessions import SessionStore
+
+    store = get_state().sessions
+    session = reviewed_session()
+    real = SessionStore.attach_order
+
+    def conflicting(self, session_id, order_id, change=None):
+        raise SessionConflict(session_id)
+
+    monkeypatch.setattr(SessionStore, "attach_order", conflicting)
+    result = create(session, flow)
+    assert result.outcome is Outcome.CONFIRMING and len(flow.sent) == 1
+    assert store.get(session.id).pending is not None          # not lost, still looked for
+    monkeypatch.setattr(SessionStore, "attach_order", real)
+    settled = creation.settle_pending(store, store.get(session.id), flow)
+    assert settled.outcome is Outcome.CREATED and settled.order_id == "o-1"
+    assert len(flow.sent) == 1
