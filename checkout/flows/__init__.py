@@ -13,13 +13,12 @@ from ..journey.flow import Breakdown, Flow, PriceRow
 from .offramp import OfframpFlow
 from .onramp import OnrampFlow
 
-__all__ = ["Flow", "PriceRow", "Breakdown", "FLOW_TYPES", "FLOW_NAMES", "flow_type",
-           "OnrampFlow", "OfframpFlow"]
+__all__ = ["Flow", "PriceRow", "Breakdown", "FLOW_TYPES", "flow_type", "OnrampFlow",
+           "OfframpFlow"]
 
 # Each app builds its own of each (checkout.composition), with its upstream client and catalog;
 # the app's are found with checkout.state.flow_named / flow_of.
 FLOW_TYPES: Mapping[str, type[Flow]] = {"onramp": OnrampFlow, "offramp": OfframpFlow}
-FLOW_NAMES = tuple(FLOW_TYPES)
 
 
 def flow_type(name: str) -> type[Flow]:

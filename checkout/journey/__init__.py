@@ -4,11 +4,14 @@ A flow (``checkout.flows``: the on-ramp, the off-ramp) declares its steps and kn
 calls; everything that decides where the user is, when a price is still good, and how an order is
 created exactly once lives here, written once for every flow:
 
+- :mod:`.flow`: the :class:`~.flow.Flow` interface each flow implements.
 - :mod:`.steps`: each flow's declarative list of steps, each with a ``needed(session)`` predicate;
   the one place that says which step comes next and which are done.
 - :mod:`.quotes`: the quote record a session keeps, and when it must be renewed.
-- :mod:`.creation`: the create-once protocol (claim, pending attempt, grace period, review digest,
-  lookup of an order whose create had no answer), returning an :class:`~.creation.Outcome`.
+- :mod:`.creation`: the create-once protocol (the pending attempt saved by compare-and-set, the
+  grace period, the review digest, the lookup of an order whose create had no answer), returning
+  an :class:`~.creation.Outcome`.
+- :mod:`.clock`: the time creation and quotes read.
 
 Parent events and order statuses are in :mod:`checkout.views.tracking`.
 """

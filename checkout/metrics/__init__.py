@@ -41,10 +41,9 @@ from flask import Flask
 from ..errors import ConfigurationError
 
 if TYPE_CHECKING:
-
     from ..readiness import Readiness
 
-__all__ = ["MULTIPROC_ENV", "Metrics", "check_config", "create", "enabled"]
+__all__ = ["MULTIPROC_ENV", "Metrics", "check_config", "enabled"]
 
 log = logging.getLogger(__name__)
 

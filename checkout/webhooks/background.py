@@ -31,7 +31,6 @@ GIVE_WAY_MAX = 1.0
 GIVE_WAY_QUIET = 0.02
 
 
-
 class Dispatcher:
     """The background thread of one app in one process.
 

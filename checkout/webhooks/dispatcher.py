@@ -89,8 +89,8 @@ def sweep(app: Flask, *, between_batches: Callable[[], None] | None = None) -> N
     state = state_of(app)
     session_purge.maybe_purge(
         state.engine, state.purge_schedule,
-        interval=float(app.config.get("CHECKOUT_SESSION_PURGE_INTERVAL", 3600)),
-        remember_days=float(app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365)))
+        interval=float(app.config["CHECKOUT_SESSION_PURGE_INTERVAL"]),
+        remember_days=float(app.config["CHECKOUT_KYC_REMEMBER_DAYS"]))
     # Likewise the create answers no page took (personal data in this process's memory).
     state.just_created.forget_stale()
     # Orders whose webhooks were lost: due ones are asked of the upstream, within this

@@ -52,7 +52,7 @@ class FakeFlow(Flow):
     def breakdown(self, record):
         raise NotImplementedError
 
-    def usd_amount(self, record):
+    def usd_amount(self, cashout):
         return None
 
     def create_payload(self, session):
