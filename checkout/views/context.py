@@ -59,11 +59,17 @@ def current_session() -> CheckoutSession | None:
     return session
 
 
-def load_session(session_id: str) -> CheckoutSession:
-    """Find the session for ``session_id``, put it at ``g.checkout_session``, or 404. An id
-    without a session id's shape is not looked up."""
+def live_session(session_id: str) -> CheckoutSession | None:
+    """The session for ``session_id`` unless it is gone or expired. An id without a session id's
+    shape is not looked up."""
     session = get_state().sessions.get(session_id) if is_session_id(session_id) else None
-    if session is None or session.expired:
+    return None if session is None or session.expired else session
+
+
+def load_session(session_id: str) -> CheckoutSession:
+    """Find the session for ``session_id``, put it at ``g.checkout_session``, or 404."""
+    session = live_session(session_id)
+    if session is None:
         raise SessionNotFound()
     g.checkout_session = session
     # The locale may already have been chosen (e.g. by a before_request); choose again with

@@ -27,7 +27,13 @@ from ..journey.creation import short_id
 from ..ratelimits import RateLimited
 from ..state import get_state
 from ..upstream.transport import RATE_LIMIT_WAIT
-from .context import CSRFError, OrderViewNotFound, SessionNotFound, UnreadableInput
+from .context import (
+    CSRFError,
+    OrderViewNotFound,
+    SessionNotFound,
+    UnreadableInput,
+    live_session,
+)
 
 log = logging.getLogger(__name__)
 
@@ -173,10 +179,8 @@ def _load_session_for_page() -> None:
     if g.get("checkout_session") is not None:
         return
     session_id = (request.view_args or {}).get("session_id")
-    if not isinstance(session_id, str) or not is_session_id(session_id):
-        return
-    session = get_state().sessions.get(session_id)
-    if session is not None and not session.expired:
+    session = live_session(session_id) if isinstance(session_id, str) else None
+    if session is not None:
         g.checkout_session = session
         i18n.set_session_locale()
 
@@ -229,9 +233,8 @@ def handle_session_conflict(exc: SessionConflict) -> Response:
     again and again) or that is gone (expired and purged meanwhile): nothing of this request was
     saved. Not a fault of ours to log with a traceback, nor a 500: the session's page, checked again,
     or the page of a checkout that no longer exists."""
-    session_id = str(exc.args[0]) if exc.args else ""
-    session = get_state().sessions.get(session_id) if is_session_id(session_id) else None
-    if session is None or session.expired:
+    session = live_session(str(exc.args[0]) if exc.args else "")
+    if session is None:
         return handle_http_error(SessionNotFound())
     log.warning("session %s kept changing under %s %s: nothing saved, answered 409",
                 short_id(session.id), request.method, route_for_log())
