@@ -73,18 +73,15 @@ def build(app: Flask) -> CheckoutState:
         return TTLCache(ttl, refuse_waiting=refusal)
 
     ratelimits = RateLimits.create(app)
-    onramp_catalog = OnrampCatalog(upstream, reference_cache())
-    offramp_catalog = OfframpCatalog(upstream, reference_cache())
     return CheckoutState(
         engine=engine, intake=Intake(engine),
         sessions=SessionStore(engine, on_open=counts.session_opened,
                               on_order=counts.order_created),
         upstream=upstream,
         embedded_sandbox=sandbox,
-        onramp_catalog=onramp_catalog, offramp_catalog=offramp_catalog,
         util_catalog=UtilCatalog(upstream, reference_cache()),
-        flows={"onramp": OnrampFlow(upstream, onramp_catalog),
-               "offramp": OfframpFlow(upstream, offramp_catalog)},
+        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache())),
+               "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()))},
         dispatcher=Dispatcher(app, dispatcher.sweep), purge_schedule=Schedule(),
         reconcile_budget=CallBudget(), reconcile_schedule=Schedule(),
         ratelimits=ratelimits,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .pacing import CallBudget, Schedule
     from .ratelimits import RateLimits
     from .readiness import ReadinessChecks
-    from .reference import OfframpCatalog, OnrampCatalog, UtilCatalog
+    from .reference import UtilCatalog
     from .sessions import CheckoutSession, SessionStore
     from .upstream.client import UpstreamClient
     from .webhooks.background import Dispatcher
@@ -37,10 +37,9 @@ class CheckoutState:
     upstream: UpstreamClient
     # The embedded sandbox upstream, when no base URL is set (built on its first call).
     embedded_sandbox: EmbeddedSandbox | None
-    onramp_catalog: OnrampCatalog
-    offramp_catalog: OfframpCatalog
     util_catalog: UtilCatalog
-    flows: dict[str, Flow]          # by name: each built with the upstream client and its catalog
+    # By name: each built with the upstream client and its catalog (flow.catalog()).
+    flows: dict[str, Flow]
     dispatcher: Dispatcher
     purge_schedule: Schedule
     reconcile_budget: CallBudget     # the reconciler's upstream calls per minute, this process

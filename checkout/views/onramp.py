@@ -97,7 +97,7 @@ class WalletStep(WalletPage):
 
 
 def review_context(session: CheckoutSession) -> dict[str, Any]:
-    catalog = get_state().onramp_catalog
+    catalog = flow().catalog()
     country, channel = session.value("countryIsoCode"), session.value("paymentChannel")
     specs = {spec.name: spec for spec in quotes.required_fields(session)}
     return {

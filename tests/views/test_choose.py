@@ -64,7 +64,7 @@ def test_a_select_changed_while_a_refused_form_waits_for_its_page_leaves_that_fo
 def test_a_countrys_only_way_to_pay_is_chosen_already(flow):
     flow.start()
     with flow.app.test_request_context():
-        senegal = get_state().onramp_catalog.country("SN")
+        senegal = get_state().flows["onramp"].catalog().country("SN")
         assert [c.code for c in senegal.channels] == ["mobile_money"]
     page = flow.get("/choose", query_string={"countryIsoCode": "SN"},
                     headers={"HX-Request": "true"}).get_data(as_text=True)

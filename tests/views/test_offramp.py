@@ -261,7 +261,7 @@ def test_a_mobile_money_number_is_read_for_the_country(sale):
 def test_an_airtime_payout_takes_the_network_chosen_on_the_first_step(sale):
     sale.start()
     with sale.app.app_context():
-        carriers = get_state().offramp_catalog.channel("NG", "airtime").carriers
+        carriers = get_state().flows["offramp"].catalog().channel("NG", "airtime").carriers
     mtn = next(c for c in carriers if c.name == "MTN")
     page = sale.landed(sale.choose(paymentChannel="airtime", carrierCode=mtn.code,
                                    currency="local", amount="2000"), "payout")
@@ -773,7 +773,7 @@ def test_back_leads_to_the_step_before_in_this_journey(sale):
 def test_an_airtime_top_up_asks_no_account_holders_name(sale):
     sale.start()
     with sale.app.app_context():
-        carrier = get_state().offramp_catalog.channel("NG", "airtime").carriers[0]
+        carrier = get_state().flows["offramp"].catalog().channel("NG", "airtime").carriers[0]
     sale.landed(sale.choose(paymentChannel="airtime", carrierCode=carrier.code, amount="2000"),
                 "payout")
     page = sale.landed(sale.post("/payout", {"phoneNumber": "08012345678"}), "payee")

@@ -248,7 +248,7 @@ def _buy(walk: Walk, transfer_type: str, **choose: Any) -> None:
 
 def _carrier(app: Flask, country: str, payout: str) -> str:
     with app.app_context():
-        return get_state().offramp_catalog.channel(country, payout).carriers[0].code
+        return get_state().flows["offramp"].catalog().channel(country, payout).carriers[0].code
 
 
 def _sell(walk: Walk, payout: dict[str, str], choose: dict[str, str], *,

@@ -110,7 +110,7 @@ def test_each_app_has_its_own_catalog_with_its_ttl(config):
     config = dict(config, CHECKOUT_DATABASE_URL=config["CHECKOUT_DATABASE_URL"] + "-2",
                   CHECKOUT_REFERENCE_TTL=7)
     two = make_app(config)
-    first = state_of(one).onramp_catalog
-    assert state_of(one).onramp_catalog is first and first.cache.ttl == 5
-    assert state_of(two).onramp_catalog is not first
-    assert state_of(two).onramp_catalog.cache.ttl == 7
+    first = state_of(one).flows["onramp"].catalog()
+    assert state_of(one).flows["onramp"].catalog() is first and first.cache.ttl == 5
+    assert state_of(two).flows["onramp"].catalog() is not first
+    assert state_of(two).flows["onramp"].catalog().cache.ttl == 7
