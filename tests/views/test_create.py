@@ -9,6 +9,7 @@ import pytest
 from checkout.errors import UpstreamBadRequest, UpstreamTimeout, UpstreamUnavailable
 from checkout.state import get_state
 
+from ..support.session_sql import session_statements
 from .conftest import EVM_ADDRESS, Flow, sandbox_order
 
 
@@ -299,36 +300,14 @@ def test_create_needs_the_anti_forgery_token(flow):
     assert flow.session.order_id is None
 
 
-def session_statements(flow, action):
-    """(writes, reads) of the sessions table while ``action()`` runs: the SQL actually sent."""
-    from sqlalchemy import event
-
-    with flow.app.app_context():
-        engine = get_state().engine
-    writes, reads = [], []
-
-    def note(_conn, _cursor, statement, _parameters, _context, _many):
-        text = " ".join(statement.split()).lower()
-        if text.startswith(("update checkout_sessions", "insert into checkout_sessions")):
-            writes.append(text)
-        elif text.startswith("select") and "from checkout_sessions" in text:
-            reads.append(text)
-
-    event.listen(engine, "before_cursor_execute", note)
-    try:
-        result = action()
-    finally:
-        event.remove(engine, "before_cursor_execute", note)
-    return result, writes, reads
-
-
 def test_a_creation_writes_the_session_twice_and_reads_it_twice(flow):
     """"Confirm" records the attempt (the one compare-and-set that keeps a second create from
     being sent) and attaches the order: nothing else is written, and the session is read once to
     open the page and once, inside the attaching transaction, to attach."""
     flow.start()
     review = flow.to_review()
-    response, writes, reads = session_statements(flow, lambda: flow.create(review))
+    engine = flow.app.extensions["checkout"].engine
+    response, writes, reads = session_statements(engine, lambda: flow.create(review))
     assert response.headers["Location"].endswith("/pay")
     assert len(writes) == 2, writes
     assert len(reads) == 2, reads
