@@ -22,8 +22,13 @@
 
   var LONGEST_SIDE = 1600;
   var TARGET_BYTES = 1024 * 1024;
+  // A send waits this long at most for the photos: a phone that never finishes shrinking one
+  // (short of memory, say) sends them as they are, which the server shrinks too.
+  var PREPARE_AT_MOST = 20000;
   var shrinking = 0;        // photos still being shrunk
   var sendWhenReady = null; // the form whose send waits for them
+  var waitingSince = null;  // the timer that stops waiting for them
+  var sendAsTheyAre = false;
   var statusSaidFor = null; // the field whose message the status line repeats
 
   function form() {
@@ -168,14 +173,19 @@
     if (el) el.textContent = text;
   }
 
-  function photoReady() {
-    shrinking -= 1;
-    if (shrinking > 0 || !sendWhenReady) return;
+  function sendWaiting() {
     var waiting = sendWhenReady;
+    if (!waiting) return;
     sendWhenReady = null;
+    window.clearTimeout(waitingSince);
     status("");
     if (waiting.requestSubmit) waiting.requestSubmit();
     else waiting.submit();
+  }
+
+  function photoReady() {
+    shrinking -= 1;
+    if (shrinking <= 0) sendWaiting();
   }
 
   document.addEventListener("change", function (event) {
@@ -229,10 +239,15 @@
       if (!sayAll(f)) f.reportValidity();
       return;
     }
-    if (shrinking > 0) {
+    if (shrinking > 0 && !sendAsTheyAre) {
       event.preventDefault();
       sendWhenReady = f;
       status(document.querySelector("[data-photo-status]").dataset.preparing || "");
+      window.clearTimeout(waitingSince);
+      waitingSince = window.setTimeout(function () {
+        sendAsTheyAre = true;
+        sendWaiting();
+      }, PREPARE_AT_MOST);
     }
   }, true);
 

@@ -184,6 +184,33 @@ def test_a_send_pressed_at_once_waits_for_the_photos_and_a_bad_file_is_flagged_b
     frame.wait_for_selector("text=Review your order", timeout=20_000)
 
 
+def test_a_photo_that_never_finishes_shrinking_is_sent_as_it_is(page, shop, quick_kyc, photos):
+    """A phone short of memory may never finish shrinking a photo: "Send" then waits a while at
+    most, and sends the photos as they are (the server shrinks them too)."""
+    # This browser's shrinking never ends (the same script runs in the shop's frame).
+    page.add_init_script("window.createImageBitmap = () => new Promise(() => {});")
+    page.set_viewport_size(PHONE)
+    frame = to_kyc(shop, page, "0712000107", 15000)
+    choose_document(frame, "Driving licence")
+    fill_person(frame, "AB123457")
+    # Over the 1 MB the page shrinks to, under the 10 MB the server takes as they are.
+    assert 1024 * 1024 < photos["front"].stat().st_size < 10 * 1024 * 1024
+    for name in ("selfie", "front", "back"):
+        frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos["front"]))
+    page.clock.install()
+    sent = []
+    page.on("request", lambda r: sent.append(len(r.post_data_buffer or b""))
+            if r.method == "POST" and r.url.endswith("/kyc") else None)
+    frame.get_by_role("button", name="Send for verification").click()
+    frame.wait_for_selector("[data-photo-status]:text('Preparing your photos')")
+    page.clock.run_for(19_000)
+    assert sent == []
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/kyc")):
+        page.clock.run_for(2_000)
+    assert len(sent) == 1
+    frame.wait_for_selector("[data-testid=kyc-pending]")
+
+
 def test_back_after_a_refused_document_shows_the_step_not_a_post_to_send_again(page, shop,
                                                                                quick_kyc):
     """The KYC step answers a refused form in place (its values are never stored, not even for a
