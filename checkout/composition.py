@@ -30,6 +30,7 @@ from .upstream.inprocess import mount_wsgi_app
 from .webhooks import dispatcher
 from .webhooks.background import Dispatcher
 from .webhooks.intake import Intake
+from .webhooks.orders import OrderStatuses
 from .webhooks.store import open_writer_turn
 
 
@@ -73,6 +74,7 @@ def build(app: Flask) -> CheckoutState:
         return TTLCache(ttl, refuse_waiting=refusal)
 
     ratelimits = RateLimits.create(app)
+    background = Dispatcher(app, dispatcher.sweep)
     return CheckoutState(
         engine=engine, intake=Intake(engine),
         sessions=SessionStore(engine, on_open=counts.session_opened,
@@ -82,7 +84,9 @@ def build(app: Flask) -> CheckoutState:
         util_catalog=UtilCatalog(upstream, reference_cache()),
         flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache())),
                "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()))},
-        dispatcher=Dispatcher(app, dispatcher.sweep), purge_schedule=Schedule(),
+        dispatcher=background,
+        order_statuses=OrderStatuses(engine, upstream, app.config, notify=background.notify),
+        purge_schedule=Schedule(),
         reconcile_budget=CallBudget(), reconcile_schedule=Schedule(),
         ratelimits=ratelimits,
         quote_cache=QuoteCache(float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),

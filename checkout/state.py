@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .upstream.client import UpstreamClient
     from .webhooks.background import Dispatcher
     from .webhooks.intake import Intake
+    from .webhooks.orders import OrderStatuses
 
 
 @dataclass
@@ -41,6 +42,7 @@ class CheckoutState:
     # By name: each built with the upstream client and its catalog (flow.catalog()).
     flows: dict[str, Flow]
     dispatcher: Dispatcher
+    order_statuses: OrderStatuses   # the orders' stored statuses, refreshed from the upstream
     purge_schedule: Schedule
     reconcile_budget: CallBudget     # the reconciler's upstream calls per minute, this process
     reconcile_schedule: Schedule     # when this process's dispatcher last reconciled

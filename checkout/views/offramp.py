@@ -25,7 +25,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
 
-from .. import order_status, tokens
+from .. import tokens
 from ..addresses import AddressError, checksummed, validate_transaction_hash
 from ..errors import (
     OrderExpired,
@@ -51,7 +51,7 @@ from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
-from ..state import flow_named, get_state, real_app
+from ..state import flow_named, get_state
 from ..upstream.types import OfframpOrder
 from ..upstream_text import field_label
 from . import journey, tracking
@@ -485,7 +485,7 @@ def _confirmed(session: CheckoutSession, tx_hash: str) -> Response:
     assert session.order_id is not None
     try:
         # The status page that follows shows the order as it is now, not as last stored.
-        order_status.fetch_and_store(real_app(current_app), session.order_id, NAME)
+        get_state().order_statuses.fetch_and_store(session.order_id, NAME)
     except UpstreamError:
         pass            # the stored status is refreshed when it is read, as always
     return htmx_redirect(url_for("checkout.status", session_id=session.id))

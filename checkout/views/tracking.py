@@ -2,8 +2,8 @@
 the parent page (a helper of the views: it reads the request, to know whether a page is framed).
 
 Statuses are the webhook set of upstream-notes 4 (``deposit_awaiting`` ... ``refund_failed``). They are
-read through ``checkout.order_status.current`` (the stored status that webhooks keep, refreshed from
-the upstream when older than ``CHECKOUT_STATUS_MAX_AGE``).
+read through the app's order statuses (``checkout.webhooks.orders.OrderStatuses``: the stored status
+that webhooks keep, refreshed from the upstream when older than ``CHECKOUT_STATUS_MAX_AGE``).
 
 Parent events: ``order-created`` once, ``status-changed`` once per new status, and exactly one of
 ``completed`` and ``failed`` per order. The session records what was emitted (a compare-and-set save),
@@ -39,7 +39,7 @@ from ..errors import UpstreamError
 from ..htmx import is_htmx
 from ..security import event_target_origin
 from ..sessions import CheckoutSession
-from ..state import flow_of, get_state, real_app
+from ..state import flow_of, get_state
 
 log = logging.getLogger("checkout.tracking")
 
@@ -111,7 +111,7 @@ def current_status(session: CheckoutSession) -> OrderStatus:
     """The order's status and crypto transaction hash, as fresh as the store allows."""
     if not session.order_id:
         return OrderStatus(None)
-    return _status_of(session, order_status.current(get_state(), session.order_id, session.flow))
+    return _status_of(session, get_state().order_statuses.current(session.order_id, session.flow))
 
 
 def stored_order(session: CheckoutSession) -> order_status.StoredOrder | None:
@@ -127,8 +127,8 @@ def status_after_read(session: CheckoutSession, order: Mapping[str, Any],
     before that read), stored as a status page's own read would store it: its status page then
     shows it without reading the order a second time."""
     assert session.order_id is not None
-    stored = order_status.fetch_and_store(real_app(current_app), session.order_id, session.flow,
-                                          seen=seen, fetched=order)
+    stored = get_state().order_statuses.fetch_and_store(session.order_id, session.flow,
+                                                        seen=seen, fetched=order)
     return _status_of(session, stored)
 
 
@@ -153,8 +153,8 @@ def _hash_from_upstream(session: CheckoutSession) -> str | None:
     order_id = session.order_id
     assert order_id is not None
     try:
-        stored = order_status.fetch_and_store(real_app(current_app), order_id,
-                                              session.flow, apply_status=False)
+        stored = get_state().order_statuses.fetch_and_store(order_id, session.flow,
+                                                            apply_status=False)
     except UpstreamError as exc:
         log.warning("could not read the transaction hash: %r", exc)
         return None

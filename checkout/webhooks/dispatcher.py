@@ -64,10 +64,11 @@ def process_pending(app: Flask, *, fetch: bool | None = None,
 
 
 def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | None) -> Round:
-    engine = state_of(app).engine
+    state = state_of(app)
+    engine = state.engine
     events = process_stored_events(app, engine, between_batches=between_batches)
     signals = dispatch_signals(app, engine, between_batches=between_batches)
-    fetches = fetch_due_orders(app, engine) if fetch else 0
+    fetches = fetch_due_orders(state.order_statuses) if fetch else 0
     return Round(events, signals, fetches)
 
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from flask import Flask
 from sqlalchemy import select, update
 from sqlalchemy.engine import Engine
 
 from ..errors import UpstreamError, UpstreamRateLimited
-from .orders import fetch_and_store
+from .orders import OrderStatuses
 from .store import orders_table, utcnow, write_transaction
 
 log = logging.getLogger(__name__)
@@ -29,9 +28,10 @@ LEASE = timedelta(seconds=120)          # longer than the client's own timeouts 
 MAX_BACKOFF = 300.0
 
 
-def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
+def fetch_due_orders(statuses: OrderStatuses, *, limit: int = 20) -> int:
     """Fetch the full orders that are due; return how many fetches were attempted."""
-    max_attempts = int(app.config.get("CHECKOUT_WEBHOOK_FETCH_ATTEMPTS", 8))
+    engine = statuses.engine
+    max_attempts = int(statuses.config.get("CHECKOUT_WEBHOOK_FETCH_ATTEMPTS", 8))
     c = orders_table.c
     now = utcnow()
     with engine.connect() as conn:
@@ -50,7 +50,7 @@ def fetch_due_orders(app: Flask, engine: Engine, *, limit: int = 20) -> int:
             continue
         attempted += 1
         try:
-            fetch_and_store(app, order_id, flow, apply_status=False)
+            statuses.fetch_and_store(order_id, flow, apply_status=False)
         except UpstreamError as exc:
             _failed(engine, order_id, seq, exc, max_attempts)
             continue

@@ -22,17 +22,15 @@ mapping") and stores it under the same rule as webhooks:
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Flask, current_app
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.engine import Engine
 
 from ..errors import OrderNotAvailable, UpstreamError, UpstreamNotFound, UpstreamUnavailable
-from ..state import real_app, state_of
 from .events import parse_datetime
 from .processing import owe_status_signal
 from .store import aware, dialect_insert, orders_table, utcnow, write_transaction
@@ -127,58 +125,80 @@ def count_by_status(engine: Engine) -> list[tuple[str | None, str, int]]:
     return [(flow, str(status), int(count)) for flow, status, count in rows]
 
 
-def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:
-    """The order's status for a status page: stored, refreshed from the upstream when stale.
+class OrderStatuses:
+    """The stored statuses of one app's orders, refreshed from its upstream: what status pages,
+    the reconciler and the full-order fetches read and write (``checkout.order_status`` for the
+    host's code). ``config`` is read at each call: a test or an operator may change
+    ``CHECKOUT_STATUS_MAX_AGE`` on a running app. ``notify`` wakes the webhook dispatcher when a
+    status owes a signal."""
 
-    Returns None for an order neither stored nor known upstream. If the upstream cannot be asked,
-    the stored status (however old) is returned; with nothing stored the upstream error is raised.
-    """
-    app = _app_of(app_or_state)
-    state = state_of(app)
-    max_age = timedelta(seconds=float(app.config.get("CHECKOUT_STATUS_MAX_AGE", 30)))
-    stored = get(state.engine, order_id)
-    now = utcnow()
-    if stored is not None:
-        if stored.refreshed_at > now - max_age:
-            return stored
-        if not _claim_refresh(state.engine, order_id, now, max_age):
-            return get(state.engine, order_id)   # another request is asking right now
-    try:
-        return fetch_and_store(app, order_id, flow, seen=stored)
-    except (OrderNotAvailable, UpstreamNotFound):
-        return stored
-    except UpstreamUnavailable:
+    def __init__(self, engine: Engine, upstream: Any, config: Mapping[str, Any],
+                 notify: Callable[[], None]) -> None:
+        self.engine = engine
+        self.upstream = upstream
+        self.config = config
+        self.notify = notify
+
+    def current(self, order_id: str, flow: str) -> StoredOrder | None:
+        """The order's status for a status page: stored, refreshed from the upstream when stale.
+
+        Returns None for an order neither stored nor known upstream. If the upstream cannot be
+        asked, the stored status (however old) is returned; with nothing stored the upstream
+        error is raised.
+        """
+        max_age = timedelta(seconds=float(self.config.get("CHECKOUT_STATUS_MAX_AGE", 30)))
+        stored = get(self.engine, order_id)
+        now = utcnow()
         if stored is not None:
-            # Not confirmed after all: the stored time stays the last confirmation, which the
-            # pages show while the upstream does not answer (the breaker spares it the polls).
-            _release_refresh(state.engine, order_id, now, stored.refreshed_at)
+            if stored.refreshed_at > now - max_age:
+                return stored
+            if not _claim_refresh(self.engine, order_id, now, max_age):
+                return get(self.engine, order_id)   # another request is asking right now
+        try:
+            return self.fetch_and_store(order_id, flow, seen=stored)
+        except (OrderNotAvailable, UpstreamNotFound):
             return stored
-        raise
-    except UpstreamError:
-        if stored is not None:
-            return stored           # it answered (a refusal): asked again after the max age
-        raise
+        except UpstreamUnavailable:
+            if stored is not None:
+                # Not confirmed after all: the stored time stays the last confirmation, which
+                # the pages show while the upstream does not answer (the breaker spares it the
+                # polls).
+                _release_refresh(self.engine, order_id, now, stored.refreshed_at)
+                return stored
+            raise
+        except UpstreamError:
+            if stored is not None:
+                return stored       # it answered (a refusal): asked again after the max age
+            raise
+
+    def fetch_and_store(self, order_id: str, flow: str, *, seen: StoredOrder | None = None,
+                        apply_status: bool = True,
+                        fetched: Mapping[str, Any] | None = None) -> StoredOrder | None:
+        """Ask the upstream for the full order and store it (and its status, by the rules
+        above).
+
+        ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
+
+        ``fetched``: the order as the caller has just read it from the upstream (a page that
+        needed it anyway), stored without asking again. ``seen`` is then the row as read before
+        that read, None if nothing was stored: a webhook stored after it must win over what it
+        read.
+        """
+        engine = self.engine
+        if seen is None and fetched is None:
+            seen = get(engine, order_id)
+        tolerance = timedelta(
+            seconds=float(self.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
+        observed = utcnow() - tolerance
+        full = dict(fetched) if fetched is not None else _fetch_raw(self.upstream, order_id, flow)
+        if _store(engine, order_id, flow, full, seen, observed, apply_status):
+            self.notify()
+        return get(engine, order_id)
 
 
-def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder | None = None,
-                    apply_status: bool = True,
-                    fetched: Mapping[str, Any] | None = None) -> StoredOrder | None:
-    """Ask the upstream for the full order and store it (and its status, by the rules above).
-
-    ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
-
-    ``fetched``: the order as the caller has just read it from the upstream (a page that needed
-    it anyway), stored without asking again. ``seen`` is then the row as read before that read,
-    None if nothing was stored: a webhook stored after it must win over what it read.
-    """
-    app = real_app(app)
-    state = state_of(app)
-    engine = state.engine
-    if seen is None and fetched is None:
-        seen = get(engine, order_id)
-    tolerance = timedelta(seconds=float(app.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
-    observed = utcnow() - tolerance
-    full = dict(fetched) if fetched is not None else _fetch_raw(state.upstream, order_id, flow)
+def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
+           seen: StoredOrder | None, observed: datetime, apply_status: bool) -> bool:
+    """Store a fetched order (and its status, by the rules above); True if a signal is owed."""
     status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
     if status_time is None:
@@ -227,9 +247,7 @@ def fetch_and_store(app: Flask, order_id: str, flow: str, *, seen: StoredOrder |
                      .values(full_order=full, fetched_at=now,
                              refreshed_at=now if apply_status else c.refreshed_at,
                              hash=tx_hash if tx_hash else c.hash))
-    if owed:
-        state.dispatcher.notify()
-    return get(engine, order_id)
+    return owed
 
 
 def _claim_refresh(engine: Engine, order_id: str, now: datetime, max_age: timedelta) -> bool:
@@ -276,12 +294,6 @@ def _status_time(full: Mapping[str, Any]) -> datetime | None:
         if known:
             return max(known)
     return None
-
-
-def _app_of(app_or_state: Any) -> Flask:
-    if isinstance(app_or_state, Flask):
-        return app_or_state
-    return real_app(current_app)  # a CheckoutState: its app is the current one
 
 
 def _to_stored(row: Any) -> StoredOrder:

@@ -42,7 +42,7 @@ from ..flows import flow_type
 from ..sessions import SESSION_LIFETIME
 from ..state import real_app, state_of
 from ..store.tables import sessions_table
-from .orders import fetch_and_store, get
+from .orders import OrderStatuses, get
 from .store import dialect_insert, orders_table, utcnow, watch_table, write_transaction
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ def reconcile(app: Flask, *, older_than: float | None = None, now: datetime | No
         if quiet_checks is None:
             state.reconcile_budget.give_back(now.timestamp())
             continue                      # another worker has it, or it moved meanwhile
-        check = _check(app, order_id, flow)
+        check = _check(state.order_statuses, order_id, flow)
         state.metrics.reconciler_check(check.flow, check.result)
         checks.append(check)
         _schedule(app, engine, check, quiet_checks, after, now)
@@ -208,12 +208,11 @@ def _claim(engine: Engine, order_id: str, flow: str, now: datetime) -> int | Non
     return int(claimed.quiet_checks) if claimed is not None else None
 
 
-def _check(app: Flask, order_id: str, flow: str) -> Check:
-    engine = state_of(app).engine
-    seen = get(engine, order_id)
+def _check(statuses: OrderStatuses, order_id: str, flow: str) -> Check:
+    seen = get(statuses.engine, order_id)
     before = seen.status if seen is not None else None
     try:
-        stored = fetch_and_store(app, order_id, flow, seen=seen)
+        stored = statuses.fetch_and_store(order_id, flow, seen=seen)
     except UpstreamError as exc:
         log.warning("reconciling order %s (%s) failed: %r", order_id, flow, exc)
         return Check(order_id, flow, before, before, error=f"{type(exc).__name__}: {exc}")

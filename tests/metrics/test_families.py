@@ -18,7 +18,7 @@ from ..conftest import make_app
 from ..support.waiting import wait_for
 from ..views.conftest import EVM_ADDRESS, Flow
 from ..views.test_status import poll_until
-from ..webhooks.helpers import T0, FakeUpstream, order_payload, signed_webhook
+from ..webhooks.helpers import T0, FakeUpstream, order_payload, signed_webhook, use_upstream
 from .support import TOKEN, scrape
 
 UPSTREAM = "checkout_upstream_request_duration_seconds_count"
@@ -129,7 +129,7 @@ def test_requests_refused_by_our_limits_by_limit_name(config):
 def test_reconciler_checks_by_flow_and_result(app, client):
     state = app.extensions["checkout"]
     fake = FakeUpstream()
-    state.upstream = fake
+    use_upstream(app, fake)
     for order_id in ("ord_found", "ord_unknown"):
         state.sessions.attach_order(state.sessions.create("offramp").id, order_id)
     fake.orders["ord_found"] = {"id": "ord_found", "status": "transaction_confirmed",

@@ -88,7 +88,6 @@ def test_when_the_upstream_fails_the_order_view_s_error_page_names_no_session(ap
                                                                               monkeypatch):
     """Its "Try again" goes to the order view again: the session's page would hand the holder of
     the return address the session id."""
-    from checkout import order_status
     from checkout.errors import UpstreamUnavailable
 
     flow.to_pay("redirect")
@@ -97,7 +96,7 @@ def test_when_the_upstream_fails_the_order_view_s_error_page_names_no_session(ap
     def unavailable(*args, **kwargs):
         raise UpstreamUnavailable("connection refused", method="GET", path="/api/onramp/order")
 
-    monkeypatch.setattr(order_status, "current", unavailable)
+    monkeypatch.setattr(app.extensions["checkout"].order_statuses, "current", unavailable)
     for url, headers in ((path, {}), (f"{path}/live", {}),
                          (f"{path}/live", {"HX-Request": "true", "HX-Current-URL":
                                            f"http://shop.test/checkout/s/{flow.session_id}/"})):

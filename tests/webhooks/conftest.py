@@ -11,7 +11,7 @@ from checkout.webhooks.dispatcher import process_pending
 from checkout.webhooks.store import events_table
 
 from ..conftest import make_app
-from .helpers import WEBHOOK_PATH, FakeUpstream, Recorder
+from .helpers import WEBHOOK_PATH, FakeUpstream, Recorder, use_upstream
 
 
 class Receiver:
@@ -68,5 +68,5 @@ def receiver(app) -> Receiver:
 @pytest.fixture
 def fake_upstream(app) -> FakeUpstream:
     fake = FakeUpstream()
-    app.extensions["checkout"].upstream = fake
+    use_upstream(app, fake)
     return fake

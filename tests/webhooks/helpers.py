@@ -111,6 +111,14 @@ class FakeOrder:
     raw: dict[str, Any]
 
 
+def use_upstream(app, upstream) -> None:
+    """``app`` calls ``upstream`` instead of its own: the client the state holds, and the order
+    statuses built with it (the flows keep theirs: these tests create no order)."""
+    state = app.extensions["checkout"]
+    state.upstream = upstream
+    state.order_statuses.upstream = upstream
+
+
 @dataclass
 class FakeUpstream:
     """get-order endpoints of the upstream, with a call log and scripted failures."""

@@ -20,7 +20,15 @@ from checkout.webhooks.store import signal_log_table, utcnow, watch_table
 from ..conftest import make_app
 from ..support.waiting import wait_for
 from .conftest import Receiver
-from .helpers import T0, FakeUpstream, Recorder, iso, order_payload, signed_webhook
+from .helpers import (
+    T0,
+    FakeUpstream,
+    Recorder,
+    iso,
+    order_payload,
+    signed_webhook,
+    use_upstream,
+)
 
 CELO_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"
 KE_PHONE = "254110611756"
@@ -209,7 +217,7 @@ def assert_a_second_worker_makes_no_call(app, config, upstream, order_id: str) -
     pass: it must find the order claimed and ask nothing. Returns the first app's checks."""
     other = make_app(dict(config))
     other_upstream = FakeUpstream()
-    other.extensions["checkout"].upstream = other_upstream
+    use_upstream(other, other_upstream)
     _session_with_order(app, "onramp", order_id)
     upstream.orders[order_id] = {"id": order_id, "status": "pending"}
     seen_by_other: list = []
@@ -249,7 +257,7 @@ def test_the_cli_counts_the_signals_the_dispatcher_thread_sent_for_it(config):
     app = make_app(dict(config))
     state = app.extensions["checkout"]
     fake = FakeUpstream()
-    state.upstream = fake
+    use_upstream(app, fake)
     heard: list[tuple[str, str]] = []
 
     def slow_receiver(sender, order_id, status, **extra):
@@ -302,7 +310,7 @@ def test_on_postgresql_the_reconciler_and_late_webhooks_agree(webhook_config, po
     webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
     app = make_app(dict(webhook_config))
     fake = FakeUpstream()
-    app.extensions["checkout"].upstream = fake
+    use_upstream(app, fake)
     recorder = Recorder(app)
     try:
         test_a_late_webhook_after_the_reconciler_changes_nothing(app, Receiver(app), recorder, fake)
