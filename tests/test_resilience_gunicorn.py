@@ -4,7 +4,6 @@ page within the page's budget. The upstream is the standalone sandbox over HTTP,
 behind the fault proxy (tests/faults.py)."""
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -62,18 +61,19 @@ def test_a_hanging_upstream_never_takes_the_shop_down(tmp_path):
             shop(tmp_path, proxy.url) as base:
         # The upstream hangs from the start: no page has its reference data cached yet.
         proxy.set("hang")
-        host_times: list[float] = []
+        served_meanwhile = 0
         with ThreadPoolExecutor(20) as shoppers:
             checkouts = [shoppers.submit(open_checkout, base) for _ in range(20)]
             wait_for(lambda: proxy.calls["hang"] >= 1)          # the upstream is being waited on
             with requests.Session() as visitor:
-                while not all(f.done() for f in checkouts) or len(host_times) < 50:
-                    started = time.monotonic()
+                while not all(f.done() for f in checkouts):
                     assert visitor.get(f"{base}/", timeout=30).status_code == 200
-                    host_times.append(time.monotonic() - started)
+                    # Answered while no checkout has been answered yet: not queued behind them.
+                    served_meanwhile += not any(f.done() for f in checkouts)
             results = [f.result() for f in checkouts]
-        p99 = statistics.quantiles(host_times, n=100)[98]
-        assert p99 < 0.2, f"the shop's own page: p99 {p99:.3f} s"
+        # Each checkout waits seconds on the upstream; the shop answers its own page meanwhile,
+        # again and again (workers blocked by the checkout would answer it only after them).
+        assert served_meanwhile >= 5, served_meanwhile
         for status, seconds, page in results:
             assert status == 502 and NOT_ANSWERING in page, (status, page[:300])
             assert seconds < BUDGET + 2, seconds
