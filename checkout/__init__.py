@@ -41,7 +41,7 @@ class Checkout:
             module.check_config(app)
         state = app.extensions["checkout"] = build(app)
         init_babel(app)
-        blueprint = create_blueprint()
+        blueprint = create_blueprint(state.flows)
         # Limits on the checkout's own routes only, never the host's (checkout.ratelimits).
         state.ratelimits.protect(blueprint)
         app.register_blueprint(blueprint, url_prefix=app.config["CHECKOUT_URL_PREFIX"])

@@ -14,6 +14,7 @@ from . import config, embedded_sandbox
 from .flows import OfframpFlow, OnrampFlow
 from .journey.just_created import JustCreated
 from .journey.quote_cache import QuoteCache, merchant_key
+from .kyc.standing import KycStanding
 from .metrics import Metrics
 from .metrics import enabled as metrics_enabled
 from .pacing import CallBudget, Schedule
@@ -74,16 +75,20 @@ def build(app: Flask) -> CheckoutState:
         return TTLCache(ttl, refuse_waiting=refusal)
 
     ratelimits = RateLimits.create(app)
+    sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created)
+    util_catalog = UtilCatalog(upstream, reference_cache())
+    kyc = KycStanding(engine, upstream, util_catalog, sessions, app.config)
     background = Dispatcher(app, dispatcher.sweep)
     return CheckoutState(
         engine=engine, intake=Intake(engine),
-        sessions=SessionStore(engine, on_open=counts.session_opened,
-                              on_order=counts.order_created),
+        sessions=sessions,
         upstream=upstream,
         embedded_sandbox=sandbox,
-        util_catalog=UtilCatalog(upstream, reference_cache()),
-        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache())),
-               "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()))},
+        util_catalog=util_catalog,
+        kyc=kyc,
+        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()), kyc),
+               "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
+                                      kyc)},
         dispatcher=background,
         order_statuses=OrderStatuses(engine, upstream, app.config, notify=background.notify),
         purge_schedule=Schedule(),

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .journey.flow import Flow
     from .journey.just_created import JustCreated
     from .journey.quote_cache import QuoteCache
+    from .kyc.standing import KycStanding
     from .metrics import Metrics
     from .pacing import CallBudget, Schedule
     from .ratelimits import RateLimits
@@ -39,6 +40,7 @@ class CheckoutState:
     # The embedded sandbox upstream, when no base URL is set (built on its first call).
     embedded_sandbox: EmbeddedSandbox | None
     util_catalog: UtilCatalog
+    kyc: KycStanding                # where the app's users stand in their verification
     # By name: each built with the upstream client and its catalog (flow.catalog()).
     flows: dict[str, Flow]
     dispatcher: Dispatcher

@@ -26,7 +26,7 @@ from ..forms import clean_required_fields
 from ..journey import quotes
 from ..journey.flow import Breakdown, Flow, PriceRow
 from ..journey.steps import Journey, Step
-from ..kyc.standing import needs_kyc
+from ..kyc.standing import KycStanding
 from ..names import network_name
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
@@ -77,16 +77,25 @@ def payee_holds(session: CheckoutSession) -> bool:
 
 class OfframpFlow(Flow):
     name = "offramp"
-    journey = Journey((
-        Step("choose", _l("Amount")),
-        Step("payout", _l("Payout details"), needed=has_fields),
-        Step("payee", _l("Account check"), needed=has_fields),
-        Step("wallet", _l("Your wallet"), needed=user_pays),
-        Step("kyc", _l("Identity"), needed=needs_kyc),
-        Step("review", _l("Review")),
-        Step("deposit", _l("Send"), needed=user_pays, before_order=False),
-        Step("status", _l("Status"), before_order=False),
-    ))
+
+    def __init__(self, upstream: UpstreamClient, catalog: OfframpCatalog,
+                 kyc: KycStanding) -> None:
+        # The app's upstream client, this flow's reference data and where the app's users stand
+        # (whether the identity step is needed): a flow is built per app (checkout.composition)
+        # and holds nothing else.
+        self.upstream = upstream
+        self._catalog = catalog
+        self.journey = Journey((
+            Step("choose", _l("Amount")),
+            Step("payout", _l("Payout details"), needed=has_fields),
+            Step("payee", _l("Account check"), needed=has_fields),
+            Step("wallet", _l("Your wallet"), needed=user_pays),
+            Step("kyc", _l("Identity"), needed=kyc.needs_kyc),
+            Step("review", _l("Review")),
+            Step("deposit", _l("Send"), needed=user_pays, before_order=False),
+            Step("status", _l("Status"), before_order=False),
+        ))
+
     # The carrier is not a best-offer parameter: the offer asks it as a field (carrierId).
     quote_keys = ("network", "asset", "currency", "amount", "countryIsoCode", "paymentChannel")
     currencies = ("local", "usd")
@@ -138,11 +147,6 @@ class OfframpFlow(Flow):
     failed_statuses = frozenset({"deposit_invalid", "refund_successful"})
     settled_statuses = frozenset({"payout_successful", "refund_successful"})
 
-    def __init__(self, upstream: UpstreamClient, catalog: OfframpCatalog) -> None:
-        # The app's upstream client and this flow's reference data: a flow is built per app
-        # (checkout.composition) and holds nothing else.
-        self.upstream = upstream
-        self._catalog = catalog
 
     def catalog(self) -> OfframpCatalog:
         return self._catalog

@@ -19,7 +19,7 @@ from ..errors import OrderNotAvailable
 from ..journey import quotes
 from ..journey.flow import Breakdown, Flow, PriceRow
 from ..journey.steps import Journey, Step
-from ..kyc.standing import needs_kyc
+from ..kyc.standing import KycStanding
 from ..names import network_name
 from ..public_address import external_url
 from ..reference import OnrampCatalog
@@ -31,15 +31,24 @@ from .common import LOOKUP_PAGE, created_during, has_fields, number, same_addres
 
 class OnrampFlow(Flow):
     name = "onramp"
-    journey = Journey((
-        Step("choose", _l("Amount")),
-        Step("wallet", _l("Wallet")),
-        Step("details", _l("Details"), needed=has_fields),
-        Step("kyc", _l("Identity"), needed=needs_kyc),
-        Step("review", _l("Review")),
-        Step("pay", _l("Pay"), before_order=False),
-        Step("status", _l("Status"), before_order=False),
-    ))
+
+    def __init__(self, upstream: UpstreamClient, catalog: OnrampCatalog,
+                 kyc: KycStanding) -> None:
+        # The app's upstream client, this flow's reference data and where the app's users stand
+        # (whether the identity step is needed): a flow is built per app (checkout.composition)
+        # and holds nothing else.
+        self.upstream = upstream
+        self._catalog = catalog
+        self.journey = Journey((
+            Step("choose", _l("Amount")),
+            Step("wallet", _l("Wallet")),
+            Step("details", _l("Details"), needed=has_fields),
+            Step("kyc", _l("Identity"), needed=kyc.needs_kyc),
+            Step("review", _l("Review")),
+            Step("pay", _l("Pay"), before_order=False),
+            Step("status", _l("Status"), before_order=False),
+        ))
+
     quote_keys = ("network", "asset", "currency", "amount", "countryIsoCode", "paymentChannel",
                   "carrierCode")
     currencies = ("local", "crypto")
@@ -80,11 +89,6 @@ class OnrampFlow(Flow):
         {"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
     settled_statuses = frozenset({"payout_successful", "refund_successful", "deposit_invalid"})
 
-    def __init__(self, upstream: UpstreamClient, catalog: OnrampCatalog) -> None:
-        # The app's upstream client and this flow's reference data: a flow is built per app
-        # (checkout.composition) and holds nothing else.
-        self.upstream = upstream
-        self._catalog = catalog
 
     def catalog(self) -> OnrampCatalog:
         return self._catalog

@@ -54,7 +54,7 @@ class Flow(ABC):
     """What one flow does differently (see the module docstring)."""
 
     name: ClassVar[str]
-    journey: ClassVar[Journey]
+    journey: Journey                          # its steps, built with the flow
     quote_keys: ClassVar[tuple[str, ...]]     # the session answers a quote is asked with
     currencies: ClassVar[tuple[str, ...]]     # what a typed amount may be in
     # The fields of the create payload the upstream may name in a refusal, and the step where the

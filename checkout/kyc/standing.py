@@ -29,17 +29,19 @@ import hashlib
 import hmac
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import current_app
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from ..errors import UpstreamError
 from ..journey import quotes
-from ..sessions import CheckoutSession
-from ..state import get_state
+from ..reference import UtilCatalog
+from ..sessions import CheckoutSession, SessionStore
+from ..upstream.client import UpstreamClient
 from ..upstream.types import KycDocument, KycRule, UtilCountry
 from . import memory
 from .levels import covers, next_level, rank, required_level
@@ -64,53 +66,6 @@ def status_word(status: str | None) -> str:
     return _STATUSES.get((status or "").strip().lower(), "none")
 
 
-def user_api() -> bool:
-    return bool(current_app.config.get("CHECKOUT_KYC_USER_API"))
-
-
-def source() -> str:
-    return USER_API if user_api() else STATE
-
-
-# -- what the order needs --------------------------------------------------------------------------
-
-def util_country(session: CheckoutSession) -> UtilCountry | None:
-    """The country's documents and rules (raises ``UpstreamError`` when unreadable)."""
-    return get_state().util_catalog.country(session.value("countryIsoCode"))
-
-
-def rules(session: CheckoutSession) -> list[KycRule] | None:
-    """The country's rules for the session's flow; None when the upstream lists no such country."""
-    country = util_country(session)
-    if country is None:
-        return None
-    return list(getattr(country.kyc_rules, session.flow, []) or [])
-
-
-def needed_level(session: CheckoutSession) -> str | None:
-    """The level the session's quote needs; None when it cannot be known right now (the rules
-    cannot be read, the country has none, the quote has no US dollar amount): the step is then
-    shown, and says so, rather than let an order through unchecked."""
-    record = session.quote
-    if record is None:
-        return "none"           # no amount yet: nothing is asked before one is chosen
-    try:
-        country_rules = rules(session)
-    except UpstreamError as exc:
-        log.warning("KYC rules unavailable (%s, status %s)", type(exc).__name__, exc.status)
-        return None
-    usd = quotes.usd_amount(record, session.flow)
-    if country_rules is None or usd is None:
-        log.error("KYC level unknown for %s in %s: %s", session.flow,
-                  session.value("countryIsoCode"),
-                  "no such country in /api/util/countries" if country_rules is None
-                  else "the quote has no US dollar amount")
-        return None
-    return required_level(country_rules, usd)
-
-
-# -- who the user is ------------------------------------------------------------------------------
-
 @dataclass(frozen=True)
 class Contact:
     """How the upstream knows the user: their phone (E.164 digits) and email."""
@@ -133,57 +88,6 @@ def contact(session: CheckoutSession) -> Contact:
     return Contact(phone or None, str(email).lower() if email else None)
 
 
-def missing_contact(session: CheckoutSession) -> str | None:
-    """``phone`` or ``email`` when the source cannot be asked without it."""
-    who = contact(session)
-    if source() == STATE and not who.phone:
-        return "phone"
-    if source() == USER_API and not who.email:
-        return "email"
-    return None
-
-
-def _secret() -> str:
-    return str(current_app.config.get("CHECKOUT_LAUNCH_SECRET") or "")
-
-
-def _digest(*parts: str) -> str:
-    # Keyed: a plain hash of a phone number is reversed by trying every number.
-    return hmac.new(_secret().encode(), "\x1f".join(parts).encode(),
-                    hashlib.sha256).hexdigest()[:32]
-
-
-def person_keys(session: CheckoutSession) -> list[str]:
-    """The keys under which what the upstream told of this user is remembered (:mod:`.memory`)."""
-    who = contact(session)
-    return memory.person_keys(_secret(), email=who.email, phone=who.phone)
-
-
-def remembered_level(session: CheckoutSession) -> str:
-    """The highest level the upstream told this user passed, in an earlier order's webhooks or
-    an earlier session; ``none`` when it told nothing.
-
-    Looked up by phone only: the identity ``/api/kyc/state`` was read by. An email is whatever
-    the user types: by someone else's, a user could borrow their level."""
-    who = contact(session)
-    days = float(current_app.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365))
-    keys = memory.person_keys(_secret(), phone=who.phone)
-    return memory.recall(get_state().engine, keys, days=days)
-
-
-def user_key(session: CheckoutSession) -> str:
-    """Who the standing is about, as the upstream is asked (a digest: no contact in clear)."""
-    who = contact(session)
-    return _digest(source(), str(session.value("countryIsoCode") or ""), who.phone or "",
-                   who.email or "")
-
-
-def decision_key(session: CheckoutSession, level: str) -> str:
-    return _digest(session.flow, level, user_key(session))
-
-
-# -- where the user stands ------------------------------------------------------------------------
-
 @dataclass(frozen=True)
 class Standing:
     passed: str                        # none, basic or advanced
@@ -201,135 +105,12 @@ class Standing:
                 "level_known": self.level_known}
 
 
-def read(session: CheckoutSession) -> Standing:
-    """One upstream call: the user's standing now. Raises ``UpstreamError``."""
-    upstream = get_state().upstream
-    who = contact(session)
-    if source() == USER_API:
-        assert who.email, "missing_contact() first"
-        answer = upstream.user_kyc_status(who.email, str(session.value("countryIsoCode")))
-        passed = answer.passed_kyc_type if rank(answer.passed_kyc_type) else "none"
-        return Standing(passed or "none", status_word(answer.kyc_status),
-                        answer.kyc_status_description, answer.reached_kyc_limit, None)
-    assert who.phone, "missing_contact() first"
-    state = upstream.kyc_state(phone_number=who.phone, email=who.email)
-    # The state says whether KYC was passed, not which level: a pass counts as basic, or as the
-    # level the upstream told elsewhere of this person.
-    passed, known = "none", True
-    if state.passed_kyc:
-        told = remembered_level(session)
-        passed, known = max("basic", told, key=rank), told != "none"
-    return Standing(passed, status_word(state.kyc_status), state.kyc_status_description,
-                    state.reached_kyc_limit, state.kyc_url, level_known=known)
-
-
-def target_level(session: CheckoutSession, record: dict[str, Any] | None = None) -> str | None:
-    """The level the user is asked to verify to now: the one the order needs, or above what they
-    passed when their passed level's limit is reached (None when there is none above)."""
-    needed = needed_level(session)
-    record = session.kyc if record is None else record
-    passed = str(record.get("passed") or "none")
-    if needed is None:
-        return None
-    if not covers(passed, needed):
-        return needed
-    if record.get("reached_limit"):
-        return next_level(passed)
-    return None
-
-
-def current(session: CheckoutSession) -> dict[str, Any] | None:
-    """The kept standing, when it was read for this session's decision as it is now."""
-    level = needed_level(session)
-    record = session.kyc
-    if level is None or record.get("key") != decision_key(session, level):
-        return None
-    return record
-
-
-def covered(session: CheckoutSession) -> bool:
-    """Whether the user's verification, as last read for this decision, covers the order: the
-    KYC step is needed exactly while it does not.
-
-    An amount that needs no KYC is covered unless the user's orders so far reached what no KYC
-    allows (``reachedKycLimit``): that is checked, once, when the checkout already knows who
-    the user is (never asked only for this: the rules ask nothing of the amount).
-    """
-    level = needed_level(session)
-    if level is None:
-        return False
-    record = current(session)
-    if level == "none" and record is None:
-        return missing_contact(session) is not None
-    if record is None:
-        return False
-    return covers(record.get("passed"), level) and not record.get("reached_limit")
-
-
-def needs_kyc(session: CheckoutSession) -> bool:
-    """The KYC step's ``needed``: the order's amount asks more than the user has passed."""
-    return not covered(session)
-
-
-def refresh(session: CheckoutSession, *, force: bool = False) -> CheckoutSession:
-    """Read the standing when this decision has none yet (or ``force``), or when a submission
-    under review is due a look; save it in the session. Raises ``UpstreamError``."""
-    level = needed_level(session)
-    if level is None or missing_contact(session):
-        return session
-    record = current(session)
-    if record is not None and not force and not _due(record):
-        return session
-    started = time.time()
-    standing = read(session)
-    key, who = decision_key(session, level), user_key(session)
-
-    def change(fresh: CheckoutSession) -> None:
-        kept = fresh.kyc
-        submitted = kept.get("submitted") or {}
-        if float(submitted.get("at_ts") or 0) > started:
-            return          # asked before a submission was sent: it cannot speak of it
-        kept.update(standing.record(), key=key, level=level, source=source(),
-                    checked_at=time.time())
-        if source() == STATE and submitted.get("who") == who:
-            _prove_level(kept, submitted, standing.status, who)
-        _count_proven(kept, who)
-        if standing.status in ("approved", "rejected") and submitted.get("seen_pending"):
-            kept["submitted"] = {**submitted, "decided": standing.status}
-        fresh.kyc = kept
-
-    proven_before = (session.kyc.get("proven") or {}).get("level")
-    session = get_state().sessions.update(session.id, change)
-    proven = session.kyc.get("proven") or {}
-    if proven.get("who") == who and proven.get("level") != proven_before:
-        # Proven here, for this person's next orders too.
-        memory.remember_now(get_state().engine, person_keys(session), proven.get("level"))
-    return session
-
-
 def _count_proven(kept: dict[str, Any], who: str) -> None:
     """A level proven in this session counts as passed (and as known) for the same person."""
     proven = kept.get("proven") or {}
     if proven.get("who") == who and rank(proven.get("level")) >= rank(kept.get("passed")):
         kept["passed"] = proven["level"]
         kept["level_known"] = True
-
-
-def prove(session: CheckoutSession, level: str) -> CheckoutSession:
-    """The partner refused a document because ``level`` is already approved for this user:
-    that level is passed (the step is done, not failed), here and for their next orders."""
-    who = user_key(session)
-    memory.remember_now(get_state().engine, person_keys(session), level)
-
-    def change(fresh: CheckoutSession) -> None:
-        kept = fresh.kyc
-        earlier = kept.get("proven") or {}
-        if earlier.get("who") != who or rank(level) > rank(earlier.get("level")):
-            kept["proven"] = {"who": who, "level": level}
-        _count_proven(kept, who)
-        fresh.kyc = kept
-
-    return get_state().sessions.update(session.id, change)
 
 
 def _prove_level(kept: dict[str, Any], submitted: dict[str, Any], status: str,
@@ -344,10 +125,6 @@ def _prove_level(kept: dict[str, Any], submitted: dict[str, Any], status: str,
         kept["proven"] = {"who": who, "level": submitted.get("level")}
 
 
-def poll_seconds() -> float:
-    return float(current_app.config.get("CHECKOUT_KYC_POLL_SECONDS", 15))
-
-
 def awaiting(record: dict[str, Any]) -> bool:
     """Whether a document is under review: the state says so, or (by phone, where "approved"
     may still be an earlier approval) the document this session sent has no verdict yet."""
@@ -358,51 +135,263 @@ def awaiting(record: dict[str, Any]) -> bool:
             and record.get("status") == "approved")
 
 
-def _due(record: dict[str, Any]) -> bool:
-    """A submission under review is looked at again every few seconds, or when a ``kyc`` webhook
-    arrived since the last look (the merchant opted in to them): never on every page view."""
-    if not awaiting(record):
-        return False
-    checked_at = float(record.get("checked_at") or 0)
-    if time.time() - checked_at >= poll_seconds():
-        return True
-    return kyc_event_since(checked_at)
+class KycStanding:
+    """Where users stand, for one app: built with what it asks (composition.py): the database
+    (levels remembered of a person, ``kyc`` webhooks stored), the upstream client, the reference
+    catalog (the countries' rules and documents), the session store, and the app's config (read
+    at each call)."""
 
+    def __init__(self, engine: Engine, upstream: UpstreamClient, util_catalog: UtilCatalog,
+                 sessions: SessionStore, config: Mapping[str, Any]) -> None:
+        self.engine = engine
+        self.upstream = upstream
+        self.util_catalog = util_catalog
+        self.sessions = sessions
+        self.config = config
 
-def kyc_event_since(checked_at: float) -> bool:
-    """Whether the receiver stored a ``kyc`` webhook after ``checked_at`` (any user's: the event
-    names the user by email only, and one extra read costs less than parsing every body)."""
-    from ..webhooks.store import events_table
+    def user_api(self) -> bool:
+        return bool(self.config.get("CHECKOUT_KYC_USER_API"))
 
-    since = datetime.fromtimestamp(checked_at, tz=UTC)
-    query = select(events_table.c.id).where(events_table.c.event_type == "kyc",
-                                            events_table.c.received_at > since).limit(1)
-    with get_state().engine.connect() as conn:
-        return conn.execute(query).first() is not None
+    def source(self) -> str:
+        return USER_API if self.user_api() else STATE
 
+    def util_country(self, session: CheckoutSession) -> UtilCountry | None:
+        """The country's documents and rules (raises ``UpstreamError`` when unreadable)."""
+        return self.util_catalog.country(session.value("countryIsoCode"))
 
-# -- documents ------------------------------------------------------------------------------------
+    def rules(self, session: CheckoutSession) -> list[KycRule] | None:
+        """The country's rules for the session's flow; None when the upstream lists no such
+        country."""
+        country = self.util_country(session)
+        if country is None:
+            return None
+        return list(getattr(country.kyc_rules, session.flow, []) or [])
 
-def documents(session: CheckoutSession, level: str) -> list[KycDocument]:
-    """The documents the user may submit to reach ``level``, in the upstream's order.
+    def needed_level(self, session: CheckoutSession) -> str | None:
+        """The level the session's quote needs; None when it cannot be known right now (the rules
+        cannot be read, the country has none, the quote has no US dollar amount): the step is then
+        shown, and says so, rather than let an order through unchecked."""
+        record = session.quote
+        if record is None:
+            return "none"           # no amount yet: nothing is asked before one is chosen
+        try:
+            country_rules = self.rules(session)
+        except UpstreamError as exc:
+            log.warning("KYC rules unavailable (%s, status %s)", type(exc).__name__, exc.status)
+            return None
+        usd = quotes.usd_amount(record, session.flow)
+        if country_rules is None or usd is None:
+            log.error("KYC level unknown for %s in %s: %s", session.flow,
+                      session.value("countryIsoCode"),
+                      "no such country in /api/util/countries" if country_rules is None
+                      else "the quote has no US dollar amount")
+            return None
+        return required_level(country_rules, usd)
 
-    From the country's ``basicDocuments``/``advancedDocuments`` (with the user API, its own lists,
-    whose ``_id`` the submission names). Raises ``UpstreamError``.
-    """
-    if source() == USER_API:
+    def missing_contact(self, session: CheckoutSession) -> str | None:
+        """``phone`` or ``email`` when the source cannot be asked without it."""
         who = contact(session)
-        assert who.email, "missing_contact() first"
-        country = str(session.value("countryIsoCode"))
-        answer = get_state().util_catalog.cache.get(
-            ("user-kyc-documents", country),
-            lambda: get_state().upstream.user_kyc_status(who.email or "", country))
-        lists = {"basic": answer.basic_documents, "advanced": answer.advanced_documents}
-    else:
-        util = util_country(session)
-        lists = {"basic": util.basic_documents if util else [],
-                 "advanced": util.advanced_documents if util else []}
-    return [doc for doc in lists.get(level, []) if doc.value or doc.id]
+        if self.source() == STATE and not who.phone:
+            return "phone"
+        if self.source() == USER_API and not who.email:
+            return "email"
+        return None
 
+    def _secret(self) -> str:
+        return str(self.config.get("CHECKOUT_LAUNCH_SECRET") or "")
 
-def document(session: CheckoutSession, level: str, value: str | None) -> KycDocument | None:
-    return next((d for d in documents(session, level) if value and d.value == value), None)
+    def _digest(self, *parts: str) -> str:
+        # Keyed: a plain hash of a phone number is reversed by trying every number.
+        return hmac.new(self._secret().encode(), "\x1f".join(parts).encode(),
+                        hashlib.sha256).hexdigest()[:32]
+
+    def person_keys(self, session: CheckoutSession) -> list[str]:
+        """The keys under which what the upstream told of this user is remembered
+        (:mod:`.memory`)."""
+        who = contact(session)
+        return memory.person_keys(self._secret(), email=who.email, phone=who.phone)
+
+    def remembered_level(self, session: CheckoutSession) -> str:
+        """The highest level the upstream told this user passed, in an earlier order's webhooks or
+        an earlier session; ``none`` when it told nothing.
+
+        Looked up by phone only: the identity ``/api/kyc/state`` was read by. An email is whatever
+        the user types: by someone else's, a user could borrow their level."""
+        who = contact(session)
+        days = float(self.config.get("CHECKOUT_KYC_REMEMBER_DAYS", 365))
+        keys = memory.person_keys(self._secret(), phone=who.phone)
+        return memory.recall(self.engine, keys, days=days)
+
+    def user_key(self, session: CheckoutSession) -> str:
+        """Who the standing is about, as the upstream is asked (a digest: no contact in clear)."""
+        who = contact(session)
+        return self._digest(self.source(), str(session.value("countryIsoCode") or ""),
+                            who.phone or "", who.email or "")
+
+    def decision_key(self, session: CheckoutSession, level: str) -> str:
+        return self._digest(session.flow, level, self.user_key(session))
+
+    def read(self, session: CheckoutSession) -> Standing:
+        """One upstream call: the user's standing now. Raises ``UpstreamError``."""
+        upstream = self.upstream
+        who = contact(session)
+        if self.source() == USER_API:
+            assert who.email, "missing_contact() first"
+            answer = upstream.user_kyc_status(who.email, str(session.value("countryIsoCode")))
+            passed = answer.passed_kyc_type if rank(answer.passed_kyc_type) else "none"
+            return Standing(passed or "none", status_word(answer.kyc_status),
+                            answer.kyc_status_description, answer.reached_kyc_limit, None)
+        assert who.phone, "missing_contact() first"
+        state = upstream.kyc_state(phone_number=who.phone, email=who.email)
+        # The state says whether KYC was passed, not which level: a pass counts as basic, or as the
+        # level the upstream told elsewhere of this person.
+        passed, known = "none", True
+        if state.passed_kyc:
+            told = self.remembered_level(session)
+            passed, known = max("basic", told, key=rank), told != "none"
+        return Standing(passed, status_word(state.kyc_status), state.kyc_status_description,
+                        state.reached_kyc_limit, state.kyc_url, level_known=known)
+
+    def target_level(self, session: CheckoutSession,
+                     record: dict[str, Any] | None = None) -> str | None:
+        """The level the user is asked to verify to now: the one the order needs, or above what they
+        passed when their passed level's limit is reached (None when there is none above)."""
+        needed = self.needed_level(session)
+        record = session.kyc if record is None else record
+        passed = str(record.get("passed") or "none")
+        if needed is None:
+            return None
+        if not covers(passed, needed):
+            return needed
+        if record.get("reached_limit"):
+            return next_level(passed)
+        return None
+
+    def current(self, session: CheckoutSession) -> dict[str, Any] | None:
+        """The kept standing, when it was read for this session's decision as it is now."""
+        level = self.needed_level(session)
+        record = session.kyc
+        if level is None or record.get("key") != self.decision_key(session, level):
+            return None
+        return record
+
+    def covered(self, session: CheckoutSession) -> bool:
+        """Whether the user's verification, as last read for this decision, covers the order: the
+        KYC step is needed exactly while it does not.
+
+        An amount that needs no KYC is covered unless the user's orders so far reached what no KYC
+        allows (``reachedKycLimit``): that is checked, once, when the checkout already knows who
+        the user is (never asked only for this: the rules ask nothing of the amount).
+        """
+        level = self.needed_level(session)
+        if level is None:
+            return False
+        record = self.current(session)
+        if level == "none" and record is None:
+            return self.missing_contact(session) is not None
+        if record is None:
+            return False
+        return covers(record.get("passed"), level) and not record.get("reached_limit")
+
+    def needs_kyc(self, session: CheckoutSession) -> bool:
+        """The KYC step's ``needed``: the order's amount asks more than the user has passed."""
+        return not self.covered(session)
+
+    def refresh(self, session: CheckoutSession, *, force: bool = False) -> CheckoutSession:
+        """Read the standing when this decision has none yet (or ``force``), or when a submission
+        under review is due a look; save it in the session. Raises ``UpstreamError``."""
+        level = self.needed_level(session)
+        if level is None or self.missing_contact(session):
+            return session
+        record = self.current(session)
+        if record is not None and not force and not self._due(record):
+            return session
+        started = time.time()
+        standing = self.read(session)
+        key, who = self.decision_key(session, level), self.user_key(session)
+
+        def change(fresh: CheckoutSession) -> None:
+            kept = fresh.kyc
+            submitted = kept.get("submitted") or {}
+            if float(submitted.get("at_ts") or 0) > started:
+                return          # asked before a submission was sent: it cannot speak of it
+            kept.update(standing.record(), key=key, level=level, source=self.source(),
+                        checked_at=time.time())
+            if self.source() == STATE and submitted.get("who") == who:
+                _prove_level(kept, submitted, standing.status, who)
+            _count_proven(kept, who)
+            if standing.status in ("approved", "rejected") and submitted.get("seen_pending"):
+                kept["submitted"] = {**submitted, "decided": standing.status}
+            fresh.kyc = kept
+
+        proven_before = (session.kyc.get("proven") or {}).get("level")
+        session = self.sessions.update(session.id, change)
+        proven = session.kyc.get("proven") or {}
+        if proven.get("who") == who and proven.get("level") != proven_before:
+            # Proven here, for this person's next orders too.
+            memory.remember_now(self.engine, self.person_keys(session), proven.get("level"))
+        return session
+
+    def prove(self, session: CheckoutSession, level: str) -> CheckoutSession:
+        """The partner refused a document because ``level`` is already approved for this user:
+        that level is passed (the step is done, not failed), here and for their next orders."""
+        who = self.user_key(session)
+        memory.remember_now(self.engine, self.person_keys(session), level)
+
+        def change(fresh: CheckoutSession) -> None:
+            kept = fresh.kyc
+            earlier = kept.get("proven") or {}
+            if earlier.get("who") != who or rank(level) > rank(earlier.get("level")):
+                kept["proven"] = {"who": who, "level": level}
+            _count_proven(kept, who)
+            fresh.kyc = kept
+
+        return self.sessions.update(session.id, change)
+
+    def poll_seconds(self) -> float:
+        return float(self.config.get("CHECKOUT_KYC_POLL_SECONDS", 15))
+
+    def _due(self, record: dict[str, Any]) -> bool:
+        """A submission under review is looked at again every few seconds, or when a ``kyc`` webhook
+        arrived since the last look (the merchant opted in to them): never on every page view."""
+        if not awaiting(record):
+            return False
+        checked_at = float(record.get("checked_at") or 0)
+        if time.time() - checked_at >= self.poll_seconds():
+            return True
+        return self.kyc_event_since(checked_at)
+
+    def kyc_event_since(self, checked_at: float) -> bool:
+        """Whether the receiver stored a ``kyc`` webhook after ``checked_at`` (any user's: the event
+        names the user by email only, and one extra read costs less than parsing every body)."""
+        from ..webhooks.store import events_table
+
+        since = datetime.fromtimestamp(checked_at, tz=UTC)
+        query = select(events_table.c.id).where(events_table.c.event_type == "kyc",
+                                                events_table.c.received_at > since).limit(1)
+        with self.engine.connect() as conn:
+            return conn.execute(query).first() is not None
+
+    def documents(self, session: CheckoutSession, level: str) -> list[KycDocument]:
+        """The documents the user may submit to reach ``level``, in the upstream's order.
+
+        From the country's ``basicDocuments``/``advancedDocuments`` (with the user API, its own
+        lists, whose ``_id`` the submission names). Raises ``UpstreamError``.
+        """
+        if self.source() == USER_API:
+            who = contact(session)
+            assert who.email, "missing_contact() first"
+            country = str(session.value("countryIsoCode"))
+            answer = self.util_catalog.cache.get(
+                ("user-kyc-documents", country),
+                lambda: self.upstream.user_kyc_status(who.email or "", country))
+            lists = {"basic": answer.basic_documents, "advanced": answer.advanced_documents}
+        else:
+            util = self.util_country(session)
+            lists = {"basic": util.basic_documents if util else [],
+                     "advanced": util.advanced_documents if util else []}
+        return [doc for doc in lists.get(level, []) if doc.value or doc.id]
+
+    def document(self, session: CheckoutSession, level: str,
+                 value: str | None) -> KycDocument | None:
+        return next((d for d in self.documents(session, level) if value and d.value == value), None)

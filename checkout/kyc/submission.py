@@ -40,10 +40,12 @@ def user_fields(document: KycDocument, values: Mapping[str, Any],
 
 
 def send(upstream: UpstreamClient, session: CheckoutSession, document: KycDocument,
-         fields: Mapping[str, Any]) -> None:
-    """One call; raises ``UpstreamError`` (a refusal names the field: see :func:`field_named`)."""
+         fields: Mapping[str, Any], *, source: str) -> None:
+    """One call, to the ``source`` the standing was read from (``standing.STATE`` or
+    ``USER_API``); raises ``UpstreamError`` (a refusal names the field: see
+    :func:`field_named`)."""
     who = standing.contact(session)
-    if standing.source() == standing.USER_API:
+    if source == standing.USER_API:
         upstream.user_kyc_submit(who.email or "", document.id or "", fields)
     else:
         upstream.kyc_submit(who.phone or "", document.value or "", fields)

@@ -1,13 +1,14 @@
 """The ``checkout`` blueprint: the shared journey's pages, then one module per flow."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Blueprint
 
 from .. import names, upstream_text
 from ..i18n import format_crypto, format_datetime, format_money
+from ..journey.flow import Flow
 from ..paths import STATIC, TEMPLATES
 
 # What the checkout's templates format with (money and dates by Babel, the upstream's texts in
@@ -20,7 +21,8 @@ TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {
 }
 
 
-def create_blueprint() -> Blueprint:
+def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
+    """The blueprint of the app whose ``flows`` its pages show."""
     bp = Blueprint(
         "checkout", __name__,
         template_folder=str(TEMPLATES),
@@ -61,10 +63,11 @@ def create_blueprint() -> Blueprint:
     # The journey every flow shares, then each flow's own pages.
     journey.init(bp)
     bp.add_url_rule("/s/<session_id>/quote", "quote", amount.live_quote, methods=["GET"])
-    flows = (onramp, offramp)
-    for module in flows:
+    flow_pages = (onramp, offramp)
+    for module in flow_pages:
         module.init(bp)
-    journey.init_steps(bp, tuple(name for module in flows for name in module.PAGES.steps))
+    journey.init_steps(bp, tuple(name for module in flow_pages for name in module.PAGES.steps))
     for module in (kyc, language, status, webhooks, metrics, sandbox_pages):
         module.init(bp)
+    journey.check_pages(flows)
     return bp

@@ -28,7 +28,6 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from ..errors import CheckoutError, OrderUnderway
-from ..flows import flow_type
 from ..forms import FormResult
 from ..htmx import htmx_redirect, render
 from ..journey import creation, quotes
@@ -164,17 +163,21 @@ def register(flow_name: str, pages: FlowPages) -> None:
             if name in other.steps and other.steps[name].post_limit != page.post_limit:
                 raise TypeError(f"step {name!r} posts count against two limits: "
                                 f"{page.post_limit!r} and {other.steps[name].post_limit!r}")
-    # The flow's journey says which steps come, in what order and when; these pages show them. A
-    # step added to one and not the other is refused here, when the app starts, not by a user's
-    # 500 page at that step.
-    journey = flow_type(flow_name).journey
-    forms = [s.name for s in journey.steps if s.before_order and s.name != REVIEW]
-    if sorted(pages.steps) != sorted(forms):
-        raise TypeError(f"the {flow_name} journey's steps before review are {forms}, but its "
-                        f"pages are {list(pages.steps)}")
-    if journey.step(pages.payment_step) is None:
-        raise TypeError(f"the {flow_name} journey has no step {pages.payment_step!r}")
     _PAGES[flow_name] = pages
+
+
+def check_pages(flows: Mapping[str, Flow]) -> None:
+    """Each flow's journey says which steps come, in what order and when; its pages show them. A
+    step added to one and not the other is refused here, when the app starts, not by a user's
+    500 page at that step."""
+    for flow_name, flow in flows.items():
+        pages = _PAGES[flow_name]
+        forms = [s.name for s in flow.journey.steps if s.before_order and s.name != REVIEW]
+        if sorted(pages.steps) != sorted(forms):
+            raise TypeError(f"the {flow_name} journey's steps before review are {forms}, but "
+                            f"its pages are {list(pages.steps)}")
+        if flow.journey.step(pages.payment_step) is None:
+            raise TypeError(f"the {flow_name} journey has no step {pages.payment_step!r}")
 
 
 def pages_of(session: CheckoutSession) -> FlowPages:

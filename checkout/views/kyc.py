@@ -46,6 +46,7 @@ from ..journey.steps import update_before_order
 from ..kyc import photos as kyc_photos
 from ..kyc import standing, submission
 from ..kyc.levels import covers, next_level
+from ..kyc.standing import KycStanding
 from ..public_address import external_url
 from ..qr import qr_svg
 from ..ratelimits import limited, photo_decodes
@@ -58,6 +59,12 @@ from . import journey
 from .context import session_route
 
 log = logging.getLogger("checkout.kyc")
+
+
+def kyc_standing() -> KycStanding:
+    """Where the app's users stand (built with the app: ``checkout.kyc.standing``)."""
+    return get_state().kyc
+
 
 STEP = "kyc"
 # Three photos of at most 10 MB each, and the form's text: the upload limit of this step's POST.
@@ -85,19 +92,19 @@ class KycStep(journey.StepPage):
         """Read the standing (once per decision); {} when it covers the order (the step is then
         passed over), else None: the user has something to do here."""
         try:
-            session = standing.refresh(session)
+            session = kyc_standing().refresh(session)
         except UpstreamError as exc:
             _unavailable(exc)
             return None
-        return {} if standing.covered(session) else None
+        return {} if kyc_standing().covered(session) else None
 
     def get(self, session: CheckoutSession) -> Response:
         try:
-            session = standing.refresh(session, force=_check_asked(session))
+            session = kyc_standing().refresh(session, force=_check_asked(session))
         except UpstreamError as exc:
             _unavailable(exc)
             return self.render(session, view="unavailable")
-        if standing.covered(session):
+        if kyc_standing().covered(session):
             return journey.forward(session)
         return self.render(session)
 
@@ -107,15 +114,15 @@ class KycStep(journey.StepPage):
         if not form:
             return FormResult()                     # passed over: nothing to save
         if form.get("action") == "contact":
-            kind = standing.missing_contact(session) or "phone"
+            kind = kyc_standing().missing_contact(session) or "phone"
             return clean_required_fields([_contact_field(kind)], form,
                                          country=session.value("countryIsoCode"))
-        if standing.awaiting(standing.current(session) or {}):
+        if standing.awaiting(kyc_standing().current(session) or {}):
             # One document at a time: the one sent (in another tab, on the phone) is being read.
             return FormResult(form_error=_("Your document is being checked. Wait for the "
                                            "answer before you send another one."))
-        level = standing.target_level(session)
-        document = standing.document(session, level, form.get("document")) if level else None
+        level = kyc_standing().target_level(session)
+        document = kyc_standing().document(session, level, form.get("document")) if level else None
         if document is None:
             return FormResult(form_error=_("Choose the document you will use."))
         result = clean_required_fields(document.required_fields, form,
@@ -164,7 +171,8 @@ class KycStep(journey.StepPage):
         if document is None:
             # Passed over: given() saved the standing that covers the order; go on from it.
             return get_state().sessions.get(session.id) or session
-        level, who, sent_at = standing.target_level(session), standing.user_key(session), time.time()
+        users = kyc_standing()
+        level, who, sent_at = users.target_level(session), users.user_key(session), time.time()
 
         def submitted(fresh: CheckoutSession) -> None:
             record = fresh.kyc
@@ -182,10 +190,10 @@ class KycStep(journey.StepPage):
             _unavailable(exc)
             session = update_before_order(get_state().sessions, session.id, submitted)
             try:
-                session = standing.refresh(session, force=True)
+                session = kyc_standing().refresh(session, force=True)
             except UpstreamError:
                 pass
-            if session.kyc.get("status") != "pending" and not standing.covered(session):
+            if session.kyc.get("status") != "pending" and not kyc_standing().covered(session):
                 raise journey.StepRefused(FormResult(form_error=_(
                     "We could not reach our verification partner, and your document may not "
                     "have been sent. Try again in a moment."))) from None
@@ -194,10 +202,10 @@ class KycStep(journey.StepPage):
             # Nothing was sent for review: the partner knows the user passed this level.
             session = update_before_order(get_state().sessions, session.id,
                                           lambda fresh: fresh.mark_answered(STEP))
-            return standing.prove(session, already)
+            return kyc_standing().prove(session, already)
         session = update_before_order(get_state().sessions, session.id, submitted)
         try:
-            return standing.refresh(session, force=True)
+            return kyc_standing().refresh(session, force=True)
         except UpstreamError:
             return session          # sent: the pending page reads the standing again
 
@@ -208,7 +216,8 @@ class KycStep(journey.StepPage):
         answer at all (``UpstreamUnavailable``, ``UpstreamBadResponse``) is left to the caller."""
         fields = submission.user_fields(document, result.values, result.facts["photos"])
         try:
-            submission.send(get_state().upstream, session, document, fields)
+            submission.send(get_state().upstream, session, document, fields,
+                            source=kyc_standing().source())
         except UpstreamBadRequest as exc:
             already = submission.already_approved(exc.message)
             if already is not None and covers(already, level):
@@ -245,8 +254,8 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
                  result: FormResult | None, *, view: str | None = None) -> dict[str, Any]:
     form = dict(form or {})
     country = session.value("countryIsoCode")
-    record = standing.current(session) or {}
-    needed = standing.needed_level(session)
+    record = kyc_standing().current(session) or {}
+    needed = kyc_standing().needed_level(session)
     context: dict[str, Any] = {
         "step": STEP, "errors": dict(result.errors) if result else {},
         "form_error": result.form_error if result else None, "values": form,
@@ -254,7 +263,7 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
         "kyc_url": safe_external_url(record.get("kyc_url"), "kyc"),
         "follow_url": None,
     }
-    missing = standing.missing_contact(session) if needed not in (None, "none") else None
+    missing = kyc_standing().missing_contact(session) if needed not in (None, "none") else None
     if view is None:
         if needed is None:
             view = "unavailable"
@@ -264,7 +273,7 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
             view = "unavailable"            # the standing could not be read for this decision
         elif standing.awaiting(record):
             view = "pending"
-        elif standing.target_level(session, record) is None:
+        elif kyc_standing().target_level(session, record) is None:
             view = "limit"
         else:
             view = "form"
@@ -277,17 +286,18 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
                                         shown=_phase(record))
         # The page looks every 5 s, or as often as the partner is read when that is more often
         # (a sandbox run fast); never more than once a second.
-        context["follow_seconds"] = min(FOLLOW_SECONDS, max(1, math.ceil(standing.poll_seconds())))
+        poll = kyc_standing().poll_seconds()
+        context["follow_seconds"] = min(FOLLOW_SECONDS, max(1, math.ceil(poll)))
     if view == "pending":
         link = external_url("checkout.flow", session_id=session.id)
         context["resume"] = {"url": link, "qr_svg": qr_svg(link) if link else None,
                              "provider_url": None}
     if view != "form":
         return context
-    level = standing.target_level(session, record)
+    level = kyc_standing().target_level(session, record)
     assert level is not None
     try:
-        documents = standing.documents(session, level)
+        documents = kyc_standing().documents(session, level)
     except UpstreamError as exc:
         _unavailable(exc)
         context["view"] = "unavailable"
@@ -362,18 +372,18 @@ def kyc_check(session: CheckoutSession) -> Response:
     page again (``HX-Redirect``), which then continues the checkout or shows the new state.
 
     The upstream is asked only when a submission under review is due a look
-    (:func:`checkout.kyc.standing.refresh`); a page showing the form only notices a submission
-    made on another device (the phone of the handoff).
+    (:meth:`checkout.kyc.standing.KycStanding.refresh`); a page showing the form only notices a
+    submission made on another device (the phone of the handoff).
     """
     if session.order_id:
         return htmx_redirect(journey.session_url(session))
     try:
-        session = standing.refresh(session)
+        session = kyc_standing().refresh(session)
     except UpstreamError as exc:
         _unavailable(exc)
         return Response(status=204)
-    record = standing.current(session) or {}
-    if standing.covered(session) or _phase(record) != request.args.get("shown"):
+    record = kyc_standing().current(session) or {}
+    if kyc_standing().covered(session) or _phase(record) != request.args.get("shown"):
         return htmx_redirect(journey.step_url(session, STEP))
     return Response(status=204)
 
