@@ -17,7 +17,7 @@ from .journey.quote_cache import QuoteCache, merchant_key
 from .kyc.standing import KycStanding
 from .metrics import Metrics
 from .metrics import enabled as metrics_enabled
-from .pacing import CallBudget, Schedule
+from .pacing import Schedule
 from .ratelimits import RateLimits
 from .readiness import ReadinessChecks, upstream_answers
 from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
@@ -32,6 +32,7 @@ from .webhooks import dispatcher
 from .webhooks.background import Dispatcher
 from .webhooks.intake import Intake
 from .webhooks.orders import OrderStatuses
+from .webhooks.reconcile import Reconciler
 from .webhooks.store import open_writer_turn
 
 
@@ -79,6 +80,7 @@ def build(app: Flask) -> CheckoutState:
     util_catalog = UtilCatalog(upstream, reference_cache())
     kyc = KycStanding(engine, upstream, util_catalog, sessions, app.config)
     background = Dispatcher(app, dispatcher.sweep)
+    statuses = OrderStatuses(engine, upstream, app.config, notify=background.notify)
     return CheckoutState(
         engine=engine, intake=Intake(engine),
         sessions=sessions,
@@ -90,9 +92,9 @@ def build(app: Flask) -> CheckoutState:
                "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
                                       kyc)},
         dispatcher=background,
-        order_statuses=OrderStatuses(engine, upstream, app.config, notify=background.notify),
+        order_statuses=statuses,
+        reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),
         purge_schedule=Schedule(),
-        reconcile_budget=CallBudget(), reconcile_schedule=Schedule(),
         ratelimits=ratelimits,
         quote_cache=QuoteCache(float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
                                merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .journey.quote_cache import QuoteCache
     from .kyc.standing import KycStanding
     from .metrics import Metrics
-    from .pacing import CallBudget, Schedule
+    from .pacing import Schedule
     from .ratelimits import RateLimits
     from .readiness import ReadinessChecks
     from .reference import UtilCatalog
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .webhooks.background import Dispatcher
     from .webhooks.intake import Intake
     from .webhooks.orders import OrderStatuses
+    from .webhooks.reconcile import Reconciler
 
 
 @dataclass
@@ -46,8 +47,7 @@ class CheckoutState:
     dispatcher: Dispatcher
     order_statuses: OrderStatuses   # the orders' stored statuses, refreshed from the upstream
     purge_schedule: Schedule
-    reconcile_budget: CallBudget     # the reconciler's upstream calls per minute, this process
-    reconcile_schedule: Schedule     # when this process's dispatcher last reconciled
+    reconciler: Reconciler           # asks the upstream about orders whose webhooks were lost
     ratelimits: RateLimits
     quote_cache: QuoteCache
     metrics: Metrics        # counts nothing unless CHECKOUT_METRICS_TOKEN is set

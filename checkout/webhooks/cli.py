@@ -22,7 +22,6 @@ from .dispatch import status_signal_states
 from .dispatcher import process_pending
 from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
 from .printable import for_spreadsheet, for_terminal
-from .reconcile import reconcile
 from .store import DISPATCHING, PENDING, SIGNAL_FAILED, utcnow
 
 webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
@@ -93,7 +92,7 @@ def reconcile_command(older_than: float | None, limit: int) -> None:
     send the signals owed."""
     app = real_app(current_app)
     started = utcnow()
-    done = reconcile(app, older_than=older_than, limit=limit)
+    done = state_of(app).reconciler.run(older_than=older_than, limit=limit)
     for check in done.checks:
         outcome = (f"error: {check.error}" if check.error
                    else f"{check.before or '-'} -> {check.after}" if check.moved

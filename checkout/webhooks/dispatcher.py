@@ -27,7 +27,6 @@ from .background import Dispatcher
 from .dispatch import dispatch_signals
 from .fetch import fetch_due_orders
 from .processing import process_stored_events
-from .reconcile import maybe_reconcile
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +97,7 @@ def sweep(app: Flask, *, between_batches: Callable[[], None] | None = None) -> N
     # process's per-minute bound (never raises). Not while the round above failed: the
     # database is likely down for it too.
     if not round_failed:
-        maybe_reconcile(app)
+        state.reconciler.maybe_run()
 
 
 def run_worker(app: Flask, stop: threading.Event) -> None:

@@ -3,12 +3,12 @@
 A webhook is a summary (no fees, no transfer instructions); every applied status move of an on-ramp
 or off-ramp order sets ``fetch_due_at`` and bumps ``fetch_seq``. The dispatcher then claims due
 orders (a conditional UPDATE that pushes ``fetch_due_at`` a lease ahead, so one worker asks), calls
-the upstream's get-order endpoint through :func:`checkout.order_status.fetch_and_store`, and on a
-retryable failure tries again after 1, 2, 4 ... seconds (at most ``MAX_BACKOFF``), up to
-``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS`` times, and never before the wait an upstream 429 asked for (the
-client refuses the call itself until then: an attempt spent earlier would be wasted). Another 4xx
-is not retried. The status in the answer is not
-applied here: while webhooks flow they alone order the status (see :mod:`checkout.order_status`).
+the upstream's get-order endpoint through the app's order statuses
+(:meth:`checkout.webhooks.orders.OrderStatuses.fetch_and_store`), and on a retryable failure tries
+again after 1, 2, 4 ... seconds (at most ``MAX_BACKOFF``), up to ``CHECKOUT_WEBHOOK_FETCH_ATTEMPTS``
+times, and never before the wait an upstream 429 asked for (the client refuses the call itself until
+then: an attempt spent earlier would be wasted). Another 4xx is not retried. The status in the answer
+is not applied here: while webhooks flow they alone order the status (see :mod:`checkout.order_status`).
 """
 from __future__ import annotations
 

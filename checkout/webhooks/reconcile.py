@@ -10,12 +10,12 @@ the upstream's get-order endpoint of their flow. Where it learns of them:
 * stored orders of the on-ramp and off-ramp flows without such a session, created in the last
   ``SESSION_LIFETIME`` (webhooks told us of them; older ones are left alone).
 
-What it learns is stored by :func:`checkout.webhooks.orders.fetch_and_store`, the path a status
-page's refresh takes: a status moves only to a newer time (``updatedAt``, or for an on-ramp order
-the time of the fetch; never when a webhook moved the row meanwhile), and ``order_status_changed``
-is owed through the same UNIQUE (order_id, status) guard as webhooks. So a webhook that arrives
-after the reconciler changes nothing it already recorded, and signals nothing twice; there is no
-second path that fires signals.
+What it learns is stored by :meth:`checkout.webhooks.orders.OrderStatuses.fetch_and_store`, the path
+a status page's refresh takes: a status moves only to a newer time (``updatedAt``, or for an on-ramp
+order the time of the fetch; never when a webhook moved the row meanwhile), and
+``order_status_changed`` is owed through the same UNIQUE (order_id, status) guard as webhooks. So a
+webhook that arrives after the reconciler changes nothing it already recorded, and signals nothing
+twice; there is no second path that fires signals.
 
 Each order has its own next check time in ``checkout_order_watch``. Claiming is a conditional
 UPDATE that pushes it a lease ahead, so of several workers one asks. A check that learns nothing
@@ -29,18 +29,19 @@ a session.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from flask import Flask
 from sqlalchemy import and_, delete, func, not_, or_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql.elements import ColumnElement
 
 from ..errors import UpstreamError
 from ..flows import flow_type
+from ..pacing import CallBudget, Schedule
 from ..sessions import SESSION_LIFETIME
-from ..state import real_app, state_of
 from ..store.tables import sessions_table
 from .orders import OrderStatuses, get
 from .store import dialect_insert, orders_table, utcnow, watch_table, write_transaction
@@ -80,60 +81,73 @@ class Check:
 
 @dataclass(frozen=True)
 class Pass:
-    """What one :func:`reconcile` pass did."""
+    """What one :meth:`Reconciler.run` pass did."""
 
     checks: list[Check]
     due: int              # orders that were due (some may be left for the budget or another worker)
     budget_spent: bool    # stopped because the per-minute bound was reached
 
 
-def reconcile(app: Flask, *, older_than: float | None = None, now: datetime | None = None,
-              limit: int = BATCH) -> Pass:
-    """Ask the upstream about due orders (one pass) and store what it says. Never raises for one
-    order's failure; raises if the database cannot be read.
+class Reconciler:
+    """The app's reconciler, built with what it uses (composition.py): the order statuses it
+    stores what it learns through, the app's config (read at each pass: an operator or a test may
+    change it on a running app), and ``on_check(flow, result)`` to count each check. It keeps this
+    process's call budget and the time of its last background pass."""
 
-    ``older_than`` overrides ``CHECKOUT_RECONCILE_AFTER``; ``now`` is for tests.
-    """
-    app = real_app(app)
-    state = state_of(app)
-    engine = state.engine
-    now = now or utcnow()
-    after = float(app.config.get("CHECKOUT_RECONCILE_AFTER", 300) if older_than is None
-                  else older_than)
-    per_minute = int(app.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30))
-    forget_finished(engine, now=now)
-    due = due_orders(engine, now=now, after=timedelta(seconds=after), limit=limit)
-    checks: list[Check] = []
-    spent = False
-    for order_id, flow in due:
-        if not state.reconcile_budget.take(per_minute, now.timestamp()):
-            spent = True
-            break
-        quiet_checks = _claim(engine, order_id, flow, now)
-        if quiet_checks is None:
-            state.reconcile_budget.give_back(now.timestamp())
-            continue                      # another worker has it, or it moved meanwhile
-        check = _check(state.order_statuses, order_id, flow)
-        state.metrics.reconciler_check(check.flow, check.result)
-        checks.append(check)
-        _schedule(app, engine, check, quiet_checks, after, now)
-    return Pass(checks=checks, due=len(due), budget_spent=spent)
+    def __init__(self, statuses: OrderStatuses, config: Mapping[str, Any],
+                 on_check: Callable[[str, str], None]) -> None:
+        self.statuses = statuses
+        self.config = config
+        self.on_check = on_check
+        self.budget = CallBudget()      # upstream calls in the last minute, this process
+        self.schedule = Schedule()      # when this process's dispatcher last reconciled
 
+    def run(self, *, older_than: float | None = None, now: datetime | None = None,
+            limit: int = BATCH) -> Pass:
+        """Ask the upstream about due orders (one pass) and store what it says. Never raises for
+        one order's failure; raises if the database cannot be read.
 
-def maybe_reconcile(app: Flask) -> Pass | None:
-    """One pass from the dispatcher thread, unless turned off. Never raises."""
-    if int(app.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30)) <= 0:
-        return None
-    # Every sweep would read the sessions and orders tables every few seconds in every worker;
-    # a pass per quarter of CHECKOUT_RECONCILE_AFTER (at most 30 s apart) finds orders in time.
-    after = float(app.config.get("CHECKOUT_RECONCILE_AFTER", 300))
-    if not state_of(app).reconcile_schedule.due(min(max(after / 4, 1e-3), PASS_INTERVAL_MAX)):
-        return None
-    try:
-        return reconcile(app)
-    except Exception:  # the database may be down; try again next sweep
-        log.exception("order reconciliation pass failed")
-        return None
+        ``older_than`` overrides ``CHECKOUT_RECONCILE_AFTER``; ``now`` is for tests.
+        """
+        engine = self.statuses.engine
+        now = now or utcnow()
+        after = float(self.config.get("CHECKOUT_RECONCILE_AFTER", 300) if older_than is None
+                      else older_than)
+        per_minute = int(self.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30))
+        forget_finished(engine, now=now)
+        due = due_orders(engine, now=now, after=timedelta(seconds=after), limit=limit)
+        checks: list[Check] = []
+        spent = False
+        for order_id, flow in due:
+            if not self.budget.take(per_minute, now.timestamp()):
+                spent = True
+                break
+            quiet_checks = _claim(engine, order_id, flow, now)
+            if quiet_checks is None:
+                self.budget.give_back(now.timestamp())
+                continue                  # another worker has it, or it moved meanwhile
+            check = _check(self.statuses, order_id, flow)
+            self.on_check(check.flow, check.result)
+            checks.append(check)
+            cap = float(self.config.get("CHECKOUT_RECONCILE_MAX_BACKOFF", 3600))
+            _schedule(engine, check, quiet_checks, after, cap, now)
+        return Pass(checks=checks, due=len(due), budget_spent=spent)
+
+    def maybe_run(self) -> Pass | None:
+        """One pass from the dispatcher thread, unless turned off. Never raises."""
+        if int(self.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30)) <= 0:
+            return None
+        # Every sweep would read the sessions and orders tables every few seconds in every
+        # worker; a pass per quarter of CHECKOUT_RECONCILE_AFTER (at most 30 s apart) finds
+        # orders in time.
+        after = float(self.config.get("CHECKOUT_RECONCILE_AFTER", 300))
+        if not self.schedule.due(min(max(after / 4, 1e-3), PASS_INTERVAL_MAX)):
+            return None
+        try:
+            return self.run()
+        except Exception:  # the database may be down; try again next sweep
+            log.exception("order reconciliation pass failed")
+            return None
 
 
 def due_orders(engine: Engine, *, now: datetime, after: timedelta,
@@ -225,7 +239,7 @@ def _check(statuses: OrderStatuses, order_id: str, flow: str) -> Check:
     return Check(order_id, flow, before, after)
 
 
-def _schedule(app: Flask, engine: Engine, check: Check, quiet_checks: int, after: float,
+def _schedule(engine: Engine, check: Check, quiet_checks: int, after: float, cap: float,
               now: datetime) -> None:
     w = watch_table.c
     with write_transaction(engine) as conn:
@@ -233,7 +247,6 @@ def _schedule(app: Flask, engine: Engine, check: Check, quiet_checks: int, after
             conn.execute(delete(watch_table).where(w.order_id == check.order_id))
             return
         quiet = 0 if check.moved else min(quiet_checks + 1, 40)   # 2 ** 40: capped long before
-        cap = float(app.config.get("CHECKOUT_RECONCILE_MAX_BACKOFF", 3600))
         wait = min(max(after, 1e-3) * 2.0 ** quiet, cap)
         if check.error is None and check.moved:
             wait = min(after, cap)

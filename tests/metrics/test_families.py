@@ -12,7 +12,6 @@ from checkout import Checkout
 from checkout.errors import OrderNotAvailable, UpstreamUnavailable
 from checkout.upstream import UpstreamClient
 from checkout.webhooks.dispatcher import process_pending
-from checkout.webhooks.reconcile import reconcile
 
 from ..conftest import make_app
 from ..support.waiting import wait_for
@@ -134,7 +133,7 @@ def test_reconciler_checks_by_flow_and_result(app, client):
         state.sessions.attach_order(state.sessions.create("offramp").id, order_id)
     fake.orders["ord_found"] = {"id": "ord_found", "status": "transaction_confirmed",
                                 "updatedAt": "2026-11-22T01:00:20.000Z"}
-    done = reconcile(app, older_than=0)
+    done = state.reconciler.run(older_than=0)
     assert sorted(c.result for c in done.checks) == ["failed", "moved"]
     seen = scrape(client)
     assert seen.value("checkout_reconciler_checks_total", flow="offramp", result="moved") == 1

@@ -14,7 +14,7 @@ from checkout import order_status
 from checkout.pacing import CallBudget, Schedule
 from checkout.signals import order_status_changed
 from checkout.store.tables import sessions_table
-from checkout.webhooks.reconcile import maybe_reconcile, reconcile
+from checkout.webhooks.reconcile import Pass
 from checkout.webhooks.store import signal_log_table, utcnow, watch_table
 
 from ..conftest import make_app
@@ -32,6 +32,16 @@ from .helpers import (
 
 CELO_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"
 KE_PHONE = "254110611756"
+
+
+def reconcile(app, **pass_options) -> Pass:
+    """One pass of ``app``'s reconciler, as ``flask checkout orders reconcile`` runs it."""
+    return app.extensions["checkout"].reconciler.run(**pass_options)
+
+
+def maybe_reconcile(app) -> Pass | None:
+    """The pass ``app``'s dispatcher thread makes, when one is due."""
+    return app.extensions["checkout"].reconciler.maybe_run()
 
 
 def _watch(app, order_id: str):
@@ -325,7 +335,7 @@ def test_the_background_pass_runs_at_most_once_per_interval_and_can_be_turned_of
     assert maybe_reconcile(app) is not None            # CHECKOUT_RECONCILE_AFTER 300: every 30 s
     assert maybe_reconcile(app) is None
     app.config["CHECKOUT_RECONCILE_PER_MINUTE"] = 0
-    app.extensions["checkout"].reconcile_schedule = Schedule()
+    app.extensions["checkout"].reconciler.schedule = Schedule()
     assert maybe_reconcile(app) is None
 
 
