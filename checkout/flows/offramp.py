@@ -78,14 +78,12 @@ def payee_holds(session: CheckoutSession) -> bool:
 class OfframpFlow(Flow):
     name = "offramp"
 
-    def __init__(self, upstream: UpstreamClient, catalog: OfframpCatalog,
-                 kyc: KycStanding) -> None:
-        # The app's upstream client, this flow's reference data and where the app's users stand
-        # (whether the identity step is needed): a flow is built per app (checkout.composition)
-        # and holds nothing else.
-        self.upstream = upstream
-        self._catalog = catalog
-        self.journey = Journey((
+    # Given when the app builds the flow (Flow.__init__).
+    upstream: UpstreamClient
+    _catalog: OfframpCatalog
+
+    def steps(self, kyc: KycStanding) -> Journey:
+        return Journey((
             Step("choose", _l("Amount")),
             Step("payout", _l("Payout details"), needed=has_fields),
             Step("payee", _l("Account check"), needed=has_fields),

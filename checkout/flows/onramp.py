@@ -32,14 +32,12 @@ from .common import LOOKUP_PAGE, created_during, has_fields, number, same_addres
 class OnrampFlow(Flow):
     name = "onramp"
 
-    def __init__(self, upstream: UpstreamClient, catalog: OnrampCatalog,
-                 kyc: KycStanding) -> None:
-        # The app's upstream client, this flow's reference data and where the app's users stand
-        # (whether the identity step is needed): a flow is built per app (checkout.composition)
-        # and holds nothing else.
-        self.upstream = upstream
-        self._catalog = catalog
-        self.journey = Journey((
+    # Given when the app builds the flow (Flow.__init__).
+    upstream: UpstreamClient
+    _catalog: OnrampCatalog
+
+    def steps(self, kyc: KycStanding) -> Journey:
+        return Journey((
             Step("choose", _l("Amount")),
             Step("wallet", _l("Wallet")),
             Step("details", _l("Details"), needed=has_fields),

@@ -61,6 +61,19 @@ class Flow(ABC):
     # user gives each (so that its message is shown at that field).
     field_steps: ClassVar[Mapping[str, str]] = {}
 
+    def __init__(self, upstream: Any, catalog: Any, kyc: Any) -> None:
+        # The app's upstream client, this flow's reference data and where the app's users stand
+        # (whether the identity step is needed): a flow is built per app (checkout.composition)
+        # and holds nothing else.
+        self.upstream = upstream
+        self._catalog = catalog
+        self.journey = self.steps(kyc)
+
+    @abstractmethod
+    def steps(self, kyc: Any) -> Journey:
+        """The flow's steps, in order; its identity step asks ``kyc`` (the app's
+        :class:`checkout.kyc.standing.KycStanding`) whether it is needed."""
+
     # -- quotes
 
     @abstractmethod

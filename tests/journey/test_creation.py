@@ -31,17 +31,20 @@ class FakeFlow(Flow):
     """Creates orders in a list; each call can be told to fail."""
 
     name = "onramp"
-    journey = Journey((Step("choose", "Amount"), Step("review", "Review")))
     quote_keys = ("amount",)
     currencies = ("local",)
     field_steps = {"address": "wallet"}
 
     def __init__(self) -> None:
+        super().__init__(upstream=None, catalog=None, kyc=None)
         self.orders: list[FakeOrder] = []       # what the "upstream" holds
         self.sent: list[dict[str, Any]] = []    # every create call
         self.fail: list[Exception] = []         # raised by the next create calls, in order
         self.problem: tuple[str, str] | None = None
         self.lookups = 0
+
+    def steps(self, kyc: Any) -> Journey:
+        return Journey((Step("choose", "Amount"), Step("review", "Review")))
 
     def catalog(self) -> Any:
         raise NotImplementedError
