@@ -6,7 +6,8 @@
  * - Where the browser can, the photo is shrunk to a JPEG of at most about 1 MB (longest side
  *   1600 px) before the form sends it: users pay for their data, and a phone's camera makes
  *   5-10 MB pictures. Redrawing also leaves the photo's metadata (GPS location) behind. A send
- *   pressed while a photo is still being shrunk waits for it ("Preparing your photos...").
+ *   pressed while a photo is still being shrunk waits for it ("Preparing your photos..."), 20 s
+ *   at most: then the photos go as they are.
  * - Before the photos go, the form's fields are checked in the browser: an empty field or a
  *   mistyped number found on the server would cost the user their photos (a file input cannot
  *   be filled again by the server), so it is found here first. What is wrong is said under each
@@ -27,8 +28,8 @@
   var PREPARE_AT_MOST = 20000;
   var shrinking = 0;        // photos still being shrunk
   var sendWhenReady = null; // the form whose send waits for them
-  var waitingSince = null;  // the timer that stops waiting for them
-  var sendAsTheyAre = false;
+  var giveUp = null;        // the timer after which they go as they are
+  var sendAsTheyAre = false; // true only while that send's submit event runs
   var statusSaidFor = null; // the field whose message the status line repeats
 
   function form() {
@@ -173,15 +174,30 @@
     if (el) el.textContent = text;
   }
 
-  function sendWaiting() {
+  function sendWaiting(asTheyAre) {
     var waiting = sendWhenReady;
     if (!waiting) return;
     sendWhenReady = null;
-    window.clearTimeout(waitingSince);
+    window.clearTimeout(giveUp);
     status("");
-    if (waiting.requestSubmit) waiting.requestSubmit();
-    else waiting.submit();
+    sendAsTheyAre = !!asTheyAre;
+    try {
+      if (waiting.requestSubmit) waiting.requestSubmit();
+      else waiting.submit();
+    } finally {
+      sendAsTheyAre = false;
+    }
   }
+
+  // A page left while its send waited (kept in the back/forward cache) must not send by itself
+  // when it comes back: the user presses "Send" again.
+  window.addEventListener("pagehide", function () {
+    window.clearTimeout(giveUp);
+    if (sendWhenReady) {
+      sendWhenReady = null;
+      status("");
+    }
+  });
 
   function photoReady() {
     shrinking -= 1;
@@ -243,11 +259,8 @@
       event.preventDefault();
       sendWhenReady = f;
       status(document.querySelector("[data-photo-status]").dataset.preparing || "");
-      window.clearTimeout(waitingSince);
-      waitingSince = window.setTimeout(function () {
-        sendAsTheyAre = true;
-        sendWaiting();
-      }, PREPARE_AT_MOST);
+      window.clearTimeout(giveUp);
+      giveUp = window.setTimeout(function () { sendWaiting(true); }, PREPARE_AT_MOST);
     }
   }, true);
 

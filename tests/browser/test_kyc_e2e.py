@@ -211,6 +211,36 @@ def test_a_photo_that_never_finishes_shrinking_is_sent_as_it_is(page, shop, quic
     frame.wait_for_selector("[data-testid=kyc-pending]")
 
 
+def test_a_send_waiting_for_its_photos_is_dropped_when_the_page_is_left(page, shop, quick_kyc,
+                                                                        photos):
+    """Left while "Send" waited (Back, kept in the browser's back/forward cache), the page must
+    not send the photos by itself once it is shown again: the user presses "Send" again, and
+    that send waits for the photos as the first did."""
+    page.add_init_script("window.createImageBitmap = () => new Promise(() => {});")
+    page.set_viewport_size(PHONE)
+    frame = to_kyc(shop, page, "0712000108", 15000)
+    choose_document(frame, "Driving licence")
+    fill_person(frame, "AB123458")
+    for name in ("selfie", "front", "back"):
+        frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos["front"]))
+    page.clock.install()
+    sent = []
+    page.on("request", lambda r: sent.append(r.url)
+            if r.method == "POST" and r.url.endswith("/kyc") else None)
+    frame.get_by_role("button", name="Send for verification").click()
+    frame.wait_for_selector("[data-photo-status]:text('Preparing your photos')")
+    # What the browser fires at a page it puts in its back/forward cache.
+    frame.evaluate("window.dispatchEvent(new PageTransitionEvent('pagehide', {persisted: true}))")
+    page.clock.run_for(30_000)
+    assert sent == []
+    frame.get_by_role("button", name="Send for verification").click()
+    page.clock.run_for(19_000)
+    assert sent == []
+    with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/kyc")):
+        page.clock.run_for(2_000)
+    frame.wait_for_selector("[data-testid=kyc-pending]")
+
+
 def test_back_after_a_refused_document_shows_the_step_not_a_post_to_send_again(page, shop,
                                                                                quick_kyc):
     """The KYC step answers a refused form in place (its values are never stored, not even for a
