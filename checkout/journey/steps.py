@@ -95,9 +95,14 @@ class Journey:
     def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.steps)
 
+    @property
+    def form_steps(self) -> tuple[Step, ...]:
+        """The steps before review, needed or not: each is a page of its own (its StepPage)."""
+        return tuple(s for s in self.steps if s.before_order and s.name != REVIEW)
+
     def before_order(self, session: CheckoutSession) -> list[Step]:
         """The steps this session needs before review, in order."""
-        return [s for s in self.steps if s.before_order and s.name != REVIEW and s.needed(session)]
+        return [s for s in self.form_steps if s.needed(session)]
 
     def shown(self, session: CheckoutSession) -> list[Step]:
         """Every step this session goes through, in order (for "Step n"): those it needs, and

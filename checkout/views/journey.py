@@ -167,17 +167,26 @@ def register(flow_name: str, pages: FlowPages) -> None:
 
 
 def check_pages(flows: Mapping[str, Flow]) -> None:
-    """Each flow's journey says which steps come, in what order and when; its pages show them. A
-    step added to one and not the other is refused here, when the app starts, not by a user's
-    500 page at that step."""
+    """Each flow's journey says which steps come and when (its ``steps()``); its view module's
+    ``PAGES`` shows them. A step added to one and not the other is refused here, when the app
+    starts, not by a user's 500 page at that step."""
     for flow_name, flow in flows.items():
-        pages = _PAGES[flow_name]
-        forms = [s.name for s in flow.journey.steps if s.before_order and s.name != REVIEW]
-        if sorted(pages.steps) != sorted(forms):
-            raise TypeError(f"the {flow_name} journey's steps before review are {forms}, but "
-                            f"its pages are {list(pages.steps)}")
+        pages = _PAGES.get(flow_name)
+        if pages is None:
+            raise TypeError(f"the {flow_name} flow has no pages: its view module must call "
+                            f"journey.register({flow_name!r}, PAGES)")
+        forms = {s.name for s in flow.journey.form_steps}
+        if forms != set(pages.steps):
+            missing, extra = sorted(forms - set(pages.steps)), sorted(set(pages.steps) - forms)
+            raise TypeError(
+                f"the {flow_name} journey and its pages name different steps: "
+                + "; ".join([*(f"step {name!r} has no page in the view module's PAGES"
+                               for name in missing),
+                             *(f"page {name!r} is no step of the flow's steps()"
+                               for name in extra)]))
         if flow.journey.step(pages.payment_step) is None:
-            raise TypeError(f"the {flow_name} journey has no step {pages.payment_step!r}")
+            raise TypeError(f"the {flow_name} journey has no step {pages.payment_step!r} "
+                            f"(its PAGES' payment_step)")
 
 
 def pages_of(session: CheckoutSession) -> FlowPages:

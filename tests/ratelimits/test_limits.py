@@ -427,27 +427,3 @@ def test_a_step_counts_its_posts_against_the_limit_it_declares(app):
                               payment_step="pay")
     with pytest.raises(TypeError, match="'kyc' posts count against two limits"):
         journey.register("another-flow", other)
-
-
-@pytest.mark.parametrize("pages", ["a step missing", "a step the journey lacks", "no payment step"])
-def test_a_flows_pages_and_its_journey_must_name_the_same_steps(app, pages, monkeypatch):
-    """A step added to a flow's journey and not to its pages (or the reverse) is refused when the
-    app starts: a user would otherwise meet it as a 500 page at that step."""
-    from checkout.views import journey, onramp
-
-
-    steps = dict(onramp.PAGES.steps)
-    payment = "pay"
-    if pages == "a step missing":
-        del steps["details"]
-    elif pages == "a step the journey lacks":
-        steps["phone"] = steps["details"]
-    else:
-        payment = "deposit"
-    other = journey.FlowPages(steps=steps, review_context=dict, order_page=lambda session: None,
-                              after_create=lambda s: "status", payment_step=payment)
-    monkeypatch.setitem(journey._PAGES, "onramp", other)
-    with pytest.raises(TypeError, match="the onramp journey"):
-        journey.check_pages(app.extensions["checkout"].flows)
-    monkeypatch.setitem(journey._PAGES, "onramp", onramp.PAGES)
-    journey.check_pages(app.extensions["checkout"].flows)
