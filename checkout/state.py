@@ -42,7 +42,8 @@ class CheckoutState:
     embedded_sandbox: EmbeddedSandbox | None
     util_catalog: UtilCatalog
     kyc: KycStanding                # where the app's users stand in their verification
-    # By name: each built with the upstream client and its catalog (flow.catalog()).
+    # By name: each built with the upstream client, its catalog (flow.catalog()) and the KYC
+    # standing, with which it builds its steps (flow.journey).
     flows: dict[str, Flow]
     dispatcher: Dispatcher
     order_statuses: OrderStatuses   # the orders' stored statuses, refreshed from the upstream

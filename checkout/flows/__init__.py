@@ -16,12 +16,13 @@ from .onramp import OnrampFlow
 __all__ = ["Flow", "PriceRow", "Breakdown", "FLOW_TYPES", "flow_type", "OnrampFlow",
            "OfframpFlow"]
 
-# Each app builds its own of each (checkout.composition), with its upstream client and catalog;
-# the app's are found with checkout.state.flow_named / flow_of.
+# Each app builds its own of each (checkout.composition), with its upstream client, catalog and
+# KYC standing (its steps are built with it); the app's are found with checkout.state.flow_named /
+# flow_of.
 FLOW_TYPES: Mapping[str, type[Flow]] = {"onramp": OnrampFlow, "offramp": OfframpFlow}
 
 
 def flow_type(name: str) -> type[Flow]:
-    """The class of the flow called ``name``: what it declares (its steps, its statuses) without
-    an app."""
+    """The class of the flow called ``name``: what it declares without an app (its statuses, quote
+    keys, status texts); its steps are built with the app's flow (``Flow.steps``)."""
     return FLOW_TYPES[name]

@@ -145,7 +145,6 @@ class OfframpFlow(Flow):
     failed_statuses = frozenset({"deposit_invalid", "refund_successful"})
     settled_statuses = frozenset({"payout_successful", "refund_successful"})
 
-
     def catalog(self) -> OfframpCatalog:
         return self._catalog
 

@@ -87,7 +87,6 @@ class OnrampFlow(Flow):
         {"deposit_invalid", "refund_pending", "refund_successful", "refund_failed"})
     settled_statuses = frozenset({"payout_successful", "refund_successful", "deposit_invalid"})
 
-
     def catalog(self) -> OnrampCatalog:
         return self._catalog
 

@@ -41,9 +41,9 @@ def user_fields(document: KycDocument, values: Mapping[str, Any],
 
 def send(upstream: UpstreamClient, session: CheckoutSession, document: KycDocument,
          fields: Mapping[str, Any], *, source: str) -> None:
-    """One call, to the ``source`` the standing was read from (``standing.STATE`` or
-    ``USER_API``); raises ``UpstreamError`` (a refusal names the field: see
-    :func:`field_named`)."""
+    """One call, to the ``source`` the app reads standings from now (``KycStanding.source()``:
+    ``standing.STATE`` or ``USER_API``); raises ``UpstreamError`` (a refusal names the field:
+    see :func:`field_named`)."""
     who = standing.contact(session)
     if source == standing.USER_API:
         upstream.user_kyc_submit(who.email or "", document.id or "", fields)

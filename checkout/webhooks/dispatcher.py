@@ -67,7 +67,8 @@ def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | No
     engine = state.engine
     events = process_stored_events(app, engine, between_batches=between_batches)
     signals = dispatch_signals(app, engine, between_batches=between_batches)
-    fetches = fetch_due_orders(state.order_statuses) if fetch else 0
+    attempts = int(app.config.get("CHECKOUT_WEBHOOK_FETCH_ATTEMPTS", 8))
+    fetches = fetch_due_orders(state.order_statuses, max_attempts=attempts) if fetch else 0
     return Round(events, signals, fetches)
 
 

@@ -28,10 +28,10 @@ LEASE = timedelta(seconds=120)          # longer than the client's own timeouts 
 MAX_BACKOFF = 300.0
 
 
-def fetch_due_orders(statuses: OrderStatuses, *, limit: int = 20) -> int:
-    """Fetch the full orders that are due; return how many fetches were attempted."""
+def fetch_due_orders(statuses: OrderStatuses, *, max_attempts: int, limit: int = 20) -> int:
+    """Fetch the full orders that are due (each at most ``max_attempts`` times); return how many
+    fetches were attempted."""
     engine = statuses.engine
-    max_attempts = int(statuses.config.get("CHECKOUT_WEBHOOK_FETCH_ATTEMPTS", 8))
     c = orders_table.c
     now = utcnow()
     with engine.connect() as conn:

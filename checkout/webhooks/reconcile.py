@@ -114,6 +114,7 @@ class Reconciler:
         after = float(self.config.get("CHECKOUT_RECONCILE_AFTER", 300) if older_than is None
                       else older_than)
         per_minute = int(self.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30))
+        cap = float(self.config.get("CHECKOUT_RECONCILE_MAX_BACKOFF", 3600))
         forget_finished(engine, now=now)
         due = due_orders(engine, now=now, after=timedelta(seconds=after), limit=limit)
         checks: list[Check] = []
@@ -129,7 +130,6 @@ class Reconciler:
             check = _check(self.statuses, order_id, flow)
             self.on_check(check.flow, check.result)
             checks.append(check)
-            cap = float(self.config.get("CHECKOUT_RECONCILE_MAX_BACKOFF", 3600))
             _schedule(engine, check, quiet_checks, after, cap, now)
         return Pass(checks=checks, due=len(due), budget_spent=spent)
 

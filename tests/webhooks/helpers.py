@@ -113,7 +113,8 @@ class FakeOrder:
 
 def use_upstream(app, upstream) -> None:
     """``app`` calls ``upstream`` instead of its own: the client the state holds, and the order
-    statuses built with it (the flows keep theirs: these tests create no order)."""
+    statuses (and so the reconciler) built with it. The flows and the KYC standing keep theirs:
+    these tests create no order and read no KYC standing."""
     state = app.extensions["checkout"]
     state.upstream = upstream
     state.order_statuses.upstream = upstream
