@@ -499,6 +499,17 @@ class Shop:
             frame.get_by_role(role, name=name).click()
         return frame
 
+    def decide_kyc(self, phone: str, decision: str, reason: str | None = None) -> None:
+        """Decide the phone's pending KYC submission as a reviewer would, on the sandbox's
+        console: ``approve`` or ``reject`` (with ``reason``)."""
+        console = self.checkout_server.app.extensions["checkout"].sandbox.test_client()
+        users = console.get("/sandbox/kyc/users.json").get_json()["users"]
+        [user] = [u for u in users if (u.get("phone") or "").endswith(phone[1:])]
+        decided = console.post(
+            f"/sandbox/kyc/submissions/{user['submissions'][-1]['id']}/decision",
+            json={"decision": decision, "reason": reason})
+        assert decided.status_code == 200, decided.get_data(as_text=True)
+
     def events(self, page: Any) -> list[dict]:
         return page.evaluate("() => window.checkoutEvents || []")
 

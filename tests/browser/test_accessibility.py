@@ -146,19 +146,9 @@ def test_axe_finds_a_violation_when_there_is_one(page, shop):
         assert_accessible(frame, "a page with an image without alt")
 
 
-def reject_on_the_console(checkout_app, phone: str) -> None:
-    """Reject the phone's pending submission as a reviewer would, on the sandbox's console."""
-    console = checkout_app.extensions["checkout"].sandbox.test_client()
-    users = console.get("/sandbox/kyc/users.json").get_json()["users"]
-    [user] = [u for u in users if (u.get("phone") or "").endswith(phone[1:])]
-    decided = console.post(f"/sandbox/kyc/submissions/{user['submissions'][-1]['id']}/decision",
-                           json={"decision": "reject", "reason": REASON_DETAILS_MISMATCH})
-    assert decided.status_code == 200, decided.get_data(as_text=True)
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_identity_checks_in_every_language_have_no_accessibility_violation(
-        page, shop, checkout_app, quick_kyc, photos, language):
+        page, shop, quick_kyc, photos, language):
     walk = Walk(shop, page, language)
     frame = walk.open("onramp", countryIsoCode="KE", paymentChannel="mobile_money",
                       network="CELO", asset="USDT", currency="local", amount=15000)
@@ -189,7 +179,7 @@ def test_identity_checks_in_every_language_have_no_accessibility_violation(
     frame = walk.click_and_load("Send for verification")
     frame.wait_for_selector("[data-testid=kyc-pending]")
     walk.check("KYC pending")
-    reject_on_the_console(checkout_app, phone)
+    shop.decide_kyc(phone, "reject", REASON_DETAILS_MISMATCH)
     # The page follows the review by itself (it polls), as a user waiting on it sees.
     frame.wait_for_selector("[data-testid=kyc-rejected]", timeout=20_000)
     walk.check("KYC rejected, with the partner's reason")
