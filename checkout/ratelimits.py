@@ -172,8 +172,8 @@ REDIS_SCHEMES = ("redis", "rediss", "redis+unix", "redis+sentinel", "redis+clust
 
 
 def category() -> str | None:
-    """The category of the current request, as its view says; None when it is not limited (the
-    blueprint's static files, addresses that match no route, and views marked unlimited)."""
+    """The category of the current request, as its view says; None when it is not limited
+    (addresses that match no route, and views marked unlimited)."""
     mark = mark_of(current_app.view_functions.get(request.endpoint or ""))
     if mark is None or mark.category is None:
         return None

@@ -110,6 +110,10 @@ def event_target_origin(session: object | None) -> str | None:
     return normalize_origin(ancestors[0])
 
 
+# The static files' views set their own cache (checkout/views/assets.py): no session in them.
+STATIC_ENDPOINTS = frozenset({"checkout.static", "checkout.asset"})
+
+
 def under_prefix(path: str, app: Flask | None = None) -> bool:
     """True for the prefix itself and every address below it."""
     prefix = (app or current_app).config["CHECKOUT_URL_PREFIX"]
@@ -126,7 +130,7 @@ def add_security_headers(response: Response) -> Response:
     headers["X-Content-Type-Options"] = "nosniff"
     headers["Permissions-Policy"] = PERMISSIONS_POLICY
     headers.pop("X-Frame-Options", None)
-    if request.endpoint != "checkout.static":
+    if request.endpoint not in STATIC_ENDPOINTS:
         headers["Cache-Control"] = "no-store"
     return response
 

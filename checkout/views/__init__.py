@@ -23,12 +23,7 @@ TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {
 
 def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
     """The blueprint of the app whose ``flows`` its pages show."""
-    bp = Blueprint(
-        "checkout", __name__,
-        template_folder=str(TEMPLATES),
-        static_folder=str(STATIC / "checkout"),
-        static_url_path="/static",
-    )
+    bp = Blueprint("checkout", __name__, template_folder=str(TEMPLATES))
     for name, template_filter in TEMPLATE_FILTERS.items():
         bp.add_app_template_filter(template_filter, name)
     for name, template_global in upstream_text.JINJA_GLOBALS.items():
@@ -36,7 +31,9 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
     from .. import security
     from . import (
         amount,
+        assets,
         budget,
+        compression,
         context,
         health,
         journey,
@@ -52,10 +49,12 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
         webhooks,
     )
 
-    # Request plumbing first: the time for the upstream, security headers, session context and
-    # locale, error pages.
+    # Request plumbing first: the time for the upstream, security headers, static files and
+    # compression, session context and locale, error pages.
     budget.init(bp)
     security.init(bp)
+    assets.init(bp, assets.Assets(STATIC / "checkout"))
+    compression.init(bp)
     context.init(bp)
     pages.init(bp)
     health.init(bp)
