@@ -1,0 +1,229 @@
+"""The checkout on a slow phone network, before and after, side by side (issue 25's figures).
+
+    .venv/bin/python bench/slow_network.py [--before REV] [--runs N]
+
+Each version (``REV`` exported with ``git archive``; the working tree) is served as the README
+says, by gunicorn with ``checkout.gunicorn_config`` (one worker), on the demo's embedded sandbox.
+A real Chromium (Debian's) opens the on-ramp on its own page (unframed) with the network emulated
+through DevTools: 600 ms round trip, 400 kbit/s each way. For each version it prints:
+
+- **first page**: from opening the link to the first step ready to use (its heading on screen and
+  the page loaded), an empty cache; its bytes on the wire (HTML and every file it loads, as
+  received: compressed where the server compressed) and its requests;
+- **a step, with JavaScript**: from the tap on "Continue" to the next step's heading on screen,
+  for the first step (amount) and the second (wallet), caches warm;
+- **the same steps without JavaScript**;
+- **files asked again** by the second page of the session (CSS, JavaScript, icons).
+
+Times are the median of ``--runs`` (3) walks, each in a new browser context. A benchmark, not a
+test: the figures depend on the machine and its load, the emulated network on Chromium's shaping.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "5c17dbb"
+SLOW = {"offline": False, "latency": 600, "downloadThroughput": 50_000,
+        "uploadThroughput": 50_000}
+ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+ASSET_TYPES = {"stylesheet", "script", "image", "font"}
+TARGETS = {"first_seconds": 3.0, "first_kb": 25.0, "step_js": 1.0, "step_plain": 1.6,
+           "asked_again": 0}
+
+
+def export(rev: str, folder: Path) -> Path:
+    """The repository at ``rev``, as files (nothing of the worktree is touched)."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev],
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """gunicorn serving ``tree``'s demo (its own code first on the path)."""
+
+    def __init__(self, tree: Path) -> None:
+        self.port = free_port()
+        self.folder = tempfile.mkdtemp()
+        env = {**os.environ, "PYTHONPATH": str(tree), "PORT": str(self.port),
+               "SANDBOX_TIME_SCALE": "0.01"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "python:checkout.gunicorn_config", "-w", "1",
+             "-b", f"127.0.0.1:{self.port}", "wsgi:app"],
+            cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError(f"gunicorn for {tree} did not start")
+
+    @property
+    def origin(self) -> str:
+        return f"http://localhost:{self.port}"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+class Wire:
+    """Bytes and requests as the browser received them (DevTools' encoded lengths)."""
+
+    def __init__(self, page: Any) -> None:
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.send("Network.enable")
+        self.cdp.send("Network.emulateNetworkConditions", SLOW)
+        self.types: dict[str, str] = {}
+        self.bytes = 0
+        self.assets = 0
+        self.cdp.on("Network.requestWillBeSent", self._sent)
+        self.cdp.on("Network.loadingFinished", self._finished)
+
+    def _sent(self, event: dict) -> None:
+        self.types[event["requestId"]] = event.get("type", "").lower()
+
+    def _finished(self, event: dict) -> None:
+        self.bytes += int(event["encodedDataLength"])
+        if self.types.get(event["requestId"]) in ASSET_TYPES:
+            self.assets += 1
+
+    def reset(self) -> None:
+        self.bytes = self.assets = 0
+
+
+def heading(page: Any, text: str) -> None:
+    page.wait_for_selector(f"h1:has-text('{text}')", timeout=60_000)
+
+
+def timed_step(page: Any, text: str) -> float:
+    """Tap "Continue"; the seconds until the next step's heading ``text`` is on screen."""
+    start = time.perf_counter()
+    page.get_by_role("button", name="Continue").click()
+    heading(page, text)
+    return time.perf_counter() - start
+
+
+def walk(browser: Any, origin: str, javascript: bool) -> dict[str, float]:
+    context = browser.new_context(java_script_enabled=javascript,
+                                  viewport={"width": 360, "height": 780})
+    page = context.new_page()
+    wire = Wire(page)
+    start = time.perf_counter()
+    page.goto(f"{origin}/checkout/onramp", wait_until="load")
+    page.wait_for_selector("select[name=countryIsoCode]")
+    figures = {"first_seconds": time.perf_counter() - start, "first_kb": wire.bytes / 1024}
+    page.locator("select[name=countryIsoCode]").select_option("NG")
+    if not javascript:
+        page.get_by_role("button", name="Update price").click()
+        page.wait_for_load_state("load")
+    page.locator("input[name=paymentChannel][value=bank]").check()
+    page.locator("select[name=network]").select_option("CELO")
+    page.locator("select[name=asset]").select_option("USDT")
+    page.locator("input[name=amount]").fill("5000")
+    if javascript:
+        page.wait_for_selector("#quote [data-testid=receive-amount]", timeout=60_000)
+        page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    wire.reset()
+    figures["step_amount"] = timed_step(page, "Where should we send")
+    page.wait_for_load_state("load")
+    figures["asked_again"] = wire.assets
+    page.locator("input[name=address]").fill(ADDRESS)
+    page.locator("input[name=email]").fill("slow@example.com")
+    figures["step_wallet"] = timed_step(page, "Review your order")
+    context.close()
+    return figures
+
+
+def measure(origin: str, runs: int) -> dict[str, float]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
+        try:
+            scripted = [walk(browser, origin, True) for _ in range(runs)]
+            plain = [walk(browser, origin, False) for _ in range(runs)]
+        finally:
+            browser.close()
+
+    def median(walks: list[dict[str, float]], key: str) -> float:
+        return statistics.median(w[key] for w in walks)
+
+    return {
+        "first_seconds": median(scripted, "first_seconds"),
+        "first_kb": median(scripted, "first_kb"),
+        "step_js": max(median(scripted, "step_amount"), median(scripted, "step_wallet")),
+        "step_js_amount": median(scripted, "step_amount"),
+        "step_js_wallet": median(scripted, "step_wallet"),
+        "step_plain": max(median(plain, "step_amount"), median(plain, "step_wallet")),
+        "step_plain_amount": median(plain, "step_amount"),
+        "step_plain_wallet": median(plain, "step_wallet"),
+        "asked_again": median(scripted, "asked_again"),
+    }
+
+
+ROWS = [
+    ("first page: seconds to the first step", "first_seconds", "{:.2f}"),
+    ("first page: KB on the wire", "first_kb", "{:.1f}"),
+    ("step with JS, amount -> wallet (s)", "step_js_amount", "{:.2f}"),
+    ("step with JS, wallet -> review (s)", "step_js_wallet", "{:.2f}"),
+    ("step without JS, amount -> wallet (s)", "step_plain_amount", "{:.2f}"),
+    ("step without JS, wallet -> review (s)", "step_plain_wallet", "{:.2f}"),
+    ("files asked again by the second page", "asked_again", "{:.0f}"),
+]
+TARGET_OF = {"first_seconds": "first_seconds", "first_kb": "first_kb",
+             "step_js_amount": "step_js", "step_js_wallet": "step_js",
+             "step_plain_amount": "step_plain", "step_plain_wallet": "step_plain",
+             "asked_again": "asked_again"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", default=BEFORE, help="the revision before the changes")
+    parser.add_argument("--runs", type=int, default=3, help="walks of each kind (the median)")
+    args = parser.parse_args()
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for label, tree in ((args.before, export(args.before, Path(folder))),
+                            ("now", ROOT)):
+            server = Server(tree)
+            try:
+                results[label] = measure(server.origin, args.runs)
+            finally:
+                server.stop()
+    before, now = results[args.before], results["now"]
+    print(f"600 ms round trip, 400 kbit/s; median of {args.runs} walks; unframed on-ramp")
+    print(f"{'':42} {args.before:>9} {'now':>9} {'target':>8}")
+    missed = 0
+    for title, key, form in ROWS:
+        target = TARGETS[TARGET_OF[key]]
+        met = now[key] <= target
+        missed += not met
+        print(f"{title:42} {form.format(before[key]):>9} {form.format(now[key]):>9} "
+              f"{'<= ' + format(target, 'g'):>8} {'met' if met else 'MISSED'}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
