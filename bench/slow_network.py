@@ -96,17 +96,29 @@ class Wire:
         self.cdp.send("Network.enable")
         self.cdp.send("Network.emulateNetworkConditions", SLOW)
         self.types: dict[str, str] = {}
+        self.cached: set[str] = set()
         self.bytes = 0
         self.assets = 0
         self.cdp.on("Network.requestWillBeSent", self._sent)
+        self.cdp.on("Network.requestServedFromCache", self._from_cache)
+        self.cdp.on("Network.responseReceived", self._received)
         self.cdp.on("Network.loadingFinished", self._finished)
 
     def _sent(self, event: dict) -> None:
         self.types[event["requestId"]] = event.get("type", "").lower()
 
+    def _from_cache(self, event: dict) -> None:
+        self.cached.add(event["requestId"])
+
+    def _received(self, event: dict) -> None:
+        if event["response"].get("fromDiskCache") or event["response"].get("fromPrefetchCache"):
+            self.cached.add(event["requestId"])
+
     def _finished(self, event: dict) -> None:
+        """A request answered over the network (a 304 counts: it is a round trip)."""
         self.bytes += int(event["encodedDataLength"])
-        if self.types.get(event["requestId"]) in ASSET_TYPES:
+        if (self.types.get(event["requestId"]) in ASSET_TYPES
+                and event["requestId"] not in self.cached):
             self.assets += 1
 
     def reset(self) -> None:
