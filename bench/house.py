@@ -20,10 +20,10 @@ import json
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
-from io import BytesIO
 from pathlib import Path
+
+from revisions import export  # bench/, first on the path of a script run from there
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY_POINTS = re.compile(r"^checkout/(views/|cli\.py$|.*/cli\.py$|composition\.py$|state\.py$)")
@@ -61,15 +61,7 @@ shutil.rmtree(folder, ignore_errors=True)
 
 def tree_of(revision: str, into: Path) -> Path:
     """The revision's files (``.`` is the working tree itself)."""
-    if revision == ".":
-        return ROOT
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], check=True,
-                             capture_output=True).stdout
-    target = into / revision
-    target.mkdir()
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(target, filter="data")
-    return target
+    return ROOT if revision == "." else export(revision, into / revision)
 
 
 def circles(tree: Path) -> str:

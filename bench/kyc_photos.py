@@ -24,11 +24,12 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from revisions import export  # bench/, first on the path of a script run from there
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE = "1ab3900"
@@ -193,15 +194,6 @@ def _run(tree: Path, photo: Path, fields_right: bool) -> dict[str, Any]:
     if child.returncode != 0:
         raise SystemExit(f"the post failed in {tree}:\n{child.stderr[-3000:]}")
     return dict(json.loads(child.stdout.strip().splitlines()[-1]))
-
-
-def export(rev: str, folder: Path) -> Path:
-    """The repository at ``rev``, as files (nothing of the worktree is touched)."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev],
-                             capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
 
 
 def main() -> int:

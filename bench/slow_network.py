@@ -21,17 +21,17 @@ test: the figures depend on the machine and its load, the emulated network on Ch
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import socket
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from revisions import export  # bench/, first on the path of a script run from there
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE = "5c17dbb"
@@ -41,15 +41,6 @@ ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 ASSET_TYPES = {"stylesheet", "script", "image", "font"}
 TARGETS = {"first_seconds": 3.0, "first_kb": 25.0, "step_js": 1.0, "step_plain": 1.6,
            "asked_again": 0}
-
-
-def export(rev: str, folder: Path) -> Path:
-    """The repository at ``rev``, as files (nothing of the worktree is touched)."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev],
-                             capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
 
 
 def free_port() -> int:
