@@ -62,6 +62,7 @@ def serve(folder: str) -> tuple[str, object]:
     return origin, (app, server)
 
 
+BYTES_AUDITS = ("uses-text-compression", "unminified-css", "unminified-javascript")
 METRICS = ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
            "cumulative-layout-shift", "speed-index")
 
@@ -76,6 +77,10 @@ def audit(url: str, folder: str) -> dict[str, float]:
     report = json.loads(out.read_text())
     metrics = ", ".join(f"{m} {report['audits'][m]['displayValue']}" for m in METRICS)
     print(f"    {metrics}")
+    # What a slow network pays for: text sent uncompressed, scripts and styles not minified.
+    findings = [f"{name} {report['audits'][name].get('displayValue') or 'flagged'}"
+                for name in BYTES_AUDITS if report["audits"][name].get("score") not in (None, 1)]
+    print(f"    bytes: {', '.join(findings) if findings else 'no compression or minification finding'}")
     return {name: report["categories"][name]["score"] for name in CATEGORIES}
 
 

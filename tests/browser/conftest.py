@@ -499,6 +499,19 @@ class Shop:
             frame.get_by_role(role, name=name).click()
         return frame
 
+    def click_and_wait_for(self, page: Any, role: str, name: str, selector: str) -> Any:
+        """Click a control that sends a form; return once ``selector`` shows on the page it
+        leads to, in the frame.
+
+        Not click_and_load()'s expect_navigation(): a page that looks for changes by itself (the
+        KYC step, every second here) finds the form's effect once the server has it, and loads
+        the next page itself, which may cut the form's own redirect short (net::ERR_ABORTED)
+        though the user sees the same page."""
+        frame = self.steady(page)
+        frame.get_by_role(role, name=name).click()
+        frame.wait_for_selector(selector)
+        return frame
+
     def decide_kyc(self, phone: str, decision: str, reason: str | None = None) -> None:
         """Decide the phone's pending KYC submission as a reviewer would, on the sandbox's
         console: ``approve`` or ``reject`` (with ``reason``)."""

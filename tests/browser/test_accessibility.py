@@ -176,8 +176,8 @@ def test_identity_checks_in_every_language_have_no_accessibility_violation(
     frame.wait_for_function(
         "() => [...document.querySelectorAll('[data-photo-preview]')].every(i => !i.hidden)")
     walk.check("KYC form with photo previews")
-    frame = walk.click_and_load("Send for verification")
-    frame.wait_for_selector("[data-testid=kyc-pending]")
+    frame = walk.frame = shop.click_and_wait_for(page, "button", walk._("Send for verification"),
+                                                 "[data-testid=kyc-pending]")
     walk.check("KYC pending")
     shop.decide_kyc(phone, "reject", REASON_DETAILS_MISMATCH)
     # The page follows the review by itself (it polls), as a user waiting on it sees.

@@ -82,8 +82,8 @@ def test_basic_kyc_then_the_order(page, shop, quick_kyc):
     fill_person(frame, "40718293")
     screenshot(page, "kyc-basic-1-form")
     assert frame.evaluate(OVERFLOW) == 0
-    shop.click_and_load(page, "button", "Send for verification")
-    frame.wait_for_selector("[data-testid=kyc-pending]")
+    shop.click_and_wait_for(page, "button", "Send for verification",
+                            "[data-testid=kyc-pending]")
     screenshot(page, "kyc-basic-2-pending")
     # Approved: the checkout goes on by itself, where it stopped.
     shop.decide_kyc("0712000101", "approve")
@@ -119,8 +119,8 @@ def test_advanced_kyc_with_photos_then_the_order(page, shop, quick_kyc, photos):
     assert shrunk <= 1024 * 1024 < photos["selfie"].stat().st_size
     assert frame.evaluate(OVERFLOW) == 0
     screenshot(page, "kyc-advanced-1-photos")
-    shop.click_and_load(page, "button", "Send for verification")
-    frame.wait_for_selector("[data-testid=kyc-pending]")
+    shop.click_and_wait_for(page, "button", "Send for verification",
+                            "[data-testid=kyc-pending]")
     shop.decide_kyc("0712000102", "approve")
     frame.wait_for_selector("text=Review your order", timeout=20_000)
     confirm_order(shop, page, frame)
@@ -271,8 +271,8 @@ def test_back_after_a_refused_document_shows_the_step_not_a_post_to_send_again(p
     frame.wait_for_selector("#field-dob-error")
     assert frame.get_by_label("First name").input_value() == "Wanjiru"
     frame.get_by_label("Date of birth").fill("1990-05-17")
-    shop.click_and_load(page, "button", "Send for verification")
-    frame.wait_for_selector("[data-testid=kyc-pending]")
+    shop.click_and_wait_for(page, "button", "Send for verification",
+                            "[data-testid=kyc-pending]")
 
     page.evaluate("history.back()")     # the browser's Back: the page's and its frame's history
     frame = shop.frame(page)
