@@ -53,7 +53,7 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
     # compression, session context and locale, error pages.
     budget.init(bp)
     security.init(bp)
-    assets.init(bp, assets.Assets(STATIC / "checkout"))
+    assets.init(bp, assets.shipped(STATIC / "checkout"))
     compression.init(bp)
     context.init(bp)
     pages.init(bp)

@@ -15,6 +15,7 @@ encoding the browser takes (``Accept-Encoding``, its q-values honoured by Werkze
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import mimetypes
@@ -90,6 +91,13 @@ class Assets:
         response.set_etag(f"{asset.fingerprint}-{encoding}")
         response.make_conditional(request)
         return response
+
+
+@functools.cache
+def shipped(folder: Path) -> Assets:
+    """The files under ``folder``, read once per process: every app in it serves the same ones,
+    and reading them (Brotli at its best) costs about 0.2 s of CPU."""
+    return Assets(folder)
 
 
 _FILES_ONLY = "the same files for everyone, read from memory: nothing to spend or to guess"
