@@ -192,9 +192,15 @@ def test_a_send_pressed_at_once_waits_for_the_photos_and_a_bad_file_is_flagged_b
     frame.wait_for_selector("text=Review your order", timeout=20_000)
 
 
-def photos_that_never_shrink(shop, page, frame, photos) -> None:
-    """Choose the three photos on a phone whose shrinking never ends (short of memory, say),
-    then stop the page's clock: from here on, its time moves only when the test says."""
+def a_send_waiting_for_its_photos(shop, page, photos, phone: str, id_number: str):
+    """The KYC form filled on a phone whose shrinking of photos never ends (short of memory,
+    say), and "Send" pressed: the page says it is preparing them. The page's clock is stopped
+    from here on: its time moves only when the test says. Returns the frame and the list of the
+    KYC posts sent from now on (their sizes)."""
+    page.set_viewport_size(PHONE)
+    frame = to_kyc(shop, page, phone, 15000)
+    choose_document(frame, "Driving licence")
+    fill_person(frame, id_number)
     frame.evaluate("() => { window.createImageBitmap = () => new Promise(() => {}); }")
     # Over the 1 MB the page shrinks to, under the 10 MB the server takes as they are.
     assert 1024 * 1024 < photos["front"].stat().st_size < 10 * 1024 * 1024
@@ -207,21 +213,18 @@ def photos_that_never_shrink(shop, page, frame, photos) -> None:
     shop.steady(page)
     page.clock.install()
     page.clock.pause_at(datetime.now() + timedelta(seconds=1))
+    sent: list[int] = []
+    page.on("request", lambda r: sent.append(len(r.post_data_buffer or b""))
+            if r.method == "POST" and r.url.endswith("/kyc") else None)
+    frame.get_by_role("button", name="Send for verification").click()
+    frame.wait_for_selector("[data-photo-status]:text('Preparing your photos')")
+    return frame, sent
 
 
 def test_a_photo_that_never_finishes_shrinking_is_sent_as_it_is(page, shop, quick_kyc, photos):
     """A phone short of memory may never finish shrinking a photo: "Send" then waits a while at
     most, and sends the photos as they are (the server shrinks them too)."""
-    page.set_viewport_size(PHONE)
-    frame = to_kyc(shop, page, "0712000107", 15000)
-    choose_document(frame, "Driving licence")
-    fill_person(frame, "AB123457")
-    photos_that_never_shrink(shop, page, frame, photos)
-    sent = []
-    page.on("request", lambda r: sent.append(len(r.post_data_buffer or b""))
-            if r.method == "POST" and r.url.endswith("/kyc") else None)
-    frame.get_by_role("button", name="Send for verification").click()
-    frame.wait_for_selector("[data-photo-status]:text('Preparing your photos')")
+    frame, sent = a_send_waiting_for_its_photos(shop, page, photos, "0712000107", "AB123457")
     page.clock.run_for(19_000)
     assert sent == []
     with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/kyc")):
@@ -235,16 +238,7 @@ def test_a_send_waiting_for_its_photos_is_dropped_when_the_page_is_left(page, sh
     """Left while "Send" waited (Back, kept in the browser's back/forward cache), the page must
     not send the photos by itself once it is shown again: the user presses "Send" again, and
     that send waits for the photos as the first did."""
-    page.set_viewport_size(PHONE)
-    frame = to_kyc(shop, page, "0712000108", 15000)
-    choose_document(frame, "Driving licence")
-    fill_person(frame, "AB123458")
-    photos_that_never_shrink(shop, page, frame, photos)
-    sent = []
-    page.on("request", lambda r: sent.append(r.url)
-            if r.method == "POST" and r.url.endswith("/kyc") else None)
-    frame.get_by_role("button", name="Send for verification").click()
-    frame.wait_for_selector("[data-photo-status]:text('Preparing your photos')")
+    frame, sent = a_send_waiting_for_its_photos(shop, page, photos, "0712000108", "AB123458")
     # What the browser fires at a page it puts in its back/forward cache.
     frame.evaluate("window.dispatchEvent(new PageTransitionEvent('pagehide', {persisted: true}))")
     page.clock.run_for(30_000)
