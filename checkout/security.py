@@ -130,7 +130,9 @@ def add_security_headers(response: Response) -> Response:
     headers["X-Content-Type-Options"] = "nosniff"
     headers["Permissions-Policy"] = PERMISSIONS_POLICY
     headers.pop("X-Frame-Options", None)
-    if request.endpoint not in STATIC_ENDPOINTS:
+    # A static file says how long to keep it; anything else, a missing file's 404 included, is
+    # not kept.
+    if request.endpoint not in STATIC_ENDPOINTS or "Cache-Control" not in headers:
         headers["Cache-Control"] = "no-store"
     return response
 
