@@ -175,6 +175,11 @@ def test_identity_checks_in_every_language_have_no_accessibility_violation(
         frame.locator(f"input[name=photo_{name}]").set_input_files(str(photos[name]))
     frame.wait_for_function(
         "() => [...document.querySelectorAll('[data-photo-preview]')].every(i => !i.hidden)")
+    # Shrunk before Send (over 1 MB each, all three are): a send pressed earlier waits for them,
+    # up to 20 s on a busy machine, which the wait for the pending page below would count.
+    frame.wait_for_function(
+        "() => [...document.querySelectorAll('input[data-photo]')].every(i => i.dataset.shrunk)",
+        timeout=60_000)
     walk.check("KYC form with photo previews")
     frame = walk.frame = shop.click_and_wait_for(page, "button", walk._("Send for verification"),
                                                  "[data-testid=kyc-pending]")
