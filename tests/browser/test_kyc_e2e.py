@@ -185,7 +185,9 @@ def test_a_send_pressed_at_once_waits_for_the_photos_and_a_bad_file_is_flagged_b
     # Shrinking a 12 MP photo takes seconds on a busy machine: the send waits for all three.
     with page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/kyc"),
                              timeout=90_000):
-        frame.get_by_role("button", name="Send for verification").click()
+        # Once the frame holds still: the previews make it taller, and a click aimed while it
+        # grows lands beside the button (a full run sent nothing in 90 s).
+        shop.steady(page).get_by_role("button", name="Send for verification").click()
     frame.wait_for_selector("[data-testid=kyc-pending]")
     assert len(sent) == 1 and sent[0] < photos["selfie"].stat().st_size
     shop.decide_kyc("0712000104", "approve")
