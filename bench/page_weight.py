@@ -3,11 +3,12 @@
 Run: ``.venv/bin/python bench/page_weight.py`` (on the embedded sandbox; nothing leaves the process).
 
 For each page it prints the HTML and the page's CSS + JavaScript (checkout.css, checkout.js, htmx)
-as the checkout serves them (minified), raw and gzipped; the first page of each flow must stay within 25 KB gzipped with its assets (the
-script exits 1 otherwise). Then it counts the upstream calls each step made, through a response hook
-on the client's one ``requests.Session``: reference data is cached, so a page waits on at most the
-one call it needs. The embedded sandbox delivers its webhooks to the checkout in process, so status
-polls read what webhooks stored and cost the upstream nothing (they are counted apart).
+as the checkout serves them (minified), raw and gzipped; the first page of each flow must stay
+within 25 KB gzipped with its assets (the script exits 1 otherwise). Then it counts the upstream
+calls each step made, through a response hook on the client's one ``requests.Session``: reference
+data is cached, so a page waits on at most the one call it needs. The embedded sandbox delivers its
+webhooks to the checkout in process, so status polls read what webhooks stored and cost the upstream
+nothing (they are counted apart).
 """
 from __future__ import annotations
 
