@@ -3,25 +3,42 @@
 One template per step renders the whole page and includes a partial; htmx requests get the partial
 alone. Form errors come back with status 200 and the partial, because htmx 2 does not swap 4xx
 responses by default. Every response that can differ by ``HX-Request`` says so in ``Vary``.
+
+A step's form is *boosted* (``hx-boost``, :func:`is_boosted`): with JavaScript it is posted in the
+background and the answer replaces the whole page, so one round trip moves the user on where a
+plain form costs two (post, redirect, get). Such a request wants whole pages, never partials, and
+where a plain form would be redirected its answer is the page the redirect leads to, with the
+address it stands at (:func:`shown_at`). Anything else a boosted form is answered with (a redirect
+the view did not replace) still works: the browser follows it within the request.
 """
 from __future__ import annotations
 
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from flask import Response, make_response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-__all__ = ["is_htmx", "htmx_redirect", "render", "add_vary"]
+__all__ = ["is_htmx", "is_boosted", "from_htmx", "htmx_redirect", "shown_at", "render",
+           "add_vary"]
 
 AnyResponse = TypeVar("AnyResponse", bound=BaseResponse)
 
 
-def is_htmx() -> bool:
-    """True for requests made by htmx (``HX-Request: true``) that are not history restores.
+def from_htmx() -> bool:
+    """True for any request made by htmx (``HX-Request: true``): by the page's script."""
+    return request.headers.get("HX-Request") == "true"
 
-    A history-restore request wants the whole page, exactly like a normal navigation.
-    """
-    return (request.headers.get("HX-Request") == "true"
+
+def is_boosted() -> bool:
+    """True for a boosted form's post (``HX-Boosted: true``): it wants a whole page."""
+    return from_htmx() and request.headers.get("HX-Boosted") == "true"
+
+
+def is_htmx() -> bool:
+    """True for requests made by htmx that want a part of the page: not history restores, nor
+    boosted forms, which want the whole page exactly like a normal navigation."""
+    return (from_htmx() and not is_boosted()
             and request.headers.get("HX-History-Restore-Request") != "true")
 
 
@@ -31,7 +48,8 @@ def add_vary(response: AnyResponse) -> AnyResponse:
 
 
 def htmx_redirect(url: str) -> BaseResponse:
-    """Send the browser to ``url``: ``HX-Redirect`` for htmx (a full page load), else a 303."""
+    """Send the browser to ``url``: ``HX-Redirect`` for htmx (a full page load), else a 303 (a
+    boosted form's request follows it by itself)."""
     response: BaseResponse
     if is_htmx():
         response = make_response("", 200)
@@ -39,6 +57,17 @@ def htmx_redirect(url: str) -> BaseResponse:
     else:
         response = redirect(url, code=303)
     return add_vary(response)
+
+
+def shown_at(response: AnyResponse, url: str) -> AnyResponse:
+    """``response`` is the page at ``url``, given to a boosted form in place of a redirect there:
+    the address bar and the history follow, as after the redirect. The same address again (a
+    refused form shown with its messages) replaces the entry rather than adding one for Back."""
+    current = urlsplit(request.headers.get("HX-Current-URL", ""))
+    target = urlsplit(url)
+    same = (current.path, current.query) == (target.path, target.query)
+    response.headers["HX-Replace-Url" if same else "HX-Push-Url"] = url
+    return response
 
 
 def render(template: str, partial: str | None = None, *, status: int = 200,

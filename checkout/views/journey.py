@@ -5,7 +5,9 @@ Each step is a page that validates on the server, saves what the user chose in t
 redirects (303, or ``HX-Redirect`` for htmx) to the next step. A form with errors is kept for its
 step's page, which the browser is sent to (POST, redirect, GET) and which shows it again with each
 message next to its field, so that no post stays in the history for Back or a reload to send again;
-a step whose values must never be stored answers in place instead (``keeps_refused_form``).
+a step whose values must never be stored answers in place instead (``keeps_refused_form``). With
+JavaScript the steps' forms are boosted (:mod:`checkout.htmx`): the answer is the page the redirect
+would lead to, at its address, in one round trip instead of two.
 ``GET /s/<id>/`` renders whatever step the session has reached, so the same link resumes the
 checkout on another device. Once an order exists the steps before it only lead to it.
 
@@ -29,7 +31,7 @@ from werkzeug.wrappers import Response
 
 from ..errors import CheckoutError, OrderUnderway
 from ..forms import FormResult
-from ..htmx import htmx_redirect, render
+from ..htmx import htmx_redirect, is_boosted, render, shown_at
 from ..journey import creation, quotes
 from ..journey.creation import Outcome
 from ..journey.flow import Flow
@@ -312,9 +314,26 @@ def advance(session: CheckoutSession) -> tuple[CheckoutSession, str, tuple[Any, 
 
 
 def forward(session: CheckoutSession) -> Response:
-    """After a step was saved: on to the next step that needs the user."""
-    session, step, _failed = advance(session)
+    """After a step was saved: on to the next step that needs the user. A boosted form gets
+    that step's page in its answer (one round trip), a plain one a redirect to it."""
+    session, step, failed = advance(session)
+    if is_boosted():
+        return shown_at(_reached(session, step, failed), step_url(session, step))
     return htmx_redirect(step_url(session, step))
+
+
+def _reached(session: CheckoutSession, step: str,
+             failed: tuple[Any, FormResult] | None) -> Response:
+    """The page of ``step``, the one :func:`advance` found the session at."""
+    if step == REVIEW:
+        return _review_page(session)
+    page = pages_of(session).steps[step]
+    if failed is not None:
+        return page.render(session, *failed)
+    # As the step's own page shows it: a form kept for it (its redirect was not followed, say),
+    # and what the step reads first (the KYC step's standing, which may have moved on since the
+    # page last looked: a resume link opened after the approval shows it, not "checking").
+    return page.get(session)
 
 
 @limited("page")
@@ -326,16 +345,7 @@ def session_page(session: CheckoutSession) -> Response:
         return pages.order_page(session)
     if creation.pending_since(session) is not None:
         return _settle(session)
-    session, step, failed = advance(session)
-    if step == REVIEW:
-        return _review_page(session)
-    page = pages.steps[step]
-    if failed is not None:
-        return page.render(session, *failed)
-    # As the step's own page shows it: a form kept for it (its redirect was not followed, say),
-    # and what the step reads first (the KYC step's standing, which may have moved on since the
-    # page last looked: a resume link opened after the approval shows it, not "checking").
-    return page.get(session)
+    return _reached(*advance(session))
 
 
 def step_category() -> str:
@@ -372,7 +382,10 @@ def step_page(session: CheckoutSession, step: str) -> Response:
     if not result.ok:
         if not page.keeps_refused_form:
             return page.render(saved, form, result)
-        keep_form(saved, step, form, result)
+        kept = keep_form(saved, step, form, result)
+        if is_boosted():
+            # The page the redirect would show (the form kept, its messages taken once), here.
+            return shown_at(page.get(kept), step_url(kept, step))
         return htmx_redirect(step_url(saved, step))
     return forward(forget_form(saved, step))
 

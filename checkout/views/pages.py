@@ -21,7 +21,7 @@ from werkzeug.exceptions import HTTPException
 
 from .. import i18n
 from ..errors import SessionConflict, UpstreamCircuitOpen, UpstreamError, UpstreamRateLimited
-from ..htmx import add_vary, is_htmx, render
+from ..htmx import add_vary, from_htmx, is_boosted, is_htmx, render
 from ..inputs import is_session_id
 from ..journey.creation import short_id
 from ..ratelimits import RateLimited
@@ -63,7 +63,7 @@ def default_retry_url() -> str | None:
         # The order view (checkout.capabilities) knows the session but must never name it: try
         # the order view's own address again.
         return request.full_path.rstrip("?") if request.method == "GET" else None
-    if is_htmx():
+    if from_htmx():
         current = _same_origin(request.headers.get("HX-Current-URL"))
         if current:
             return current
@@ -87,8 +87,14 @@ def render_error(status: int, message: str, *, title: str | None = None,
         retry_url = default_retry_url()
     context = {"error_status": status, "title": title or gettext("Something went wrong"),
                "message": message, "retry_url": retry_url}
-    return render("checkout/error.html", "checkout/_error_box.html",
-                  status=200 if is_htmx() else status, **context)
+    response = render("checkout/error.html", "checkout/_error_box.html",
+                      status=200 if is_htmx() else status, **context)
+    if is_boosted():
+        # A boosted form's answer replaces the page (checkout.js swaps error pages in too): the
+        # address stays where the user was, as for a plain form's error page, so that a reload
+        # or "Try again" opens that page rather than the failure.
+        response.headers["HX-Push-Url"] = "false"
+    return response
 
 
 def handle_http_error(exc: HTTPException) -> Response:

@@ -36,7 +36,7 @@ from flask import current_app, request
 
 from .. import order_status
 from ..errors import UpstreamError
-from ..htmx import is_htmx
+from ..htmx import from_htmx
 from ..security import event_target_origin
 from ..sessions import CheckoutSession
 from ..state import flow_of, get_state
@@ -66,7 +66,7 @@ def framing(session: CheckoutSession | None = None) -> str:
     """
     if session is not None and event_target_origin(session) is None:
         return TOP_LEVEL
-    if is_htmx():
+    if from_htmx():
         return FRAMED if request.headers.get(FRAMED_HEADER) == "1" else TOP_LEVEL
     dest = request.headers.get("Sec-Fetch-Dest")
     if dest is None:

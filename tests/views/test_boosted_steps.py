@@ -1,0 +1,100 @@
+"""A step's form posted by htmx (boosted, with JavaScript) is answered with the next step's page
+itself, at its address: one round trip where a plain form's post, redirect and get take two."""
+from __future__ import annotations
+
+import re
+
+from .conftest import AMOUNTS, CORRIDORS, EVM_ADDRESS
+
+
+def boosted(flow, current: str) -> dict[str, str]:
+    """The headers htmx sends with a boosted form's post from the page at ``current``."""
+    return {"HX-Request": "true", "HX-Boosted": "true",
+            "HX-Current-URL": f"http://localhost{flow.base}{current}"}
+
+
+def choose_form(flow, **fields: str) -> dict[str, str]:
+    return {"csrf_token": flow.csrf, **CORRIDORS["manual"], "network": "CELO", "asset": "USDT",
+            "currency": "local", "amount": AMOUNTS["NG"], **fields}
+
+
+def heading(html: str) -> str:
+    match = re.search(r"<h1[^>]*>(.*?)</h1>", html, re.S)
+    assert match, html[:2000]
+    return re.sub(r"<[^>]+>", "", match.group(1)).strip()
+
+
+def test_a_boosted_continue_is_answered_with_the_next_steps_whole_page(flow):
+    flow.start()
+    answer = flow.client.post(f"{flow.base}/choose", data=choose_form(flow),
+                              headers=boosted(flow, "/choose"))
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 200 and "Location" not in answer.headers
+    assert answer.headers["HX-Push-Url"] == f"{flow.base}/wallet"
+    # The whole page (htmx swaps its body in), the wallet's, with the session's own chrome.
+    assert html.lstrip().startswith("<!doctype html>") and 'name="address"' in html
+    assert "<title>Your wallet</title>" in html
+    assert answer.headers["Cache-Control"] == "no-store"
+    assert "script-src 'self'" in answer.headers["Content-Security-Policy"]
+    assert flow.session.answers["amount"] == AMOUNTS["NG"]
+
+    review = flow.client.post(f"{flow.base}/wallet",
+                              data={"csrf_token": flow.csrf, "address": EVM_ADDRESS,
+                                    "email": "ada@example.com"},
+                              headers=boosted(flow, "/wallet"))
+    assert review.status_code == 200 and review.headers["HX-Push-Url"] == f"{flow.base}/review"
+    assert 'name="review_digest"' in review.get_data(as_text=True)
+
+
+def test_the_same_form_without_javascript_still_posts_redirects_and_gets(flow):
+    flow.start()
+    answer = flow.client.post(f"{flow.base}/choose", data=choose_form(flow))
+    assert answer.status_code == 303 and answer.headers["Location"].endswith("/wallet")
+    assert "HX-Push-Url" not in answer.headers
+
+
+def test_a_boosted_refused_form_is_its_own_page_again_at_the_same_history_entry(flow):
+    """The messages at their fields, the address unchanged (no second entry for Back), and what
+    was typed still there on a reload, as after the redirect of a plain form."""
+    flow.start()
+    answer = flow.client.post(f"{flow.base}/choose", data=choose_form(flow, amount="abc"),
+                              headers=boosted(flow, "/choose"))
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 200 and "Location" not in answer.headers
+    assert answer.headers["HX-Replace-Url"] == f"{flow.base}/choose"
+    assert "HX-Push-Url" not in answer.headers
+    assert html.lstrip().startswith("<!doctype html>")
+    assert 'aria-invalid="true"' in html and 'value="abc"' in html
+    reloaded = flow.get("/choose").get_data(as_text=True)
+    assert 'value="abc"' in reloaded            # kept until the step is saved
+    assert 'aria-invalid="true"' not in reloaded   # its messages were shown once
+
+
+def test_a_boosted_form_refused_before_its_view_gets_the_error_page_where_the_user_was(flow):
+    """Without the anti-forgery token: the friendly error page, whole (checkout.js shows it), and
+    the address left where it was, so that a reload opens the step again."""
+    flow.start()
+    form = choose_form(flow)
+    del form["csrf_token"]
+    headers = boosted(flow, "/choose")
+    answer = flow.client.post(f"{flow.base}/choose", data=form, headers=headers)
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 400
+    assert answer.headers["HX-Push-Url"] == "false"
+    assert html.lstrip().startswith("<!doctype html>")
+    assert f'{flow.base}/">Try again</a>' in html   # the session's page: the step it is at
+    assert flow.session.answers == {}
+
+
+def test_a_redirect_a_boosted_form_follows_by_itself_leads_to_a_whole_page(flow):
+    """A step posted once the order exists is sent on to the order (a redirect the browser's
+    request follows, with htmx's headers): that page must come whole, not as a partial."""
+    flow.start()
+    flow.to_pay()
+    answer = flow.client.post(f"{flow.base}/wallet",
+                              data={"csrf_token": flow.csrf, "address": EVM_ADDRESS},
+                              headers=boosted(flow, "/wallet"))
+    assert answer.status_code == 303 and answer.headers["Location"].endswith("/pay")
+    page = flow.client.get(answer.headers["Location"], headers=boosted(flow, "/wallet"))
+    assert page.get_data(as_text=True).lstrip().startswith("<!doctype html>")
+    assert heading(page.get_data(as_text=True))
