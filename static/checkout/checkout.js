@@ -34,6 +34,14 @@
  * - What only some pages need has a file of its own, which those pages load before this one:
  *   deposit.js (the shop's own wallet, countdowns) and filter.js (filterable selects). The first
  *   page of a flow stays light on a phone's data plan.
+ * - A step's form is boosted (hx-boost, macros.html): htmx posts it in the background and its
+ *   answer, the next step's whole page, replaces this one, with the address bar and the history
+ *   following (checkout.htmx): one round trip instead of post, redirect and get. Such a page
+ *   change is a page like any other here: the window back at its top, focus on the new step's
+ *   heading (or its first invalid field), "ready" posted (embed.js brings the frame's top into
+ *   view). A page that needs a file this one did not load (deposit.js, kyc.js) is opened as a
+ *   page instead, and an error page is shown like any answer. Back and reload load the page
+ *   from the server (no snapshots: htmx-config in base.html).
  */
 (function () {
   "use strict";
@@ -334,6 +342,48 @@
     if (sending) announce(sending);
   }
 
+  /* A boosted form (a step's "Continue") is sent once too: htmx takes its submit before
+   * onSubmit sees it, so it is marked here, as its request leaves. */
+  function onBoostedRequest(event) {
+    var detail = event.detail || {};
+    var form = detail.elt;
+    if (!detail.boosted || !form || form.tagName !== "FORM") return;
+    if (form.getAttribute("aria-busy") === "true") {
+      event.preventDefault();
+      return;
+    }
+    form.setAttribute("aria-busy", "true");
+    var sending = meta("checkout-sending");
+    if (sending) announce(sending);
+  }
+
+  // The files a page loads in its <head> (pages differ by deposit.js, filter.js, kyc.js).
+  function scriptsOf(doc) {
+    var found = [];
+    var nodes = doc.querySelectorAll("head script[src]");
+    for (var i = 0; i < nodes.length; i++) found.push(nodes[i].getAttribute("src"));
+    return found;
+  }
+
+  // A whole page (a boosted answer) can replace this one only if its scripts are all running
+  // here: a file loaded now would start on a page it was not written for, after the events.
+  function canReplaceWith(html) {
+    var loaded = scriptsOf(document);
+    var wanted = scriptsOf(new DOMParser().parseFromString(html, "text/html"));
+    for (var i = 0; i < wanted.length; i++) {
+      if (loaded.indexOf(wanted[i]) === -1) return false;
+    }
+    return true;
+  }
+
+  // Where a boosted answer stands (its HX-Push-Url, else the address htmx asked).
+  function answerAddress(detail) {
+    var xhr = detail.xhr;
+    var pushed = xhr.getResponseHeader("HX-Push-Url") || xhr.getResponseHeader("HX-Replace-Url");
+    if (pushed && pushed !== "false") return pushed;
+    return (detail.pathInfo && detail.pathInfo.responsePath) || window.location.href;
+  }
+
   function unbusy(root) {
     var forms = (root || document).querySelectorAll('form[aria-busy="true"]');
     for (var i = 0; i < forms.length; i++) forms[i].removeAttribute("aria-busy");
@@ -462,6 +512,7 @@
   }
 
   function markBusy(event) {
+    if (event.defaultPrevented) return;
     var region = busyRegion(event.detail);
     if (!region) return;
     event.detail.checkoutBusy = region;
@@ -486,6 +537,8 @@
       if (held && event.target === held.select) commitHeld();
     });
     document.body.addEventListener("htmx:confirm", onConfirm);
+    // First: a boosted form already on its way stops here, before anything is marked busy.
+    document.body.addEventListener("htmx:beforeRequest", onBoostedRequest);
     document.body.addEventListener("htmx:beforeRequest", markBusy);
     document.body.addEventListener("htmx:afterRequest", unmarkBusy);
     // Back to a page from the browser's cache: its forms are not on their way any more.
@@ -501,7 +554,26 @@
       focusStepHeading();
     }
     var typedBeforeSwap = null;
+    var newPage = false; // the swap under way is a boosted answer: a new page
     document.body.addEventListener("htmx:beforeSwap", function (event) {
+      var detail = event.detail || {};
+      if (detail.boosted) {
+        if (detail.xhr.status >= 400) {
+          // The friendly error page (a plain form's answer would show it too), not nothing.
+          detail.shouldSwap = true;
+          detail.isError = false;
+        }
+        if (detail.shouldSwap && !canReplaceWith(detail.serverResponse || "")) {
+          detail.shouldSwap = false;
+          window.location.assign(answerAddress(detail));
+          return;
+        }
+        newPage = detail.shouldSwap;
+        forgetHeld();
+        focusBeforeSwap = null;
+        typedBeforeSwap = null;
+        return;
+      }
       var target = event.detail && event.detail.target;
       if (held && target && target.contains(held.select)) {
         // The user is choosing on a select this answer would replace (and with it what they
@@ -524,6 +596,13 @@
       if (framed && parentOrigin) event.detail.headers["X-Checkout-Framed"] = "1";
     });
     document.body.addEventListener("htmx:afterSettle", function () {
+      if (newPage) {
+        // As on a page loaded: at its top, focus on the new step, "ready" before its events.
+        newPage = false;
+        window.scrollTo(0, 0);
+        if (!focusFirstError()) focusStepHeading();
+        post("ready");
+      }
       // The whole page: a swap may have replaced the very element htmx reports as its target.
       postPageEvents(document);
       giveBackTyped(typedBeforeSwap);

@@ -1,0 +1,105 @@
+"""With JavaScript, "Continue" posts the step's form in the background and the answer, the next
+step's whole page, replaces the frame's page: one round trip, no page load, and everything a page
+load gave (the address, the history, the focus, the shop's "ready") still there."""
+from __future__ import annotations
+
+import pytest
+
+from .test_onramp_e2e import ADDRESS, choose, settle
+
+pytestmark = pytest.mark.browser
+
+
+def documents_loaded(page, shop) -> list[str]:
+    """The pages the checkout's frame loads from now on (navigations, not htmx requests)."""
+    loaded: list[str] = []
+    page.on("request", lambda r: loaded.append(r.url)
+            if r.is_navigation_request() and r.url.startswith(shop.checkout_origin) else None)
+    return loaded
+
+
+def test_continue_moves_on_in_place_with_the_address_focus_and_ready_of_a_new_page(page, shop):
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    settle(frame)
+    loaded = documents_loaded(page, shop)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    readies = sum(1 for e in shop.events(page) if e["type"] == "ready")
+
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    assert loaded == [] and len(posts) == 1 and posts[0].endswith("/choose")
+    assert frame.url.endswith("/wallet")
+    assert frame.title() == "Your wallet"
+    # As on a page load: the new step's heading has the focus, the shop heard "ready".
+    frame.wait_for_function("() => document.activeElement && document.activeElement.matches('h1')")
+    page.wait_for_function(
+        "(n) => (window.checkoutEvents || []).filter((e) => e.type === 'ready').length > n",
+        arg=readies)
+
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("text=Review your order")
+    assert loaded == [] and frame.url.endswith("/review")
+
+    # A reload loads the page at the address shown; Back loads the step before, as it is saved.
+    frame.evaluate("location.reload()")
+    frame = shop.frame(page)
+    frame.wait_for_selector("text=Review your order")
+    page.evaluate("history.back()")
+    frame = shop.frame(page)
+    frame.wait_for_selector("input[name=address]")
+    assert frame.url.endswith("/wallet")
+    assert frame.locator("input[name=address]").input_value() == ADDRESS
+
+
+def test_a_refused_continue_shows_its_messages_in_place_focused_on_the_field(page, shop):
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    loaded = documents_loaded(page, shop)
+    length = page.evaluate("history.length")
+    frame.locator("input[name=address]").fill("0x123")
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("#field-address-error")
+    frame.wait_for_function(
+        "() => document.activeElement && document.activeElement.name === 'address'")
+    assert loaded == [] and frame.url.endswith("/wallet")
+    assert page.evaluate("history.length") == length        # no entry for Back to repeat
+
+
+def test_a_step_that_needs_a_script_this_page_lacks_is_loaded_as_a_page(page, shop):
+    """Kenya's mobile money asks a phone number on a page with its own script (filter.js), which
+    the wallet page does not load: that page comes by a page load, with its script running."""
+    frame = shop.open(page)
+    choose(frame, country="KE", channel="mobile_money", amount="1000")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    loaded = documents_loaded(page, shop)
+    shop.click(page, "button", "Continue")
+    frame = shop.frame(page)
+    frame.wait_for_selector("input[name=phoneNumber]")
+    assert [url for url in loaded if url.endswith("/details")], loaded
+    assert frame.evaluate("() => !!document.querySelector('head script[src*=\"filter.js\"]')")
+
+
+def test_an_error_answering_continue_shows_the_error_page_where_the_user_was(page, shop):
+    """A refusal before the step's view (here the page's anti-forgery token is not the session's)
+    is the friendly error page in the frame, never a press that does nothing."""
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    settle(frame)
+    frame.evaluate("""() => {
+      document.body.setAttribute('hx-headers', '{"X-Checkout-CSRF": "forged"}');
+      document.querySelector('input[name=csrf_token]').value = 'forged';
+    }""")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector(".notice--error[role=alert]")
+    assert frame.url.endswith("/")      # the session's own address, where the step was shown
+    assert frame.locator("a", has_text="Try again").count() == 1
