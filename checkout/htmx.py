@@ -8,8 +8,7 @@ A step's form is *boosted* (``hx-boost``, :func:`is_boosted`): with JavaScript i
 background and the answer replaces the whole page, so one round trip moves the user on where a
 plain form costs two (post, redirect, get). Such a request wants whole pages, never partials, and
 where a plain form would be redirected its answer is the page the redirect leads to, with the
-address it stands at (:func:`shown_at`). Anything else a boosted form is answered with (a redirect
-the view did not replace) still works: the browser follows it within the request.
+address it stands at (:func:`shown_at`). Any other redirect is a page load (``HX-Redirect``).
 """
 from __future__ import annotations
 
@@ -48,10 +47,11 @@ def add_vary(response: AnyResponse) -> AnyResponse:
 
 
 def htmx_redirect(url: str) -> BaseResponse:
-    """Send the browser to ``url``: ``HX-Redirect`` for htmx (a full page load), else a 303 (a
-    boosted form's request follows it by itself)."""
+    """Send the browser to ``url``: ``HX-Redirect`` for htmx, a boosted form's post included (a
+    full page load), else a 303. A 303 answering a script's request would be followed by that
+    request, in the background, to a page the script may not be able to show."""
     response: BaseResponse
-    if is_htmx():
+    if is_htmx() or is_boosted():
         response = make_response("", 200)
         response.headers["HX-Redirect"] = url
     else:
@@ -63,6 +63,9 @@ def shown_at(response: AnyResponse, url: str) -> AnyResponse:
     """``response`` is the page at ``url``, given to a boosted form in place of a redirect there:
     the address bar and the history follow, as after the redirect. The same address again (a
     refused form shown with its messages) replaces the entry rather than adding one for Back."""
+    if response.status_code != 200 or any(
+            name in response.headers for name in ("HX-Redirect", "HX-Push-Url", "HX-Replace-Url")):
+        return response     # a page load, or a page that knows its own address already
     current = urlsplit(request.headers.get("HX-Current-URL", ""))
     target = urlsplit(url)
     same = (current.path, current.query) == (target.path, target.query)

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, redirect, request, url_for
+from flask import Blueprint, current_app, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from ..errors import CheckoutError, OrderUnderway
+from ..errors import CheckoutError, OrderUnderway, UpstreamError
 from ..forms import FormResult
 from ..htmx import htmx_redirect, is_boosted, render, shown_at
 from ..journey import creation, quotes
@@ -57,6 +57,7 @@ class StepPage:
 
     name: str
     flow_name: str          # the flow whose step it is (the app's own is looked up, ``flow``)
+    template: str           # its page, which includes the partial an htmx request gets
     # The largest request body the step's form may send (its photos, say): see limit_upload.
     max_upload: int = SMALL_FORM
     # The rate limit its form's posts count against (checkout.ratelimits): a form, or identity
@@ -281,14 +282,16 @@ def forget_form(session: CheckoutSession, step: str) -> CheckoutSession:
 
 def gate(session: CheckoutSession, step: str) -> Response | None:
     """Send the user to the step they must finish first (or to the order, once there is one)."""
+    # htmx_redirect: a script's request (a boosted form) loads that page, rather than following
+    # the redirect in the background to a page it may not be able to show.
     if session.order_id:
-        return redirect(step_url(session, pages_of(session).after_create(session)), code=303)
+        return htmx_redirect(step_url(session, pages_of(session).after_create(session)))
     if creation.pending_since(session) is not None:
         # A create may have reached the upstream: nothing changes until it is settled.
-        return redirect(session_url(session), code=303)
+        return htmx_redirect(session_url(session))
     missing = flow_of(session).journey.missing_before(session, step)
     if missing is not None:
-        return redirect(step_url(session, missing), code=303)
+        return htmx_redirect(step_url(session, missing))
     return None
 
 
@@ -315,11 +318,26 @@ def advance(session: CheckoutSession) -> tuple[CheckoutSession, str, tuple[Any, 
 
 def forward(session: CheckoutSession) -> Response:
     """After a step was saved: on to the next step that needs the user. A boosted form gets
-    that step's page in its answer (one round trip), a plain one a redirect to it."""
+    that step's page in its answer (one round trip), a plain one a redirect to it.
+
+    A page that loads a script of its own is reached by a page load (``HX-Redirect``): a
+    boosted answer cannot start it, and rendering one only to throw it away would use up what
+    it shows once. So is a page whose upstream calls fail after the step was saved: the failure
+    shows at that page's address, and "Try again" asks for that page alone, in its own time."""
     session, step, failed = advance(session)
-    if is_boosted():
-        return shown_at(_reached(session, step, failed), step_url(session, step))
-    return htmx_redirect(step_url(session, step))
+    url = step_url(session, step)
+    if not is_boosted() or (step != REVIEW and loads_own_scripts(pages_of(session).steps[step])):
+        return htmx_redirect(url)
+    try:
+        return shown_at(_reached(session, step, failed), url)
+    except UpstreamError:
+        return htmx_redirect(url)
+
+
+def loads_own_scripts(page: StepPage) -> bool:
+    """Whether the step's page loads a script beyond every page's (its template fills
+    ``{% block scripts %}``: filter.js, kyc.js). A host's own copy of the template counts."""
+    return "scripts" in current_app.jinja_env.get_template(page.template).blocks
 
 
 def _reached(session: CheckoutSession, step: str,
