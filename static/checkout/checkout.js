@@ -342,16 +342,26 @@
     if (sending) announce(sending);
   }
 
-  /* A boosted form (a step's "Continue") is sent once too: htmx takes its submit before
-   * onSubmit sees it, so it is marked here, as its request leaves. */
-  function onBoostedRequest(event) {
-    var detail = event.detail || {};
-    var form = detail.elt;
-    if (!detail.boosted || !form || form.tagName !== "FORM") return;
-    if (form.getAttribute("aria-busy") === "true") {
+  /* A boosted form (a step's "Continue") is sent once too, and once it is on its way this page
+   * is leaving: no other request of it starts (a choice, a price, a poll), since its answer
+   * could only undo or cut short the step being sent. htmx takes the form's submit before
+   * onSubmit sees it, so this is decided at htmx:confirm, before htmx queues anything. */
+  var leaving = false;   // a boosted form is on its way
+  var departed = false;  // its answer is being opened as a page: this one is done
+
+  function isBoostedForm(el) {
+    return !!el && el.tagName === "FORM" && el.getAttribute("hx-boost") === "true";
+  }
+
+  function onLeavingConfirm(event) {
+    if (leaving || departed) {
       event.preventDefault();
       return;
     }
+    var form = event.detail && event.detail.elt;
+    if (!isBoostedForm(form)) return;
+    leaving = true;
+    forgetHeld();
     form.setAttribute("aria-busy", "true");
     var sending = meta("checkout-sending");
     if (sending) announce(sending);
@@ -456,7 +466,7 @@
   var held = null; // {select, issue, timer}: the request a keyboard change holds back
 
   function commitHeld() {
-    if (!held) return;
+    if (!held || leaving || departed) return;
     var choice = held;
     held = null;
     window.clearTimeout(choice.timer);
@@ -505,14 +515,14 @@
   function busyRegion(detail) {
     var target = detail && detail.target;
     var elt = detail && detail.elt;
-    if (!target || !elt || target === elt) return null;
+    // A boosted form's target is the whole body: the form itself says it is on its way.
+    if (!target || !elt || target === elt || detail.boosted) return null;
     var swap = elt.closest("[hx-swap]");
     if (swap && swap.getAttribute("hx-swap") === "none") return null;
     return target;
   }
 
   function markBusy(event) {
-    if (event.defaultPrevented) return;
     var region = busyRegion(event.detail);
     if (!region) return;
     event.detail.checkoutBusy = region;
@@ -537,12 +547,14 @@
       if (held && event.target === held.select) commitHeld();
     });
     document.body.addEventListener("htmx:confirm", onConfirm);
-    // First: a boosted form already on its way stops here, before anything is marked busy.
-    document.body.addEventListener("htmx:beforeRequest", onBoostedRequest);
+    document.body.addEventListener("htmx:confirm", onLeavingConfirm);
     document.body.addEventListener("htmx:beforeRequest", markBusy);
     document.body.addEventListener("htmx:afterRequest", unmarkBusy);
     // Back to a page from the browser's cache: its forms are not on their way any more.
-    window.addEventListener("pageshow", function () { unbusy(document); });
+    window.addEventListener("pageshow", function () {
+      leaving = departed = false;
+      unbusy(document);
+    });
     reportHeight();
     if (window.ResizeObserver) {
       new ResizeObserver(reportHeight).observe(document.documentElement);
@@ -564,7 +576,9 @@
           detail.isError = false;
         }
         if (detail.shouldSwap && !canReplaceWith(detail.serverResponse || "")) {
+          // The server opens such pages by HX-Redirect itself; this is for a host's own template.
           detail.shouldSwap = false;
+          departed = true;
           window.location.assign(answerAddress(detail));
           return;
         }
@@ -585,7 +599,16 @@
       typedBeforeSwap = typedSinceSent(event);
     });
     document.body.addEventListener("htmx:beforeRequest", rememberSent);
-    document.body.addEventListener("htmx:afterRequest", function () { unbusy(document); });
+    document.body.addEventListener("htmx:afterRequest", function (event) {
+      // A page being opened (HX-Redirect, or the fallback above) stays "sending" until it is.
+      var xhr = event.detail && event.detail.xhr;
+      if (departed || (xhr && xhr.getResponseHeader && xhr.getResponseHeader("HX-Redirect"))) {
+        departed = true;
+        return;
+      }
+      if (event.detail && event.detail.boosted) leaving = false;  // answered, or given up
+      unbusy(document);
+    });
     document.body.addEventListener("htmx:afterSwap", function () {
       var blocks = document.body.querySelectorAll("noscript");
       for (var i = 0; i < blocks.length; i++) blocks[i].parentNode.removeChild(blocks[i]);

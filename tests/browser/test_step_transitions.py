@@ -72,9 +72,25 @@ def test_a_refused_continue_shows_its_messages_in_place_focused_on_the_field(pag
     assert page.evaluate("history.length") == length        # no entry for Back to repeat
 
 
-def test_a_step_that_needs_a_script_this_page_lacks_is_loaded_as_a_page(page, shop):
+PRESS_TWICE = """(path) => {
+  const button = [...document.querySelectorAll('button[type=submit]')]
+    .find(b => b.offsetParent !== null && b.form && b.form.action.endsWith(path));
+  button.click();
+  button.click();
+}"""
+
+
+def posts_to(page, path: str) -> list[str]:
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url)
+            if r.method == "POST" and r.url.endswith(path) else None)
+    return posts
+
+
+def test_a_step_that_needs_a_script_this_page_lacks_is_loaded_as_a_page_sent_once(page, shop):
     """Kenya's mobile money asks a phone number on a page with its own script (filter.js), which
-    the wallet page does not load: that page comes by a page load, with its script running."""
+    the wallet page does not load: that page comes by a page load, with its script running, and
+    Continue pressed twice meanwhile sends the wallet once."""
     frame = shop.open(page)
     choose(frame, country="KE", channel="mobile_money", amount="1000")
     shop.click(page, "button", "Continue")
@@ -82,11 +98,33 @@ def test_a_step_that_needs_a_script_this_page_lacks_is_loaded_as_a_page(page, sh
     frame.locator("input[name=address]").fill(ADDRESS)
     frame.locator("input[name=email]").fill("ada@example.com")
     loaded = documents_loaded(page, shop)
-    shop.click(page, "button", "Continue")
+    posts = posts_to(page, "/wallet")
+    shop.steady(page).evaluate(PRESS_TWICE, "/wallet")
     frame = shop.frame(page)
     frame.wait_for_selector("input[name=phoneNumber]")
+    settle(frame)
     assert [url for url in loaded if url.endswith("/details")], loaded
     assert frame.evaluate("() => !!document.querySelector('head script[src*=\"filter.js\"]')")
+    assert len(posts) == 1, posts
+
+
+def test_continue_pressed_as_a_choice_is_being_fetched_is_sent(page, shop):
+    """The coin changed (the step is asked again with the choices) and Continue pressed at once:
+    the form is sent with the new coin, not queued behind the choice and dropped with the page
+    the choice's answer replaces."""
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    settle(frame)
+    posts = posts_to(page, "/choose")
+    shop.steady(page).evaluate("""() => {
+      const asset = document.querySelector('select[name=asset]');
+      asset.value = 'USDC';
+      asset.dispatchEvent(new Event('change', {bubbles: true}));
+      [...document.querySelectorAll('button[type=submit]')]
+        .find(b => b.offsetParent !== null && b.form.action.endsWith('/choose')).click();
+    }""")
+    frame.wait_for_selector("input[name=address]", timeout=15_000)
+    assert len(posts) == 1, posts
 
 
 def test_an_error_answering_continue_shows_the_error_page_where_the_user_was(page, shop):
