@@ -88,8 +88,12 @@ class Assets:
             response.headers["Content-Encoding"] = encoding
         response.headers["Cache-Control"] = cache_control
         response.vary.add("Accept-Encoding")
-        response.set_etag(f"{asset.fingerprint}-{encoding}")
-        response.make_conditional(request)
+        if cache_control != FOREVER:
+            # Asked about again at each use: an unchanged file costs a 304. A content address
+            # is never asked about again, and is its own version: an ETag there is bytes spent
+            # on every first page.
+            response.set_etag(f"{asset.fingerprint}-{encoding}")
+            response.make_conditional(request)
         return response
 
 

@@ -47,6 +47,7 @@ def test_a_page_names_each_file_by_its_content_and_the_browser_keeps_it_a_year(c
         assert response.status_code == 200, address
         assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
         assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert "ETag" not in response.headers      # never asked about again: no version needed
 
 
 def test_a_changed_file_gets_a_new_address_and_an_old_one_is_not_kept(tmp_path, app):
