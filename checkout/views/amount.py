@@ -79,7 +79,6 @@ class AmountStep(StepPage):
     """Step 1 of every flow (named ``choose``: its URL is ``/s/<id>/choose``)."""
 
     name = "choose"
-    template = "checkout/journey/amount.html"
 
     def __init__(self, flow_name: str, texts: AmountTexts, *, wallet_step: str,
                  fields_step: str, after_fields: tuple[str, ...] = ()) -> None:
@@ -272,7 +271,7 @@ class AmountStep(StepPage):
         }
         units = {"local": country.currency if country else "", "usd": "USD",
                  "crypto": asset_name(values.get("asset")) if values.get("asset") else ""}
-        return render(self.template, "checkout/journey/_amount.html",
+        return render("checkout/journey/amount.html", "checkout/journey/_amount.html",
                       values=values, units=units, errors=(result.errors if result else {}),
                       form_error=(result.form_error if result else None), options=options,
                       country=country, channel=channel, limits=limits, low=low, high=high,

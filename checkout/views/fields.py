@@ -28,8 +28,6 @@ def _nothing_known(_session: CheckoutSession) -> dict[str, Any]:
 
 
 class FieldsStep(StepPage):
-    template = "checkout/journey/fields.html"
-
     def __init__(self, flow_name: str, name: str, *, heading: Any,
                  known: Known = _nothing_known, intro: Any = None,
                  keep: tuple[str, ...] = ()) -> None:
@@ -78,7 +76,7 @@ class FieldsStep(StepPage):
             # A saved phone number is shown as people write it, not as the upstream's digits.
             values.update({spec.name: display_value(spec, values.get(spec.name)) for spec in specs
                            if spec.type == "phone" and values.get(spec.name)})
-        return render(self.template, "checkout/journey/_fields.html",
+        return render("checkout/journey/fields.html", "checkout/journey/_fields.html",
                       inputs=field_inputs(specs, session.value("countryIsoCode")), values=values,
                       errors=(result.errors if result else {}),
                       form_error=(result.form_error if result else None), known=known,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, request, url_for
+from flask import Blueprint, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -57,7 +57,6 @@ class StepPage:
 
     name: str
     flow_name: str          # the flow whose step it is (the app's own is looked up, ``flow``)
-    template: str           # its page, which includes the partial an htmx request gets
     # The largest request body the step's form may send (its photos, say): see limit_upload.
     max_upload: int = SMALL_FORM
     # The rate limit its form's posts count against (checkout.ratelimits): a form, or identity
@@ -320,24 +319,17 @@ def forward(session: CheckoutSession) -> Response:
     """After a step was saved: on to the next step that needs the user. A boosted form gets
     that step's page in its answer (one round trip), a plain one a redirect to it.
 
-    A page that loads a script of its own is reached by a page load (``HX-Redirect``): a
-    boosted answer cannot start it, and rendering one only to throw it away would use up what
-    it shows once. So is a page whose upstream calls fail after the step was saved: the failure
-    shows at that page's address, and "Try again" asks for that page alone, in its own time."""
+    A page whose upstream calls fail after the step was saved is reached by a page load
+    (``HX-Redirect``): the failure shows at that page's address, and "Try again" asks for that
+    page alone, in its own time for the upstream."""
     session, step, failed = advance(session)
     url = step_url(session, step)
-    if not is_boosted() or (step != REVIEW and loads_own_scripts(pages_of(session).steps[step])):
+    if not is_boosted():
         return htmx_redirect(url)
     try:
         return shown_at(_reached(session, step, failed), url)
     except UpstreamError:
         return htmx_redirect(url)
-
-
-def loads_own_scripts(page: StepPage) -> bool:
-    """Whether the step's page loads a script beyond every page's (its template fills
-    ``{% block scripts %}``: filter.js, kyc.js). A host's own copy of the template counts."""
-    return "scripts" in current_app.jinja_env.get_template(page.template).blocks
 
 
 def _reached(session: CheckoutSession, step: str,

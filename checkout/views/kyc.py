@@ -79,7 +79,6 @@ def _contact_field(kind: str) -> RequiredField:
 
 class KycStep(journey.StepPage):
     name = STEP
-    template = "checkout/kyc/step.html"
     max_upload = MAX_UPLOAD
     post_limit = "kyc"          # identity documents: few a day (checkout.ratelimits)
     # Its fields (names, birth date, ID number) go to the upstream and are never stored here, not
@@ -248,7 +247,7 @@ class KycStep(journey.StepPage):
         # The journey may hand over the copy it had before given() saved a standing.
         session = get_state().sessions.get(session.id) or session
         context = page_context(session, form, result, view=view)
-        return render(self.template, "checkout/kyc/_step.html", **context)
+        return render("checkout/kyc/step.html", "checkout/kyc/_step.html", **context)
 
 
 def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,

@@ -128,7 +128,6 @@ class PayeeStep(journey.StepPage):
     """Whom the money goes to: checked by the upstream where it can, confirmed by the user."""
 
     name = "payee"
-    template = "checkout/offramp/payee.html"
 
     def check(self, session: CheckoutSession) -> tuple[CheckoutSession, dict[str, Any]]:
         """The upstream's check of the payout details (one call per set of details); details
@@ -261,7 +260,7 @@ class PayeeStep(journey.StepPage):
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:
         check = session.payee or {}
-        return render(self.template, "checkout/offramp/_payee.html",
+        return render("checkout/offramp/payee.html", "checkout/offramp/_payee.html",
                       check=check, values=dict(form or {}),
                       errors=(result.errors if result else {}),
                       form_error=(result.form_error if result else None),
@@ -276,7 +275,6 @@ class SendingWalletStep(WalletPage):
     """The address the crypto comes from: checked for the network; a refund goes back to it."""
 
     flow_name = NAME
-    template = "checkout/offramp/wallet.html"
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
         address = session.value("address")
@@ -293,7 +291,7 @@ class SendingWalletStep(WalletPage):
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:
         network = session.value("network")
-        return render(self.template, "checkout/offramp/_wallet.html",
+        return render("checkout/offramp/wallet.html", "checkout/offramp/_wallet.html",
                       values={"address": (form or {}).get("address", session.value("address"))},
                       errors=(result.errors if result else {}),
                       network_label=network_name(network),

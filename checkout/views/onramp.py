@@ -61,7 +61,6 @@ class WalletStep(WalletPage):
     """The receiving wallet, checked for the chosen network before any order exists, and email."""
 
     flow_name = NAME
-    template = "checkout/onramp/wallet.html"
     keep_after = ("details",)
 
     def given(self, session: CheckoutSession) -> dict[str, Any] | None:
@@ -90,7 +89,7 @@ class WalletStep(WalletPage):
         network = session.value("network")
         values = {name: (form or {}).get(name, session.value(name))
                   for name in ("address", "memo", "email")}
-        return render(self.template, "checkout/onramp/_wallet.html",
+        return render("checkout/onramp/wallet.html", "checkout/onramp/_wallet.html",
                       values=values, errors=(result.errors if result else {}),
                       network=network, network_label=network_name(network),
                       asset=asset_name(session.value("asset")),

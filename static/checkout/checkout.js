@@ -39,9 +39,9 @@
  *   following (checkout.htmx): one round trip instead of post, redirect and get. Such a page
  *   change is a page like any other here: the window back at its top, focus on the new step's
  *   heading (or its first invalid field), "ready" posted (embed.js brings the frame's top into
- *   view). A page that needs a file this one did not load (deposit.js, kyc.js) is opened as a
- *   page instead, and an error page is shown like any answer. Back and reload load the page
- *   from the server (no snapshots: htmx-config in base.html).
+ *   view), and a file of its own it needs (filter.js, kyc.js) loaded. An error page is shown
+ *   like any answer. Back and reload load the page from the server (no snapshots: htmx-config
+ *   in base.html).
  */
 (function () {
   "use strict";
@@ -347,7 +347,7 @@
    * could only undo or cut short the step being sent. htmx takes the form's submit before
    * onSubmit sees it, so this is decided at htmx:confirm, before htmx queues anything. */
   var leaving = false;   // a boosted form is on its way
-  var departed = false;  // its answer is being opened as a page: this one is done
+  var departed = false;  // a page is being opened (HX-Redirect): this one is done
 
   function isBoostedForm(el) {
     return !!el && el.tagName === "FORM" && el.getAttribute("hx-boost") === "true";
@@ -375,23 +375,22 @@
     return found;
   }
 
-  // A whole page (a boosted answer) can replace this one only if its scripts are all running
-  // here: a file loaded now would start on a page it was not written for, after the events.
-  function canReplaceWith(html) {
+  // The files a whole page (a boosted answer) loads that this one has not (htmx swaps its body
+  // only). Each is loaded once per document: they start on the page they find, as after a
+  // page load, and follow later swaps themselves.
+  function scriptsMissingFor(html) {
     var loaded = scriptsOf(document);
     var wanted = scriptsOf(new DOMParser().parseFromString(html, "text/html"));
-    for (var i = 0; i < wanted.length; i++) {
-      if (loaded.indexOf(wanted[i]) === -1) return false;
-    }
-    return true;
+    return wanted.filter(function (src) { return loaded.indexOf(src) === -1; });
   }
 
-  // Where a boosted answer stands (its HX-Push-Url, else the address htmx asked).
-  function answerAddress(detail) {
-    var xhr = detail.xhr;
-    var pushed = xhr.getResponseHeader("HX-Push-Url") || xhr.getResponseHeader("HX-Replace-Url");
-    if (pushed && pushed !== "false") return pushed;
-    return (detail.pathInfo && detail.pathInfo.responsePath) || window.location.href;
+  function loadScripts(sources) {
+    for (var i = 0; i < sources.length; i++) {
+      var script = document.createElement("script");
+      script.src = sources[i];
+      script.async = false; // in the page's order (kyc.js before filter.js)
+      document.head.appendChild(script);
+    }
   }
 
   function unbusy(root) {
@@ -567,6 +566,7 @@
     }
     var typedBeforeSwap = null;
     var newPage = false; // the swap under way is a boosted answer: a new page
+    var newScripts = []; // the files it needs that this document has not loaded
     document.body.addEventListener("htmx:beforeSwap", function (event) {
       var detail = event.detail || {};
       if (detail.boosted) {
@@ -575,14 +575,8 @@
           detail.shouldSwap = true;
           detail.isError = false;
         }
-        if (detail.shouldSwap && !canReplaceWith(detail.serverResponse || "")) {
-          // The server opens such pages by HX-Redirect itself; this is for a host's own template.
-          detail.shouldSwap = false;
-          departed = true;
-          window.location.assign(answerAddress(detail));
-          return;
-        }
         newPage = detail.shouldSwap;
+        newScripts = newPage ? scriptsMissingFor(detail.serverResponse || "") : [];
         forgetHeld();
         focusBeforeSwap = null;
         typedBeforeSwap = null;
@@ -600,7 +594,7 @@
     });
     document.body.addEventListener("htmx:beforeRequest", rememberSent);
     document.body.addEventListener("htmx:afterRequest", function (event) {
-      // A page being opened (HX-Redirect, or the fallback above) stays "sending" until it is.
+      // A page being opened (HX-Redirect) stays "sending" until it is.
       var xhr = event.detail && event.detail.xhr;
       if (departed || (xhr && xhr.getResponseHeader && xhr.getResponseHeader("HX-Redirect"))) {
         departed = true;
@@ -625,6 +619,11 @@
         window.scrollTo(0, 0);
         if (!focusFirstError()) focusStepHeading();
         post("ready");
+        // After the page is in: a script of its own (filter.js, kyc.js) starts on it. The page
+        // works without it meanwhile, as without JavaScript. Only steps come in place: the
+        // order's pages (deposit.js, which must hear the page's first events) are loaded.
+        loadScripts(newScripts);
+        newScripts = [];
       }
       // The whole page: a swap may have replaced the very element htmx reports as its target.
       postPageEvents(document);

@@ -87,25 +87,26 @@ def posts_to(page, path: str) -> list[str]:
     return posts
 
 
-def test_a_step_that_needs_a_script_this_page_lacks_is_loaded_as_a_page_sent_once(page, shop):
-    """Kenya's mobile money asks a phone number on a page with its own script (filter.js), which
-    the wallet page does not load: that page comes by a page load, with its script running, and
-    Continue pressed twice meanwhile sends the wallet once."""
-    frame = shop.open(page)
-    choose(frame, country="KE", channel="mobile_money", amount="1000")
-    shop.click(page, "button", "Continue")
-    frame.wait_for_selector("input[name=address]")
-    frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("ada@example.com")
-    loaded = documents_loaded(page, shop)
-    posts = posts_to(page, "/wallet")
-    shop.steady(page).evaluate(PRESS_TWICE, "/wallet")
-    frame = shop.frame(page)
-    frame.wait_for_selector("input[name=phoneNumber]")
+def test_a_step_whose_page_has_a_script_of_its_own_comes_in_place_and_the_script_starts(
+        page, shop):
+    """A sale's payout details come after the amount, on a page with filter.js, which the
+    amount's page does not load: the page comes in place all the same, and its bank list gets
+    its filter box once the file is in."""
+    frame = shop.open(page, "offramp", countryIsoCode="NG", paymentChannel="bank",
+                      network="POLYGON", asset="USDC", currency="local")
+    frame.locator("input[name=amount]").fill("20000")
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
     settle(frame)
-    assert [url for url in loaded if url.endswith("/details")], loaded
-    assert frame.evaluate("() => !!document.querySelector('head script[src*=\"filter.js\"]')")
-    assert len(posts) == 1, posts
+    assert frame.locator("head script[src*='filter.js']").count() == 0
+    loaded = documents_loaded(page, shop)
+    posts = posts_to(page, "/choose")
+    shop.steady(page).evaluate(PRESS_TWICE, "/choose")
+    frame.wait_for_selector("select[name=bankCode]")
+    frame.wait_for_selector("input[data-checkout-filter]")
+    frame.locator("input[data-checkout-filter]").fill("gtb")
+    assert frame.locator("select[name=bankCode] option:not([hidden])", has_text="Guaranty").count()
+    assert loaded == [] and len(posts) == 1, (loaded, posts)
+    assert frame.locator("head script[src*='filter.js']").count() == 1
 
 
 def test_continue_pressed_as_a_choice_is_being_fetched_is_sent(page, shop):
