@@ -9,6 +9,7 @@
   site in a ``Referer`` (payment pages, block explorers, the shop).
 * ``Cache-Control: no-store`` on everything but static files: pages carry a session's tokens.
 * No ``X-Frame-Options``: it cannot name an allowed parent and would stop framing altogether.
+* Static files get a file's policy instead of a page's: nothing may run, load or frame them.
 
 An answer to a machine (:func:`machine_answer`: the webhook receiver's JSON) is not a page: no
 document is rendered from it, so it carries its own short set instead (nothing may load, nothing
@@ -112,6 +113,7 @@ def event_target_origin(session: object | None) -> str | None:
 
 # The static files' views set their own cache (checkout/views/assets.py): no session in them.
 STATIC_ENDPOINTS = frozenset({"checkout.static", "checkout.asset"})
+STATIC_FILE_POLICY = "default-src 'none'; frame-ancestors 'none'"
 
 
 def under_prefix(path: str, app: Flask | None = None) -> bool:
@@ -125,10 +127,17 @@ def add_security_headers(response: Response) -> Response:
         return response
     session = g.get("checkout_session")
     headers = response.headers
-    headers["Content-Security-Policy"] = content_security_policy(session)
+    if request.endpoint in STATIC_ENDPOINTS:
+        # A file is no page: opened by itself (an SVG, say) nothing may run, load or frame it.
+        # A policy of documents, a page's CSP or its Permissions-Policy, would be bytes spent on
+        # every first page for nothing (a stylesheet's loads follow the page's policy).
+        headers["Content-Security-Policy"] = STATIC_FILE_POLICY
+        headers.pop("Permissions-Policy", None)
+    else:
+        headers["Content-Security-Policy"] = content_security_policy(session)
+        headers["Permissions-Policy"] = PERMISSIONS_POLICY
     headers["Referrer-Policy"] = "same-origin"
     headers["X-Content-Type-Options"] = "nosniff"
-    headers["Permissions-Policy"] = PERMISSIONS_POLICY
     headers.pop("X-Frame-Options", None)
     # A static file says how long to keep it; anything else, a missing file's 404 included, is
     # not kept.

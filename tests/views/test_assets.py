@@ -124,3 +124,23 @@ def test_the_hosts_own_pages_are_left_as_the_host_sends_them(app: Flask):
     assert response.status_code == 200
     assert "Content-Encoding" not in response.headers
     assert "Vary" not in response.headers
+
+
+def test_a_file_gets_the_strict_policy_of_a_file_and_a_page_keeps_a_pages(client):
+    """Opened by itself, a file (an SVG, say) may run, load and be framed by nothing; the page
+    policy (its sources, its Permissions-Policy) is for documents, and was bytes spent on each
+    of the first page's files."""
+    html = first_page(client)
+    for address in asset_addresses(html):
+        response = client.get(address, headers=BOTH)
+        assert response.headers["Content-Security-Policy"] == \
+            "default-src 'none'; frame-ancestors 'none'", address
+        assert "Permissions-Policy" not in response.headers
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["Referrer-Policy"] == "same-origin"
+    embed = client.get("/checkout/static/embed.js")
+    assert embed.headers["Content-Security-Policy"] == "default-src 'none'; frame-ancestors 'none'"
+    start = client.get("/checkout/onramp")
+    page = client.get(start.headers["Location"])
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    assert "camera=(self)" in page.headers["Permissions-Policy"]
