@@ -13,7 +13,12 @@ through DevTools: 600 ms round trip, 400 kbit/s each way. For each version it pr
 - **a step, with JavaScript**: from the tap on "Continue" to the next step's heading on screen,
   for the first step (amount) and the second (wallet), caches warm;
 - **the same steps without JavaScript**;
-- **files asked again** by the second page of the session (CSS, JavaScript, icons).
+- **files asked again** by the second page of the session (CSS, JavaScript, icons);
+- **steps in the demo shop's frame**, with JavaScript: the on-ramp chosen by the customer
+  (amount, wallet), a sale chosen by the customer (amount, to the payout details, a page with a
+  script of its own) and the Nigerian sale (payout details, account check, wallet). The KYC
+  step is not timed: its "Send" carries the photos, whose bytes alone take seconds at this
+  speed.
 
 Times are the median of ``--runs`` (3) walks, each in a new browser context. A benchmark, not a
 test: the figures depend on the machine and its load, the emulated network on Chromium's shaping.
@@ -120,11 +125,29 @@ def heading(page: Any, text: str) -> None:
     page.wait_for_selector(f"h1:has-text('{text}')", timeout=60_000)
 
 
-def timed_step(page: Any, text: str) -> float:
-    """Tap "Continue"; the seconds until the next step's heading ``text`` is on screen."""
+def still(page: Any) -> None:
+    """Wait until the shop's frame holds still: it grows to each new page's height and the shop
+    scrolls to its top, and a tap aimed meanwhile lands beside the button (as a user's would)."""
+    frame = page.locator("iframe.checkout-frame")
+    last = None
+    while True:
+        now = (frame.bounding_box(), page.evaluate("window.scrollY"))
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(150)
+
+
+def timed_step(page: Any, text: str, button: str = "Continue", kind: str = "h1",
+               shop: Any = None) -> float:
+    """Tap ``button`` (in a page, or a frame of ``shop`` once it holds still); the seconds until
+    the next step's heading ``text`` (or ``text`` anywhere) is on screen."""
+    wanted = f"h1:has-text('{text}')" if kind == "h1" else f"text={text}"
+    if shop is not None:
+        still(shop)
     start = time.perf_counter()
-    page.get_by_role("button", name="Continue").click()
-    heading(page, text)
+    page.get_by_role("button", name=button).click()
+    page.wait_for_selector(wanted, timeout=60_000)
     return time.perf_counter() - start
 
 
@@ -159,6 +182,67 @@ def walk(browser: Any, origin: str, javascript: bool) -> dict[str, float]:
     return figures
 
 
+def framed_walks(browser: Any, origin: str) -> dict[str, float]:
+    """The steps of both flows and the way into the KYC step, in the demo shop's frame."""
+    shop = origin.replace("localhost", "127.0.0.1")
+    figures: dict[str, float] = {}
+    frames_throttled: list[Any] = []
+
+    def open_shop(preset: str) -> tuple[Any, Any, Any]:
+        context = browser.new_context(viewport={"width": 360, "height": 780})
+        page = context.new_page()
+        Wire(page)
+        page.goto(f"{shop}/?preset={preset}", wait_until="load")
+        frame = page.wait_for_selector("iframe.checkout-frame", timeout=60_000).content_frame()
+        # The checkout is another site: Chromium runs its frame in a process of its own, which
+        # the page's emulation does not reach. The frame gets the same network.
+        throttle = context.new_cdp_session(frame)
+        throttle.send("Network.enable")
+        throttle.send("Network.emulateNetworkConditions", SLOW)
+        frames_throttled.append(throttle)
+        return context, page, frame
+
+    context, page, frame = open_shop("open")
+    frame.wait_for_selector("select[name=countryIsoCode]", timeout=60_000)
+    frame.locator("select[name=countryIsoCode]").select_option("NG")
+    frame.locator("input[name=paymentChannel][value=bank]").check()
+    frame.locator("select[name=network]").select_option("CELO")
+    frame.locator("select[name=asset]").select_option("USDT")
+    frame.locator("input[name=amount]").fill("5000")
+    frame.wait_for_selector("#quote [data-testid=receive-amount]", timeout=60_000)
+    frame.wait_for_function("() => !document.querySelector('.htmx-request')")
+    figures["framed_amount"] = timed_step(frame, "Where should we send", shop=page)
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("slow@example.com")
+    figures["framed_wallet"] = timed_step(frame, "Review your order", shop=page)
+    context.close()
+
+    context, page, frame = open_shop("sell-ng")
+    frame.wait_for_selector("select[name=bankCode]", timeout=60_000)
+    frame.locator("select[name=bankCode]").select_option("011:02")
+    frame.locator("input[name=bankAccountNumber]").fill("0123456789")
+    figures["sell_payout"] = timed_step(frame, "We found this account", "Continue", "text",
+                                        shop=page)
+    figures["sell_payee"] = timed_step(frame, "Which wallet do you send",
+                                       "Yes, pay this account", shop=page)
+    frame.locator("input[name=address]").fill(ADDRESS)
+    figures["sell_wallet"] = timed_step(frame, "Review your order", shop=page)
+    context.close()
+
+    context, page, frame = open_shop("sell-open")
+    frame.wait_for_selector("select[name=countryIsoCode]", timeout=60_000)
+    frame.locator("select[name=countryIsoCode]").select_option("NG")
+    frame.locator("input[name=paymentChannel][value=bank]").check()
+    frame.locator("select[name=network]").select_option("POLYGON")
+    frame.locator("select[name=asset]").select_option("USDC")
+    frame.locator("input[name=amount]").fill("20000")
+    frame.wait_for_selector("#quote [data-testid=receive-amount]", timeout=60_000)
+    frame.wait_for_function("() => !document.querySelector('.htmx-request')")
+    figures["sell_amount"] = timed_step(frame, "Where should we pay you", shop=page)
+    context.close()
+    return figures
+
+
 def measure(origin: str, runs: int) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
@@ -167,6 +251,7 @@ def measure(origin: str, runs: int) -> dict[str, float]:
         try:
             scripted = [walk(browser, origin, True) for _ in range(runs)]
             plain = [walk(browser, origin, False) for _ in range(runs)]
+            framed = [framed_walks(browser, origin) for _ in range(runs)]
         finally:
             browser.close()
 
@@ -183,6 +268,7 @@ def measure(origin: str, runs: int) -> dict[str, float]:
         "step_plain_amount": median(plain, "step_amount"),
         "step_plain_wallet": median(plain, "step_wallet"),
         "asked_again": median(scripted, "asked_again"),
+        **{key: median(framed, key) for key in FRAMED},
     }
 
 
@@ -194,11 +280,19 @@ ROWS = [
     ("step without JS, amount -> wallet (s)", "step_plain_amount", "{:.2f}"),
     ("step without JS, wallet -> review (s)", "step_plain_wallet", "{:.2f}"),
     ("files asked again by the second page", "asked_again", "{:.0f}"),
+    ("framed, JS, amount -> wallet (s)", "framed_amount", "{:.2f}"),
+    ("framed, JS, wallet -> review (s)", "framed_wallet", "{:.2f}"),
+    ("framed, JS, sell: amount -> payout details (s)", "sell_amount", "{:.2f}"),
+    ("framed, JS, sell: payout -> account check (s)", "sell_payout", "{:.2f}"),
+    ("framed, JS, sell: account check -> wallet (s)", "sell_payee", "{:.2f}"),
+    ("framed, JS, sell: wallet -> review (s)", "sell_wallet", "{:.2f}"),
 ]
+FRAMED = ("framed_amount", "framed_wallet", "sell_amount", "sell_payout", "sell_payee",
+          "sell_wallet")
 TARGET_OF = {"first_seconds": "first_seconds", "first_kb": "first_kb",
              "step_js_amount": "step_js", "step_js_wallet": "step_js",
              "step_plain_amount": "step_plain", "step_plain_wallet": "step_plain",
-             "asked_again": "asked_again"}
+             "asked_again": "asked_again", **{key: "step_js" for key in FRAMED}}
 
 
 def main() -> int:
@@ -216,14 +310,15 @@ def main() -> int:
             finally:
                 server.stop()
     before, now = results[args.before], results["now"]
-    print(f"600 ms round trip, 400 kbit/s; median of {args.runs} walks; unframed on-ramp")
-    print(f"{'':42} {args.before:>9} {'now':>9} {'target':>8}")
+    print(f"600 ms round trip, 400 kbit/s; median of {args.runs} walks; the on-ramp on its own "
+          f"page, then both flows in the demo shop's frame")
+    print(f"{'':48} {args.before:>9} {'now':>9} {'target':>8}")
     missed = 0
     for title, key, form in ROWS:
         target = TARGETS[TARGET_OF[key]]
         met = now[key] <= target
         missed += not met
-        print(f"{title:42} {form.format(before[key]):>9} {form.format(now[key]):>9} "
+        print(f"{title:48} {form.format(before[key]):>9} {form.format(now[key]):>9} "
               f"{'<= ' + format(target, 'g'):>8} {'met' if met else 'MISSED'}")
     return 1 if missed else 0
 
