@@ -212,6 +212,8 @@ def create_app() -> Flask:
         CHECKOUT_PUBLIC_URL=CHECKOUT_ORIGIN,
         CHECKOUT_FRAME_ANCESTORS=[SHOP_ORIGIN],
         CHECKOUT_MERCHANT_NAME="Demo shop",
+        # Whom a customer contacts about an order: shown on failure, waiting and status pages.
+        CHECKOUT_SUPPORT={"email": "help@shop.example", "whatsapp": "+254712345678"},
         CHECKOUT_SANDBOX={
             "SANDBOX_TIME_SCALE": TIME_SCALE,
             "SANDBOX_WEBHOOK_URL": f"{SHOP_ORIGIN}/checkout/webhooks",

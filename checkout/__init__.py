@@ -26,7 +26,15 @@ class Checkout:
             self.init_app(app)
 
     def init_app(self, app: Flask) -> None:
-        from . import config, embedded_sandbox, logs, metrics, public_address, ratelimits
+        from . import (
+            config,
+            embedded_sandbox,
+            logs,
+            metrics,
+            public_address,
+            ratelimits,
+            support,
+        )
         from .cli import checkout_cli
         from .composition import build
         from .i18n import init_babel
@@ -37,7 +45,7 @@ class Checkout:
         logs.show_by_default()
         config.apply_defaults(app)
         config.validate(app)
-        for module in (ratelimits, metrics, public_address, embedded_sandbox):
+        for module in (ratelimits, metrics, public_address, embedded_sandbox, support):
             module.check_config(app)
         state = app.extensions["checkout"] = build(app)
         init_babel(app)

@@ -59,6 +59,9 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_QUOTE_MAX_AGE": 240,
     # Shown in the checkout's header; None shows "Checkout".
     "CHECKOUT_MERCHANT_NAME": None,
+    # Whom users contact about an order (checkout.support): any of {"email": ..., "web":
+    # "https://...", "whatsapp": "+...", "phone": "+..."}. None: pages name the merchant.
+    "CHECKOUT_SUPPORT": None,
     # Extra settings for the embedded sandbox (see checkout.sandbox.create_app).
     "CHECKOUT_SANDBOX": {},
     # Webhook receiver (checkout.webhooks): "body" verifies spec 6.3; "data" the variant that signs

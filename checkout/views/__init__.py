@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint
 
-from .. import names, upstream_text
+from .. import names, support, upstream_text
 from ..i18n import format_crypto, format_datetime, format_money
 from ..journey.flow import Flow
 from ..paths import STATIC, TEMPLATES
@@ -28,6 +28,8 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
         bp.add_app_template_filter(template_filter, name)
     for name, template_global in upstream_text.JINJA_GLOBALS.items():
         bp.add_app_template_global(template_global, name)
+    bp.add_app_template_global(support.support_links, "support_links")
+    bp.add_app_template_global(support.merchant_name, "support_merchant")
     from .. import security
     from . import (
         amount,

@@ -896,3 +896,15 @@ def test_a_level_told_of_an_email_is_not_borrowed_by_typing_it(app: Flask) -> No
 ])
 def test_only_a_refusal_that_names_the_level_passed_counts(message, level) -> None:
     assert submission.already_approved(message) == level
+
+
+def test_a_document_under_review_or_refused_says_whom_to_contact(app: Flask, flow: Flow) -> None:
+    """Never the verification partner: the shop, by name (or its support, when set)."""
+    app.config["CHECKOUT_MERCHANT_NAME"] = "Mama Mboga"
+    to_kyc(flow, "5000")
+    flow.landed(flow.post("/kyc", {**NATIONAL_ID, "id_number": "00000000"}), "kyc")
+    assert "Need help? Contact Mama Mboga." in text(flow.get("/kyc"))
+    review_kyc(app)
+    refused = text(flow.get("/kyc"))
+    assert "Your National ID was not accepted" in refused
+    assert "Need help? Contact Mama Mboga." in refused
