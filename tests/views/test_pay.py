@@ -144,7 +144,10 @@ def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
     assert "cannot be sent now" in refused.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("time_scale", [0.01])
+# 0.05: the wait for a new request (30 sandbox seconds) lasts 1.5 s, well inside the unpaid
+# order's 5 minutes (15 s). At 0.01 those were 3 s, which a loaded full run spent before the
+# first reload: the order expired and never offered the request again.
+@pytest.mark.parametrize("time_scale", [0.05])
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # never approved
 def test_stk_push_retry_when_allowed(flow):
     flow.to_pay("stk_push")
