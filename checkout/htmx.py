@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from flask import Response, make_response, redirect, render_template, request
+from flask import Response, g, make_response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
 __all__ = ["is_htmx", "is_boosted", "from_htmx", "htmx_redirect", "shown_at", "render",
@@ -80,5 +80,7 @@ def render(template: str, partial: str | None = None, *, status: int = 200,
     Keep ``status`` at 200 for a form re-rendered with errors: htmx swaps only 2xx by default.
     """
     name = partial if (partial and is_htmx()) else template
+    if name == template and context.get("step"):
+        g.checkout_page_step = context["step"]      # a step's whole page: checkout.views.funnel
     response = make_response(render_template(name, **context), status)
     return add_vary(response)

@@ -58,6 +58,7 @@ def _aware(value: datetime | None) -> datetime | None:
 #   events     parent events recorded as sent (checkout.views.tracking)
 #   tx_hash    the crypto transaction's hash, once known
 #   said_paid  True once the on-ramp's user said "I have paid" (and the upstream took it)
+#   reached    the steps whose page the session was shown, counted once each (checkout.views.funnel)
 #   notices    {page: notice}: a message kept across a redirect, shown once
 #   payee, deposit   the off-ramp's payee check and the hash the user sent
 DATA_FORMAT = 2
@@ -304,6 +305,14 @@ class CheckoutSession:
     @said_paid.setter
     def said_paid(self, value: bool) -> None:
         self.data["said_paid"] = bool(value)
+
+    def reach(self, step: str) -> bool:
+        """Record that the session was shown ``step``'s page: True the first time only."""
+        reached = self.data.setdefault("reached", [])
+        if step in reached:
+            return False
+        reached.append(step)
+        return True
 
     # -- notices across a redirect ----------------------------------------------------------------
 

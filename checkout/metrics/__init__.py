@@ -73,6 +73,9 @@ class Metrics:
     def order_created(self, flow: str) -> None:
         """An order created upstream and attached to its session."""
 
+    def step_reached(self, flow: str, step: str) -> None:
+        """A session was shown ``step``'s page for the first time (the funnel)."""
+
     def rate_limited(self, limit: str) -> None:
         """One of our limits (a name of ``ratelimits.DEFAULT_LIMITS``) refused a request."""
 

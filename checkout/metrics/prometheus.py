@@ -55,6 +55,7 @@ class Families:
     webhooks: Histogram
     sessions: Counter
     orders_created: Counter
+    funnel: Counter
     status_changes: Counter
     rate_limited: Counter
     reconciler: Counter
@@ -81,6 +82,10 @@ class Families:
             orders_created=Counter(
                 "checkout_orders_created", "Orders created upstream by the checkout, by flow",
                 ["flow"], registry=registry),
+            funnel=Counter(
+                "checkout_funnel_sessions", "Sessions that reached each step of each flow, each "
+                "counted once per step: where people stop", ["flow", "step"],
+                registry=registry),
             status_changes=Counter(
                 "checkout_order_status_changes", "Orders that reached a status "
                 "(order_status_changed sent), by flow and status", ["flow", "status"],
@@ -244,6 +249,10 @@ class PrometheusMetrics(Metrics):
     @_never_raises
     def session_opened(self, flow: str, start: str) -> None:
         self.families.sessions.labels(flow, start).inc()
+
+    @_never_raises
+    def step_reached(self, flow: str, step: str) -> None:
+        self.families.funnel.labels(flow, step).inc()
 
     @_never_raises
     def order_created(self, flow: str) -> None:

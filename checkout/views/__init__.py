@@ -37,6 +37,7 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
         budget,
         compression,
         context,
+        funnel,
         health,
         journey,
         kyc,
@@ -58,6 +59,7 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
     assets.init(bp, assets.shipped(STATIC / "checkout"))
     compression.init(bp)
     context.init(bp)
+    funnel.init(bp)
     pages.init(bp)
     health.init(bp)
     launch.init(bp)

@@ -38,7 +38,7 @@
   var ALLOW = "clipboard-write; payment; camera";
   var EVENT_TYPES = {
     "ready": 1, "resize": 1, "order-created": 1, "status-changed": 1,
-    "completed": 1, "failed": 1, "closed": 1, "deposit-requested": 1
+    "completed": 1, "failed": 1, "closed": 1, "deposit-requested": 1, "step-viewed": 1
   };
   // A transaction hash as any chain writes it (hex, base58, base64...): printable ASCII without
   // spaces, and short enough that nothing downstream has to think about its length.

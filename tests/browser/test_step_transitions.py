@@ -37,6 +37,9 @@ def test_continue_moves_on_in_place_with_the_address_focus_and_ready_of_a_new_pa
     page.wait_for_function(
         "(n) => (window.checkoutEvents || []).filter((e) => e.type === 'ready').length > n",
         arg=readies)
+    # And the funnel's event for the shop's own figures (checkout.views.funnel).
+    page.wait_for_function("() => (window.checkoutEvents || []).some((e) => "
+                           "e.type === 'step-viewed' && e.flow === 'onramp' && e.step === 'wallet')")
 
     frame.locator("input[name=address]").fill(ADDRESS)
     frame.locator("input[name=email]").fill("ada@example.com")
