@@ -44,7 +44,8 @@ def button(text: str) -> str:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_keyboard_alone_completes_an_order(page, shop, short_quotes, language):
+def test_keyboard_alone_completes_an_order(page, shop, short_quotes, unpaid_orders_wait,
+                                           language):
     t = catalogue(language).gettext      # the names the user reads
     frame = shop.open(page, countryIsoCode="NG", network="CELO", asset="USDT",
                       currency="local", amount=5000, locale=language)

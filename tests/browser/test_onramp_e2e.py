@@ -62,7 +62,7 @@ def kinds(shop, page) -> list[str]:
     return [event["type"] for event in shop.events(page)]
 
 
-def test_manual_bank_transfer_to_complete(page, shop, short_quotes):
+def test_manual_bank_transfer_to_complete(page, shop, short_quotes, unpaid_orders_wait):
     frame = shop.open(page)
     choose(frame, country="NG", channel="bank", amount="5000")
     screenshot(page, "onramp-manual-1-choose")
@@ -87,7 +87,8 @@ def test_manual_bank_transfer_to_complete(page, shop, short_quotes):
     assert page.context.cookies() == []
 
 
-def test_redirect_payment_leaves_the_frame_and_comes_back_to_complete(page, shop, short_quotes):
+def test_redirect_payment_leaves_the_frame_and_comes_back_to_complete(page, shop, short_quotes,
+                                                                       unpaid_orders_wait):
     return_url = f"{shop.origin}/?returned=1"
     launch = shop.launch_url(countryIsoCode="GH", paymentChannel="bank", network="CELO",
                              asset="USDT", currency="local", amount=100, returnUrl=return_url)
