@@ -10,6 +10,7 @@ younger than ``CHECKOUT_QUOTE_MAX_AGE`` seconds: the upstream's quotes live abou
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,12 @@ def is_current(session: CheckoutSession, flow: Flow) -> bool:
         return False
     young = clock.now() - float(record.get("fetched_at", 0)) < max_age()
     return young and record.get("params") == params_of(session, flow)
+
+
+def holds_until(record: Mapping[str, Any]) -> datetime:
+    """Until when the price of ``record`` is honoured: past it, "Confirm" asks for a new price
+    and shows it before anything is created (``CHECKOUT_QUOTE_MAX_AGE`` from when it was had)."""
+    return datetime.fromtimestamp(float(record.get("fetched_at", 0)) + max_age(), UTC)
 
 
 def required_fields(session: CheckoutSession) -> list[RequiredField]:

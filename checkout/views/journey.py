@@ -418,6 +418,7 @@ def show_review(session: CheckoutSession, *, notice: str | None = None,
     context = pages_of(session).review_context(session)
     return render(f"checkout/{flow.name}/review.html", f"checkout/{flow.name}/_review.html",
                   breakdown=flow.shown_breakdown(session, record), quote_id=record.get("id"),
+                  price_holds_until=quotes.holds_until(record) if record else None,
                   notice=notice,
                   form_error=form_error, step=REVIEW,
                   review_digest=creation.review_digest(session, flow), **context)

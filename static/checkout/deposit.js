@@ -1,5 +1,6 @@
-/* deposit.js: what the off-ramp's deposit page does in the browser, loaded by that page only
- * (before checkout.js, so it listens before checkout.js posts "deposit-requested").
+/* deposit.js: what the pages with a deadline do in the browser (the off-ramp's deposit page, the
+ * on-ramp's pay page, the review's price clock), loaded by them only (before checkout.js, so it
+ * listens before checkout.js posts "deposit-requested").
  *
  * - The parent page may answer with {source: "checkout-parent", version: 1, type: "deposit-sent",
  *   txHash} (embed.js's handle.depositSent): the page's form[data-deposit-form] gets the hash in

@@ -1,0 +1,31 @@
+"""The review's price clock in a browser: the time left counts down, and when it reaches zero the
+review asks for a new price by itself, so "Confirm" is always pressed on a price shown."""
+from __future__ import annotations
+
+import pytest
+
+from .test_onramp_e2e import ADDRESS, choose
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, short_quotes):
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("text=Review your order")
+    first = frame.locator("input[name=quote_id]").get_attribute("value")
+    # deposit.js came with the review (in place): the time left shows, in minutes and seconds.
+    frame.wait_for_selector(
+        "[data-countdown-to]:visible [data-countdown-text]:text-matches('^00:0[0-3]$')")
+    assert frame.locator("[data-testid=price-holds]").inner_text().startswith(
+        "This price holds until ")
+    # The shop's quotes are renewed after 3 s here: the review comes back with a new price.
+    frame.wait_for_function(
+        "(first) => { const q = document.querySelector('input[name=quote_id]');"
+        " return q && q.value && q.value !== first; }", arg=first, timeout=15_000)
+    frame.wait_for_selector("[data-countdown-to]:not([data-countdown-expired]):visible")
