@@ -202,15 +202,19 @@ def framed_walks(browser: Any, origin: str) -> dict[str, float]:
         frames_throttled.append(throttle)
         return context, page, frame
 
+    def nigerian_bank(frame: Any, network: str, asset: str, amount: str) -> None:
+        """The amount step filled in (Nigeria, bank), its price shown."""
+        frame.wait_for_selector("select[name=countryIsoCode]", timeout=60_000)
+        frame.locator("select[name=countryIsoCode]").select_option("NG")
+        frame.locator("input[name=paymentChannel][value=bank]").check()
+        frame.locator("select[name=network]").select_option(network)
+        frame.locator("select[name=asset]").select_option(asset)
+        frame.locator("input[name=amount]").fill(amount)
+        frame.wait_for_selector("#quote [data-testid=receive-amount]", timeout=60_000)
+        frame.wait_for_function("() => !document.querySelector('.htmx-request')")
+
     context, page, frame = open_shop("open")
-    frame.wait_for_selector("select[name=countryIsoCode]", timeout=60_000)
-    frame.locator("select[name=countryIsoCode]").select_option("NG")
-    frame.locator("input[name=paymentChannel][value=bank]").check()
-    frame.locator("select[name=network]").select_option("CELO")
-    frame.locator("select[name=asset]").select_option("USDT")
-    frame.locator("input[name=amount]").fill("5000")
-    frame.wait_for_selector("#quote [data-testid=receive-amount]", timeout=60_000)
-    frame.wait_for_function("() => !document.querySelector('.htmx-request')")
+    nigerian_bank(frame, "CELO", "USDT", "5000")
     figures["framed_amount"] = timed_step(frame, "Where should we send", shop=page)
     frame.locator("input[name=address]").fill(ADDRESS)
     frame.locator("input[name=email]").fill("slow@example.com")
@@ -230,14 +234,7 @@ def framed_walks(browser: Any, origin: str) -> dict[str, float]:
     context.close()
 
     context, page, frame = open_shop("sell-open")
-    frame.wait_for_selector("select[name=countryIsoCode]", timeout=60_000)
-    frame.locator("select[name=countryIsoCode]").select_option("NG")
-    frame.locator("input[name=paymentChannel][value=bank]").check()
-    frame.locator("select[name=network]").select_option("POLYGON")
-    frame.locator("select[name=asset]").select_option("USDC")
-    frame.locator("input[name=amount]").fill("20000")
-    frame.wait_for_selector("#quote [data-testid=receive-amount]", timeout=60_000)
-    frame.wait_for_function("() => !document.querySelector('.htmx-request')")
+    nigerian_bank(frame, "POLYGON", "USDC", "20000")
     figures["sell_amount"] = timed_step(frame, "Where should we pay you", shop=page)
     context.close()
     return figures
