@@ -16,9 +16,9 @@ through DevTools: 600 ms round trip, 400 kbit/s each way. For each version it pr
 - **files asked again** by the second page of the session (CSS, JavaScript, icons);
 - **steps in the demo shop's frame**, with JavaScript: the on-ramp chosen by the customer
   (amount, wallet), a sale chosen by the customer (amount, to the payout details, a page with a
-  script of its own) and the Nigerian sale (payout details, account check, wallet). The KYC
-  step is not timed: its "Send" carries the photos, whose bytes alone take seconds at this
-  speed.
+  script of its own) and the Nigerian sale (payout details, account check, wallet); the same
+  sale without JavaScript, in the shop's own <noscript> frame. The KYC step is not timed: its
+  "Send" carries the photos, whose bytes alone take seconds at this speed.
 
 Times are the median of ``--runs`` (3) walks, each in a new browser context. A benchmark, not a
 test: the figures depend on the machine and its load, the emulated network on Chromium's shaping.
@@ -182,18 +182,21 @@ def walk(browser: Any, origin: str, javascript: bool) -> dict[str, float]:
     return figures
 
 
-def framed_walks(browser: Any, origin: str) -> dict[str, float]:
-    """The steps of both flows and the way into the KYC step, in the demo shop's frame."""
+def framed_walks(browser: Any, origin: str, javascript: bool = True) -> dict[str, float]:
+    """The steps of both flows in the demo shop's frame; without JavaScript (the shop's own
+    <noscript> frame), the Nigerian sale's."""
     shop = origin.replace("localhost", "127.0.0.1")
     figures: dict[str, float] = {}
     frames_throttled: list[Any] = []
 
     def open_shop(preset: str) -> tuple[Any, Any, Any]:
-        context = browser.new_context(viewport={"width": 360, "height": 780})
+        context = browser.new_context(viewport={"width": 360, "height": 780},
+                                      java_script_enabled=javascript)
         page = context.new_page()
         Wire(page)
         page.goto(f"{shop}/?preset={preset}", wait_until="load")
-        frame = page.wait_for_selector("iframe.checkout-frame", timeout=60_000).content_frame()
+        frames = "iframe.checkout-frame" if javascript else "iframe.shop-frame"
+        frame = page.wait_for_selector(frames, timeout=60_000).content_frame()
         # The checkout is another site: Chromium runs its frame in a process of its own, which
         # the page's emulation does not reach. The frame gets the same network.
         throttle = context.new_cdp_session(frame)
@@ -212,6 +215,21 @@ def framed_walks(browser: Any, origin: str) -> dict[str, float]:
         frame.locator("input[name=amount]").fill(amount)
         frame.wait_for_selector("#quote [data-testid=receive-amount]", timeout=60_000)
         frame.wait_for_function("() => !document.querySelector('.htmx-request')")
+
+    if not javascript:
+        # The frame keeps its height without script: nothing moves under a tap.
+        context, page, frame = open_shop("sell-ng")
+        frame.wait_for_selector("select[name=bankCode]", timeout=60_000)
+        frame.locator("select[name=bankCode]").select_option("011:02")
+        frame.locator("input[name=bankAccountNumber]").fill("0123456789")
+        figures["plain_sell_payout"] = timed_step(frame, "We found this account", "Continue",
+                                                  "text")
+        figures["plain_sell_payee"] = timed_step(frame, "Which wallet do you send",
+                                                 "Yes, pay this account")
+        frame.locator("input[name=address]").fill(ADDRESS)
+        figures["plain_sell_wallet"] = timed_step(frame, "Review your order")
+        context.close()
+        return figures
 
     context, page, frame = open_shop("open")
     nigerian_bank(frame, "CELO", "USDT", "5000")
@@ -249,6 +267,7 @@ def measure(origin: str, runs: int) -> dict[str, float]:
             scripted = [walk(browser, origin, True) for _ in range(runs)]
             plain = [walk(browser, origin, False) for _ in range(runs)]
             framed = [framed_walks(browser, origin) for _ in range(runs)]
+            framed_plain = [framed_walks(browser, origin, False) for _ in range(runs)]
         finally:
             browser.close()
 
@@ -266,6 +285,7 @@ def measure(origin: str, runs: int) -> dict[str, float]:
         "step_plain_wallet": median(plain, "step_wallet"),
         "asked_again": median(scripted, "asked_again"),
         **{key: median(framed, key) for key in FRAMED},
+        **{key: median(framed_plain, key) for key in FRAMED_PLAIN},
     }
 
 
@@ -283,13 +303,18 @@ ROWS = [
     ("framed, JS, sell: payout -> account check (s)", "sell_payout", "{:.2f}"),
     ("framed, JS, sell: account check -> wallet (s)", "sell_payee", "{:.2f}"),
     ("framed, JS, sell: wallet -> review (s)", "sell_wallet", "{:.2f}"),
+    ("framed, no JS, sell: payout -> account check (s)", "plain_sell_payout", "{:.2f}"),
+    ("framed, no JS, sell: account check -> wallet (s)", "plain_sell_payee", "{:.2f}"),
+    ("framed, no JS, sell: wallet -> review (s)", "plain_sell_wallet", "{:.2f}"),
 ]
 FRAMED = ("framed_amount", "framed_wallet", "sell_amount", "sell_payout", "sell_payee",
           "sell_wallet")
+FRAMED_PLAIN = ("plain_sell_payout", "plain_sell_payee", "plain_sell_wallet")
 TARGET_OF = {"first_seconds": "first_seconds", "first_kb": "first_kb",
              "step_js_amount": "step_js", "step_js_wallet": "step_js",
              "step_plain_amount": "step_plain", "step_plain_wallet": "step_plain",
-             "asked_again": "asked_again", **{key: "step_js" for key in FRAMED}}
+             "asked_again": "asked_again", **{key: "step_js" for key in FRAMED},
+             **{key: "step_plain" for key in FRAMED_PLAIN}}
 
 
 def main() -> int:
