@@ -49,6 +49,12 @@ class Breakdown:
         nothing)."""
         return replace(self, rows=tuple(row for row in self.rows if row.testid != testid))
 
+    def changes_since(self, before: Breakdown) -> list[tuple[PriceRow, PriceRow]]:
+        """(before, now) for each line of this price whose amount is not what it was."""
+        earlier = {(str(row.label), row.kind, row.unit): row for row in before.rows}
+        pairs = [(earlier.get((str(row.label), row.kind, row.unit)), row) for row in self.rows]
+        return [(old, new) for old, new in pairs if old is not None and old.amount != new.amount]
+
 
 class Flow(ABC):
     """What one flow does differently (see the module docstring)."""

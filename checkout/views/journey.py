@@ -403,12 +403,17 @@ def step_page(session: CheckoutSession, step: str) -> Response:
 # -- review -------------------------------------------------------------------------------------------
 
 def show_review(session: CheckoutSession, *, notice: str | None = None,
-                form_error: str | None = None) -> Response:
+                form_error: str | None = None,
+                before: Mapping[str, Any] | None = None) -> Response:
+    """The review; ``before``: the quote the user last saw, when the price was renewed since
+    (each amount that moved is shown before and now)."""
     flow = flow_of(session)
     if notice is None and form_error is None:
+        old = session.quote
         session, changed = quotes.refresh(get_state().sessions, session, flow)
         if changed and session.reviewed:
             notice = _("The price has been updated. Check it before you confirm.")
+            before = old
         if not session.reviewed:
             def seen(fresh: CheckoutSession) -> None:
                 fresh.reviewed = True
@@ -416,8 +421,11 @@ def show_review(session: CheckoutSession, *, notice: str | None = None,
             session = get_state().sessions.update(session.id, seen)
     record = session.quote or {}
     context = pages_of(session).review_context(session)
+    breakdown = flow.shown_breakdown(session, record)
     return render(f"checkout/{flow.name}/review.html", f"checkout/{flow.name}/_review.html",
-                  breakdown=flow.shown_breakdown(session, record), quote_id=record.get("id"),
+                  breakdown=breakdown, quote_id=record.get("id"),
+                  price_changes=breakdown.changes_since(flow.shown_breakdown(session, before))
+                  if before and record else [],
                   price_holds_until=quotes.holds_until(record) if record else None,
                   notice=notice,
                   form_error=form_error, step=REVIEW,
@@ -447,19 +455,24 @@ def _review_page(session: CheckoutSession) -> Response:
         # What the review would show no longer holds: its step again, saying why.
         return _back_to_field(session, flow, *problem)
     session, notice = take_notice(session, REVIEW)
-    return show_review(session, notice=notice.get("notice"), form_error=notice.get("form_error"))
+    return show_review(session, notice=notice.get("notice"), form_error=notice.get("form_error"),
+                       before=notice.get("before"))
 
 
 def _back_to_review(session: CheckoutSession, *, notice: str | None = None,
-                    form_error: str | None = None) -> Response:
-    """After "Confirm" did not create the order: the review again, by a redirect."""
-    keep_notice(session, REVIEW, {"notice": notice, "form_error": form_error})
+                    form_error: str | None = None,
+                    before: Mapping[str, Any] | None = None) -> Response:
+    """After "Confirm" did not create the order: the review again, by a redirect; ``before``:
+    the quote the user confirmed, when the price was renewed (the review shows what moved)."""
+    keep_notice(session, REVIEW, {"notice": notice, "form_error": form_error,
+                                  "before": dict(before) if before else None})
     return htmx_redirect(step_url(session, REVIEW))
 
 
 def _requote(session: CheckoutSession, notice: str) -> Response:
+    before = session.quote
     session = quotes.requote(get_state().sessions, session, flow_of(session))
-    return _back_to_review(session, notice=notice)
+    return _back_to_review(session, notice=notice, before=before)
 
 
 def _show_confirming(session: CheckoutSession) -> Response:

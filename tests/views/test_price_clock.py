@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from decimal import Decimal
 
 from checkout.journey import clock, quotes
+
+
+def amount_in(text: str) -> Decimal:
+    """The number in a formatted amount ("NGN 5,250.00")."""
+    return Decimal(re.sub(r"[^0-9.]", "", text))
 
 
 def clock_of(html: str) -> tuple[str, datetime, str]:
@@ -44,3 +50,38 @@ def test_a_lapsed_price_is_asked_again_and_the_clock_starts_again(app, flow, mon
     _said, deadline, _asks = clock_of(again)
     assert deadline == quotes.holds_until(renewed) and deadline.timestamp() > lapsed
     assert f'name="quote_id" value="{renewed["id"]}"' in again
+
+
+def test_a_renewed_price_shows_each_amount_that_moved_before_and_now(app, flow, monkeypatch):
+    """The price lapsed before "Confirm", and the new one asks more: the review says so, the old
+    and the new amount side by side, before anything can be confirmed."""
+    from checkout.state import get_state
+
+    flow.start()
+    review = flow.to_review()
+    before = flow.session.quote["cashout"]["localCurrencyAmount"]
+    with app.app_context():
+        onramp = get_state().flows["onramp"]
+    real = onramp.request_quote
+
+    def dearer(params):
+        record = real(params)
+        cashout = dict(record["cashout"])
+        cashout["localCurrencyAmount"] = str(Decimal(str(cashout["localCurrencyAmount"])) + 250)
+        return {**record, "cashout": cashout}
+
+    monkeypatch.setattr(onramp, "request_quote", dearer)
+    app.config["CHECKOUT_QUOTE_MAX_AGE"] = 0
+    page = flow.landed(flow.create(review), "review").get_data(as_text=True)
+    table = re.search(r'<table class="price-change" data-testid="price-change">(.*?)</table>',
+                      page, re.S)
+    assert table, page[:4000]
+    rows = re.findall(r'<tr><th scope="row">([^<]+)</th><td>([^<]+)</td><td[^>]*>([^<]+)</td>',
+                      table.group(1))
+    assert [row[0] for row in rows] == ["You pay"]
+    (_label, old, new), = rows
+    assert amount_in(old) == Decimal(str(before))
+    assert amount_in(new) == Decimal(str(before)) + 250
+    assert flow.session.order_id is None
+    # Said once: the review's next showing is the price alone.
+    assert "price-change" not in flow.get("/review").get_data(as_text=True)
