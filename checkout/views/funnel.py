@@ -2,8 +2,9 @@
 
 A whole page of a step (a page rendered with its ``step``: :func:`checkout.htmx.render` notes it)
 shown to a session counts once per session and step in ``checkout_funnel_sessions`` (with metrics
-on), and tells the merchant's page ``step-viewed`` (``base.html``, once per step in a tab). Only a
-flow and a step name: nothing personal. A part of a page (a price, a poll) is no step viewed, and
+on). Its ``<main>`` names the flow and the step (``base.html``), and checkout.js tells a framing
+merchant's page ``step-viewed`` (once per step in a tab). Only a flow and a step name: nothing
+personal. A part of a page (a price, a poll) is no step viewed, and
 neither is the order view address (checkout.capabilities), which is not the user's session.
 """
 from __future__ import annotations

@@ -3,7 +3,8 @@
  * - Posts events to the parent page ({source: "checkout", version: 1, type, sessionId, ...}) with
  *   targetOrigin = the exact origin in <meta name="checkout-parent-origin">, never "*". Without that
  *   meta (or when not framed) nothing is posted.
- * - "ready" once, "resize" with the document height whenever it changes.
+ * - "ready" once, "resize" with the document height whenever it changes, "step-viewed" (flow and
+ *   step, from <main>) once per step of the session.
  * - Elements [data-checkout-event] (rendered by the parent_event macro) become events, on load and
  *   after every htmx swap, each once per data-event-key (in this page and, when available, in
  *   sessionStorage, so a reload does not repeat "order-created").
@@ -157,6 +158,18 @@
       remember(key);
       post(type, extra);
     }
+  }
+
+  // The step on screen (<main data-checkout-step>), once per step of the session in this tab:
+  // the merchant's funnel. Only the flow and the step's name.
+  function postStepViewed() {
+    var main = document.getElementById("checkout-main");
+    var step = main && main.getAttribute("data-checkout-step");
+    if (!step) return;
+    var key = (sessionId || "") + ":step-viewed:" + step;
+    if (seen(key)) return;
+    remember(key);
+    post("step-viewed", { flow: main.getAttribute("data-checkout-flow"), step: step });
   }
 
   var lastHeight = 0;
@@ -561,6 +574,7 @@
       window.addEventListener("resize", reportHeight);
     }
     postPageEvents(document);
+    postStepViewed();
     if (!focusFirstError() && (isStepChange() || document.querySelector("main [data-autofocus]"))) {
       focusStepHeading();
     }
@@ -619,6 +633,7 @@
         window.scrollTo(0, 0);
         if (!focusFirstError()) focusStepHeading();
         post("ready");
+        postStepViewed();
         // After the page is in: a script of its own (filter.js, kyc.js) starts on it. The page
         // works without it meanwhile, as without JavaScript. Only steps come in place: the
         // order's pages (deposit.js, which must hear the page's first events) are loaded.
