@@ -1,4 +1,5 @@
-"""Lighthouse's mobile scores of the first page of each flow, as a user's phone would load it.
+"""Lighthouse's mobile scores of the first page of each flow and of the identity step, as a
+user's phone would load them.
 
 Run: ``npm ci --prefix bench/node`` once (Lighthouse at the locked version; the tests do not
 need it), then ``.venv/bin/python bench/lighthouse.py``.
@@ -47,6 +48,12 @@ FIRST_PAGES = {
     "offramp (amount given)": {"countryIsoCode": "NG", "paymentChannel": "bank",
                                "network": "POLYGON", "asset": "USDC", "currency": "local",
                                "amount": 20000},
+    # A purchase above Kenya's threshold with everything else given: the identity step.
+    "onramp (identity step)": {"countryIsoCode": "KE", "paymentChannel": "mobile_money",
+                               "network": "CELO", "asset": "USDT", "currency": "local",
+                               "amount": 8000, "phoneNumber": "0712345678",
+                               "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                               "email": "kyc@example.com"},
 }
 
 
