@@ -16,7 +16,8 @@ def test_unsigned_start_shows_the_choose_page(flow):
     html = page.get_data(as_text=True)
     assert page.status_code == 200
     assert "Nigeria" in html and 'name="amount"' in html
-    assert 'hx-trigger="input changed delay:400ms, load"' in html
+    # No amount yet: the price is asked as one is typed, not on load (an empty answer).
+    assert 'hx-trigger="input changed delay:400ms"' in html
     assert page.headers["Vary"] and "HX-Request" in page.headers["Vary"]
 
 
@@ -308,3 +309,15 @@ def test_the_answers_to_did_you_mean_are_one_tap_away(flow):
     assert "hidden" in first and "amount_suggested" not in first
     flow.choose(amount="5000.5", amount_suggested="5000,5")
     assert flow.session.answers["amount"] == "5000.5"
+
+
+def test_an_amount_already_given_has_its_price_asked_as_the_page_loads(app, client):
+    """A shop that gave the amount (or the step shown again with one): the price comes by
+    itself, after the page, so the page never waits for the upstream."""
+    from .conftest import Flow
+
+    flow = Flow(app, client)
+    html = flow.start(countryIsoCode="NG", paymentChannel="bank", amount="5000",
+                      currency="local", lock=[]).get_data(as_text=True)
+    assert 'name="amount"' in html
+    assert 'hx-trigger="input changed delay:400ms, load"' in html
