@@ -353,6 +353,12 @@
     form.setAttribute("aria-busy", "true");
     var sending = meta("checkout-sending");
     if (sending) announce(sending);
+    // A plain form's post takes this page away: from now on no request of it starts (the price
+    // clock's, a poll), and no answer still on its way acts. An HX-Redirect landing meanwhile
+    // would cut the post's own page short ("Confirm" and its order's page, whose first showing
+    // carries order-created).
+    var target = (form.getAttribute("target") || "").toLowerCase();
+    if (!target || target === "_self") departed = true;
   }
 
   /* A boosted form (a step's "Continue") is sent once too, and once it is on its way this page
@@ -560,6 +566,9 @@
     });
     document.body.addEventListener("htmx:confirm", onConfirm);
     document.body.addEventListener("htmx:confirm", onLeavingConfirm);
+    document.body.addEventListener("htmx:beforeOnLoad", function (event) {
+      if (departed) event.preventDefault();     // this page is going: its answers go with it
+    });
     document.body.addEventListener("htmx:beforeRequest", markBusy);
     document.body.addEventListener("htmx:afterRequest", unmarkBusy);
     // Back to a page from the browser's cache: its forms are not on their way any more.

@@ -29,3 +29,30 @@ def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, sho
         "(first) => { const q = document.querySelector('input[name=quote_id]');"
         " return q && q.value && q.value !== first; }", arg=first, timeout=15_000)
     frame.wait_for_selector("[data-countdown-to]:not([data-countdown-expired]):visible")
+
+
+def test_once_confirm_is_pressed_the_clock_asks_nothing_more(page, shop):
+    """The price clock reaching zero as "Confirm" is on its way: its request for the review
+    would find the order made and send the frame to it (HX-Redirect), cutting short the order
+    page the confirm itself opens, whose first showing carries order-created (lost, in loaded
+    runs). Once a form is leaving, the page starts no request."""
+    frame = shop.open(page)
+    choose(frame, country="NG", channel="bank", amount="5000")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("text=Review your order")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url)
+            if r.method == "GET" and r.resource_type in ("xhr", "fetch") else None)
+    shop.steady(page).evaluate("""() => {
+      document.querySelector('form[action$="/create"] button[type=submit]').click();
+      document.querySelector('[data-countdown-to]').dispatchEvent(
+        new CustomEvent('countdown-expired', {bubbles: true}));
+    }""")
+    created = shop.wait_for_event(page, "order-created")
+    assert created["order"]["id"]
+    shop.frame(page).wait_for_selector("[data-transfer-type]")
+    assert [url for url in asked if url.endswith("/review")] == [], asked
