@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from .test_onramp_e2e import ADDRESS, choose
+from .test_onramp_e2e import choose, wallet_and_review
 
 pytestmark = pytest.mark.browser
 
 
-def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, short_quotes):
+def open_review(page, shop):
+    """A Nigerian bank purchase, walked to its review; its frame."""
     frame = shop.open(page)
     choose(frame, country="NG", channel="bank", amount="5000")
     shop.click(page, "button", "Continue")
     frame.wait_for_selector("input[name=address]")
-    frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("ada@example.com")
-    shop.click(page, "button", "Continue")
-    frame.wait_for_selector("text=Review your order")
+    wallet_and_review(shop, page, frame)
+    return frame
+
+
+def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, short_quotes):
+    frame = open_review(page, shop)
     first = frame.locator("input[name=quote_id]").get_attribute("value")
     # deposit.js came with the review (in place): the time left shows, in minutes and seconds.
     frame.wait_for_selector(
@@ -36,14 +39,7 @@ def test_once_confirm_is_pressed_the_clock_asks_nothing_more(page, shop):
     would find the order made and send the frame to it (HX-Redirect), cutting short the order
     page the confirm itself opens, whose first showing carries order-created (lost, in loaded
     runs). Once a form is leaving, the page starts no request."""
-    frame = shop.open(page)
-    choose(frame, country="NG", channel="bank", amount="5000")
-    shop.click(page, "button", "Continue")
-    frame.wait_for_selector("input[name=address]")
-    frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("ada@example.com")
-    shop.click(page, "button", "Continue")
-    frame.wait_for_selector("text=Review your order")
+    frame = open_review(page, shop)
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url)
             if r.method == "GET" and r.resource_type in ("xhr", "fetch") else None)
