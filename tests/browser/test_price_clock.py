@@ -39,7 +39,7 @@ def test_once_confirm_is_pressed_the_clock_asks_nothing_more(page, shop):
     would find the order made and send the frame to it (HX-Redirect), cutting short the order
     page the confirm itself opens, whose first showing carries order-created (lost, in loaded
     runs). Once a form is leaving, the page starts no request."""
-    frame = open_review(page, shop)
+    open_review(page, shop)
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url)
             if r.method == "GET" and r.resource_type in ("xhr", "fetch") else None)
