@@ -369,7 +369,7 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
             return status_views.show_status(session)    # its stored status, said so
         order, fetched, seen = read.order, read.fetched, read.seen
         if read.known_at is not None:
-            message = message or status_views.known_at_text(read.known_at)
+            message = message or tracking.known_at_text(read.known_at)
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
         # The status page, from the order just read (not from a create's kept answer, which may

@@ -157,7 +157,7 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
             return status_views.show_status(session)    # its stored status, said so
         order, fetched, seen = read.order, read.fetched, read.seen
         if read.known_at is not None:
-            message, message_kind = status_views.known_at_text(read.known_at), "info"
+            message, message_kind = tracking.known_at_text(read.known_at), "info"
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
         # Moved on: the status page, from the order just read (a create's kept answer may be

@@ -28,7 +28,6 @@ from ..addresses import explorer_tx_url
 from ..capabilities import OrderView, session_id_of
 from ..errors import UpstreamUnavailable
 from ..htmx import htmx_redirect, is_htmx, render
-from ..i18n import format_datetime
 from ..public_address import external_url
 from ..qr import qr_svg
 from ..ratelimits import limited
@@ -75,12 +74,6 @@ def read_order(session: CheckoutSession, fetch: Callable[[str], OrderT],
                 return None
             raise
         return OrderRead(parse(kept[0]), None, seen, kept[1])
-
-
-def known_at_text(moment: datetime) -> str:
-    """What a page of an order says when the upstream cannot be asked, shown as last read."""
-    return _("Our payment partner is not answering right now. These are the details as we "
-             "last read them, at %(time)s.", time=format_datetime(moment))
 
 
 def resume_context(session: CheckoutSession, provider_resume_url: str | None = None,

@@ -33,10 +33,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import current_app, request
+from flask_babel import gettext as _
 
 from .. import order_status
 from ..errors import UpstreamError
 from ..htmx import from_htmx
+from ..i18n import format_datetime
 from ..security import event_target_origin
 from ..sessions import CheckoutSession
 from ..state import flow_of, get_state
@@ -93,6 +95,12 @@ def last_read(seen: order_status.StoredOrder | None) -> tuple[Mapping[str, Any],
     fetched_at = _aware(seen.fetched_at)
     assert fetched_at is not None
     return seen.full_order, fetched_at
+
+
+def known_at_text(moment: datetime) -> str:
+    """What a page of an order says when the upstream cannot be asked, shown as last read."""
+    return _("Our payment partner is not answering right now. These are the details as we "
+             "last read them, at %(time)s.", time=format_datetime(moment))
 
 
 def out_of_date(current: OrderStatus) -> datetime | None:
