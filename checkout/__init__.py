@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, current_app, has_request_context, url_for
 
 __all__ = ["Checkout"]
 __version__ = "0.1.0"
@@ -66,3 +66,25 @@ class Checkout:
         from .launch import launch_url
 
         return launch_url(current_app, flow, **claims)
+
+    @staticmethod
+    def receipt_url(order_id: str, flow: str, locale: str | None = None) -> str:
+        """The address of an order's receipt (call in an app context), for your own emails and
+        order pages: absolute on the checkout's public address (``CHECKOUT_PUBLIC_URL``, else
+        ``SERVER_NAME``), else relative to your site. It opens for ``CHECKOUT_RECEIPT_DAYS``;
+        ``flow`` is the order's (``order_status_changed`` gives both), ``locale`` the language
+        it opens in (the reader can choose another)."""
+        from .capabilities import receipt_token
+        from .public_address import public_base
+
+        if flow not in ("onramp", "offramp"):
+            raise ValueError(f"flow must be onramp or offramp, not {flow!r}")
+        token = receipt_token(order_id, flow, locale)
+        # Outside a request only a configured address counts (no Host to trust or not).
+        base = public_base()
+        if has_request_context():
+            path = url_for("checkout.receipt", token=token)
+        else:
+            with current_app.test_request_context():
+                path = url_for("checkout.receipt", token=token)
+        return (base or "") + path

@@ -9,6 +9,15 @@ key derived from the launch secret. It names nothing readable, cannot be forged 
 another session's, and the pages it opens (:mod:`checkout.views.status`) show that order's status
 and the way back to the shop: no form, no resume link, no session id, no anti-forgery token.
 
+A **receipt token** opens one order's receipt (:mod:`checkout.views.receipts`): the order's id,
+its flow and the language it was made in, sealed the same way under a key of its own. It needs no
+session, so a receipt outlives the session's seven days.
+
+Both expire ``CHECKOUT_RECEIPT_DAYS`` (90 by default) after they are made: the ``exp`` claim is
+inside the encrypted token, so it cannot be moved. An order view token made before tokens carried
+one (the session id alone) is still read: it opens nothing once its session has ended, which is
+seven days at most.
+
 Rotating ``CHECKOUT_LAUNCH_SECRET`` retires the tokens made under the old one: a user coming back
 from a payment page with one then sees "not found" (the order itself is not affected).
 """
@@ -16,52 +25,118 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, current_app
-from joserfc import jwe
+from joserfc import jwe, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import OctKey
 
 from .inputs import is_session_id
 from .sessions import CheckoutSession
 
-__all__ = ["order_view_token", "session_id_of", "OrderView"]
+__all__ = ["order_view_token", "session_id_of", "OrderView", "ReceiptLink", "receipt_token",
+           "receipt_link_of"]
 
 ALGORITHMS = ["dir", "A256GCM"]
 HEADER = {"alg": "dir", "enc": "A256GCM"}
-PURPOSE = b"checkout order view token v1"
-MAX_TOKEN_LENGTH = 512          # ours are about 140 characters
+ORDER_VIEW = b"checkout order view token v1"
+RECEIPT = b"checkout receipt token v1"
+MAX_TOKEN_LENGTH = 512          # ours are about 140 to 220 characters
+DAY = 86400
 
 
-def _key(app: Flask) -> OctKey:
+def _key(app: Flask, purpose: bytes) -> OctKey:
     secret = app.config["CHECKOUT_LAUNCH_SECRET"]
     raw = secret.encode() if isinstance(secret, str) else bytes(secret)
-    # A key of its own, derived for this one purpose: a launch token's signing key never
-    # encrypts, and this key never signs.
-    return OctKey.import_key(hmac.new(raw, PURPOSE, hashlib.sha256).digest())
+    # A key of its own, derived for each purpose: a launch token's signing key never encrypts,
+    # and an order view token is never a receipt token, nor the other way round.
+    return OctKey.import_key(hmac.new(raw, purpose, hashlib.sha256).digest())
 
 
-def order_view_token(session_id: str, app: Flask | None = None) -> str:
-    """A token that opens the order view of ``session_id``'s order, and nothing else."""
-    return jwe.encrypt_compact(HEADER, session_id.encode(), _key(app or current_app),
-                               algorithms=ALGORITHMS)
+def _seal(app: Flask, purpose: bytes, claims: dict[str, Any], now: float | None) -> str:
+    days = float(app.config["CHECKOUT_RECEIPT_DAYS"])
+    expires = int((time.time() if now is None else now) + days * DAY)
+    return jwt.encode(HEADER, {**claims, "exp": expires}, _key(app, purpose),
+                      algorithms=ALGORITHMS, registry=jwe.JWERegistry(algorithms=ALGORITHMS))
 
 
-def session_id_of(token: str, app: Flask | None = None) -> str | None:
-    """The session id inside an order view token, or None for anything not made by us."""
+def _open(app: Flask, purpose: bytes, token: str) -> dict[str, Any] | None:
+    """The claims of a token we made for ``purpose`` and that has not expired, else None."""
     if not isinstance(token, str) or not 0 < len(token) <= MAX_TOKEN_LENGTH:
         return None
     try:
-        plain = jwe.decrypt_compact(token, _key(app or current_app),
-                                    algorithms=ALGORITHMS).plaintext
+        claims = jwt.decode(token, _key(app, purpose), algorithms=ALGORITHMS,
+                            registry=jwe.JWERegistry(algorithms=ALGORITHMS)).claims
     except (JoseError, ValueError, TypeError):
         return None
-    try:
-        session_id = (plain or b"").decode("ascii")
-    except UnicodeDecodeError:
+    expires = claims.get("exp")
+    if isinstance(expires, bool) or not isinstance(expires, int) or expires <= time.time():
         return None
-    return session_id if is_session_id(session_id) else None
+    return claims
+
+
+def order_view_token(session_id: str, app: Flask | None = None, *,
+                     now: float | None = None) -> str:
+    """A token that opens the order view of ``session_id``'s order, and nothing else, until
+    ``CHECKOUT_RECEIPT_DAYS`` from ``now``."""
+    return _seal(app or current_app, ORDER_VIEW, {"sid": session_id}, now)
+
+
+def _legacy_session_id(app: Flask, token: str) -> str | None:
+    """The session id of an order view token made before tokens expired (the id, bare)."""
+    try:
+        plain = jwe.decrypt_compact(token, _key(app, ORDER_VIEW), algorithms=ALGORITHMS).plaintext
+        return (plain or b"").decode("ascii")
+    except (JoseError, ValueError, TypeError, UnicodeDecodeError):
+        return None
+
+
+def session_id_of(token: str, app: Flask | None = None) -> str | None:
+    """The session id inside an order view token, or None for anything not made by us or
+    expired."""
+    app = app or current_app
+    claims = _open(app, ORDER_VIEW, token)
+    if claims is not None:
+        session_id = claims.get("sid")
+    elif isinstance(token, str) and 0 < len(token) <= MAX_TOKEN_LENGTH:
+        # An expired token decrypts here too, but to its claims as JSON, never a session id.
+        session_id = _legacy_session_id(app, token)
+    else:
+        return None
+    return session_id if isinstance(session_id, str) and is_session_id(session_id) else None
+
+
+@dataclass(frozen=True)
+class ReceiptLink:
+    """What a receipt token opens: one order of one flow, shown first in ``locale``."""
+
+    order_id: str
+    flow: str
+    locale: str | None
+
+
+def receipt_token(order_id: str, flow: str, locale: str | None = None,
+                  app: Flask | None = None, *, now: float | None = None) -> str:
+    """A token that opens the receipt of ``order_id`` (of ``flow``) until
+    ``CHECKOUT_RECEIPT_DAYS`` from ``now``."""
+    claims: dict[str, Any] = {"oid": order_id, "flow": flow}
+    if locale:
+        claims["loc"] = locale
+    return _seal(app or current_app, RECEIPT, claims, now)
+
+
+def receipt_link_of(token: str, app: Flask | None = None) -> ReceiptLink | None:
+    """The order a receipt token opens, or None for anything not made by us or expired."""
+    claims = _open(app or current_app, RECEIPT, token)
+    if claims is None:
+        return None
+    order_id, flow, locale = claims.get("oid"), claims.get("flow"), claims.get("loc")
+    if not isinstance(order_id, str) or not order_id or not isinstance(flow, str):
+        return None
+    return ReceiptLink(order_id, flow, locale if isinstance(locale, str) else None)
 
 
 class OrderView:

@@ -57,6 +57,8 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_STATUS_MAX_AGE": 30,
     # A shown price older than this is re-quoted at review (upstream quotes live about 10 minutes).
     "CHECKOUT_QUOTE_MAX_AGE": 240,
+    # Days a receipt link (and an order view address) opens its order after it was made.
+    "CHECKOUT_RECEIPT_DAYS": 90,
     # Shown in the checkout's header; None shows "Checkout".
     "CHECKOUT_MERCHANT_NAME": None,
     # Whom users contact about an order (checkout.support): any of {"email": ..., "web":
@@ -193,6 +195,7 @@ def validate(app: Flask) -> None:
     days = app.config.get("CHECKOUT_KYC_REMEMBER_DAYS")
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0:
         raise ConfigurationError("CHECKOUT_KYC_REMEMBER_DAYS must be a number of days above 0")
+    _positive(app, "CHECKOUT_RECEIPT_DAYS")
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")

@@ -63,8 +63,9 @@ def _supported(tag: str | None) -> str | None:
 def select_locale() -> str:
     """The locale of the current checkout request (see the module docstring)."""
     session = g.get("checkout_session")
+    # A page without a session may know the language it was made in (a receipt's link).
     for candidate in (session.locale if session is not None else None,
-                      request.args.get("locale")):
+                      request.args.get("locale"), g.get("checkout_page_locale")):
         chosen = _supported(candidate)
         if chosen:
             return chosen

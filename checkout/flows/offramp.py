@@ -27,7 +27,8 @@ from ..journey import quotes
 from ..journey.flow import Breakdown, Flow, PriceRow
 from ..journey.steps import Journey, Step
 from ..kyc.standing import KycStanding
-from ..names import network_name
+from ..names import network_name, payout_name
+from ..receipts import Receipt, masked
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
 from ..upstream.client import UpstreamClient
@@ -277,3 +278,28 @@ class OfframpFlow(Flow):
 
     def fetch_order(self, order_id: str) -> OfframpOrder:
         return self.upstream.offramp_order(order_id)
+
+    def parse_order(self, data: Mapping[str, Any]) -> OfframpOrder:
+        return OfframpOrder.from_json(data)
+
+    def receipt(self, order: OfframpOrder) -> Receipt:
+        record = {"cashout": order.cashout.raw if order.cashout else {},
+                  "offer": {"currencyIsoCode": order.currency_iso_code,
+                            "exchangeRate": order.exchange_rate},
+                  "params": {"asset": order.asset}}
+        price = self.breakdown(record)
+        merchant_funded = order.payment_type == VIRTUAL_WALLET
+        if merchant_funded:
+            # Paid from the merchant's balance: the user sent nothing, as the review said.
+            price = price.without("send-amount")
+        wallets = () if merchant_funded else (
+            Receipt.wallet(_l("Your wallet"), order.network, order.from_address)
+            + Receipt.wallet(_l("Sent to"), order.network, order.to_address))
+        details = tuple(
+            (item.label or "", item.value if item.type == "enum" else masked(item.value))
+            for item in order.offer_required_fields if item.value)
+        channel = order.payment_channel or order.raw.get("offrampType")
+        return Receipt(order.id, order.status, order.created_at, order.country_iso_code,
+                       order.network, price, wallets=wallets, tx_hash=order.hash,
+                       payout=payout_name(channel) if isinstance(channel, str) else None,
+                       payout_details=details)

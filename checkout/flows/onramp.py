@@ -22,11 +22,14 @@ from ..journey.steps import Journey, Step
 from ..kyc.standing import KycStanding
 from ..names import network_name
 from ..public_address import external_url
+from ..receipts import Receipt
 from ..reference import OnrampCatalog
 from ..sessions import CheckoutSession
 from ..upstream.client import UpstreamClient
 from ..upstream.types import OnrampOrder
 from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
+
+RATE_PLACES = Decimal("0.0001")
 
 
 class OnrampFlow(Flow):
@@ -231,3 +234,23 @@ class OnrampFlow(Flow):
 
     def fetch_order(self, order_id: str) -> OnrampOrder:
         return self.upstream.onramp_order(order_id=order_id)
+
+    def parse_order(self, data: Mapping[str, Any]) -> OnrampOrder:
+        return OnrampOrder.from_json(data)
+
+    def receipt(self, order: OnrampOrder) -> Receipt:
+        paid, fees = order.local_currency_amount, order.fee_amount_local_currency
+        rate = None
+        if paid is not None and order.amount_crypto:
+            # An on-ramp order carries no rate (spec 2.4): the one its amounts imply, before fees
+            # and gas, which is what the review's "Exchange rate" row showed.
+            rate = ((paid - (fees or 0) - (order.gas_amount_local_currency or 0))
+                    / order.amount_crypto).quantize(RATE_PLACES)
+        record = {"cashout": {**order.raw, "withdrawAmountCrypto": order.raw.get("amountCrypto")},
+                  "offer": {"currencyIsoCode": order.currency_iso_code,
+                            "cryptoExchangeRate": rate},
+                  "params": {"asset": order.asset}}
+        return Receipt(order.id, order.status, order.created_at or order.date,
+                       order.country_iso_code, order.network, self.breakdown(record),
+                       wallets=Receipt.wallet(_l("Your wallet"), order.network, order.address),
+                       memo=order.memo, tx_hash=order.hash)

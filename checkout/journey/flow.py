@@ -12,12 +12,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from flask_babel import lazy_gettext as _l
 
 from ..sessions import CheckoutSession
 from .steps import Journey
+
+if TYPE_CHECKING:   # checkout.receipts lays its prices out in this module's rows
+    from ..receipts import Receipt
 
 
 @dataclass(frozen=True)
@@ -177,3 +180,11 @@ class Flow(ABC):
     @abstractmethod
     def fetch_order(self, order_id: str) -> Any:
         """The order as the upstream has it now (one call)."""
+
+    @abstractmethod
+    def parse_order(self, data: Mapping[str, Any]) -> Any:
+        """An order as kept (the upstream's JSON), read as :meth:`fetch_order` returns it."""
+
+    @abstractmethod
+    def receipt(self, order: Any) -> Receipt:
+        """What the order's receipt shows, all of it from ``order`` (never the quote)."""

@@ -47,6 +47,7 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
         offramp,
         onramp,
         pages,
+        receipts,
         sandbox_pages,
         status,
         webhooks,
@@ -70,7 +71,7 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
     for module in flow_pages:
         module.init(bp)
     journey.init_steps(bp, tuple(name for module in flow_pages for name in module.PAGES.steps))
-    for module in (kyc, language, status, webhooks, metrics, sandbox_pages):
+    for module in (kyc, language, status, receipts, webhooks, metrics, sandbox_pages):
         module.init(bp)
     journey.check_pages(flows)
     return bp

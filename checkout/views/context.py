@@ -23,8 +23,8 @@ from ..security import event_target_origin
 from ..sessions import CheckoutSession
 from ..state import flow_of, get_state
 
-__all__ = ["session_route", "current_session", "CSRFError", "SessionNotFound", "CSRF_FIELD",
-           "CSRF_HEADER", "SESSION_HEADER", "init"]
+__all__ = ["session_route", "current_session", "CSRFError", "SessionNotFound", "ReceiptNotFound",
+           "CSRF_FIELD", "CSRF_HEADER", "SESSION_HEADER", "init"]
 
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-Checkout-CSRF"
@@ -45,6 +45,13 @@ class OrderViewNotFound(SessionNotFound):
     paid already, so the page never says to start again."""
 
     description = "order-view-not-found"
+
+
+class ReceiptNotFound(NotFound):
+    """A receipt address that opens no receipt: expired (``CHECKOUT_RECEIPT_DAYS``), altered,
+    or for an order the upstream does not know."""
+
+    description = "receipt-not-found"
 
 
 class CSRFError(BadRequest):
@@ -171,6 +178,7 @@ def start_request() -> None:
     """
     g.pop("checkout_session", None)
     g.pop("checkout_order_view", None)
+    g.pop("checkout_page_locale", None)
     i18n.refresh()
     i18n.use_checkout_domain()
     check_request_text()

@@ -30,6 +30,7 @@ from ..upstream.transport import RATE_LIMIT_WAIT
 from .context import (
     CSRFError,
     OrderViewNotFound,
+    ReceiptNotFound,
     SessionNotFound,
     UnreadableInput,
     live_session,
@@ -105,6 +106,11 @@ def handle_http_error(exc: HTTPException) -> Response:
             "This checkout was not found or has expired. If you have paid, your payment is not "
             "lost: go back to the shop to see your order."),
             title=gettext("Checkout not found"), use_default_retry=False)
+    if isinstance(exc, ReceiptNotFound):
+        return render_error(404, gettext(
+            "This receipt link has expired or is not valid. Your order is not affected: the "
+            "shop can send you a new link."), title=gettext("Receipt not found"),
+            use_default_retry=False)
     if isinstance(exc, SessionNotFound):
         return render_error(404, gettext(
             "This checkout was not found or has expired. Please go back to the shop and start "

@@ -56,6 +56,25 @@ class Walk:
         assert overflow == 0, f"{state} [{self.language}] scrolls sideways by {overflow}px"
         self.seen.append(state)
 
+    def check_receipt(self, flow: str) -> None:
+        """The order's receipt, opened from its status page as the link does (a page of its
+        own, beside the shop), at 320 px."""
+        frame = self.shop.frame(self.page)
+        link = frame.locator("[data-testid=receipt-link]")
+        assert link.get_attribute("target") == "_blank"
+        with self.page.context.expect_page() as opened:
+            link.click()
+        receipt = opened.value
+        receipt.set_viewport_size(NARROW)
+        receipt.wait_for_selector("[data-testid=receipt-amounts]")
+        assert receipt.evaluate("() => document.documentElement.lang") == self.language
+        assert_accessible(receipt, f"{flow} receipt [{self.language}]")
+        overflow = receipt.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow == 0, f"{flow} receipt [{self.language}] scrolls sideways by {overflow}px"
+        receipt.close()
+        self.seen.append(f"{flow} receipt")
+
     def click_and_load(self, name: str, role: str = "button"):
         self.frame = self.shop.click_and_load(self.page, role, self._(name))
         return self.frame
@@ -103,6 +122,7 @@ def test_buying_in_every_language_has_no_accessibility_violation(page, shop, sho
     frame = walk.click_and_load("I have paid")
     frame.wait_for_selector("[data-status=payout_successful]", timeout=30_000)
     walk.check("on-ramp status, final")
+    walk.check_receipt("on-ramp")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -131,6 +151,7 @@ def test_selling_in_every_language_has_no_accessibility_violation(page, shop, sh
     frame = walk.click_and_load("I have sent it")
     frame.wait_for_selector("[data-status=payout_successful]", timeout=30_000)
     walk.check("off-ramp status, paid out")
+    walk.check_receipt("off-ramp")
 
 
 def test_axe_finds_a_violation_when_there_is_one(page, shop):

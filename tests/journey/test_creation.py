@@ -94,6 +94,12 @@ class FakeFlow(Flow):
     def fetch_order(self, order_id):
         return next(o for o in self.orders if o.id == order_id)
 
+    def parse_order(self, data):
+        raise AssertionError("creating an order never reads one from the store")
+
+    def receipt(self, order):
+        raise AssertionError("creating an order shows no receipt")
+
 
 @pytest.fixture
 def ctx(app):

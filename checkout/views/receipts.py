@@ -1,0 +1,84 @@
+"""The receipt of one order: ``GET {prefix}/r/<token>``.
+
+Linked from the order's status page and from its order view (the address a payment provider sends
+the user back to); a merchant's server makes one with ``Checkout.receipt_url``. The token
+(:mod:`checkout.capabilities`) names the order, its flow and the language to show it in: no
+session, so a receipt still opens after the session's seven days, until the token expires
+(``CHECKOUT_RECEIPT_DAYS``). An expired or altered token gets the friendly not-found page.
+
+Everything on it comes from the upstream's order, read now (or, while the upstream does not
+answer, as last read, saying when). It is a page to keep: no script but the print button's, a
+print stylesheet, and other languages as plain links.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from flask import Blueprint, current_app, g, request, url_for
+from werkzeug.wrappers import Response
+
+from .. import order_status
+from ..addresses import explorer_tx_url
+from ..capabilities import ReceiptLink, receipt_link_of, receipt_token
+from ..errors import OrderNotAvailable, UpstreamNotFound, UpstreamUnavailable
+from ..htmx import render
+from ..i18n import SUPPORTED_LANGUAGES, local_zone, money_locale
+from ..ratelimits import limited
+from ..state import get_state
+from . import tracking
+from .context import ReceiptNotFound
+from .tracking import known_at_text
+
+__all__ = ["receipt_url", "init"]
+
+
+def receipt_url(order_id: str, flow: str, locale: str | None = None) -> str:
+    """The address of ``order_id``'s receipt (in a request or app context), relative to the
+    site; ``locale``: the language it first opens in."""
+    return url_for("checkout.receipt", token=receipt_token(order_id, flow, locale))
+
+
+def _read(link: ReceiptLink) -> tuple[Any, datetime | None]:
+    """The order (the flow's own type) and, when read from the store because the upstream
+    does not answer, when it was last read."""
+    flow = get_state().flows.get(link.flow)
+    if flow is None:
+        raise ReceiptNotFound()
+    try:
+        return flow.fetch_order(link.order_id), None
+    except (UpstreamNotFound, OrderNotAvailable):
+        raise ReceiptNotFound() from None
+    except UpstreamUnavailable:
+        kept = tracking.last_read(order_status.get(get_state().engine, link.order_id))
+        if kept is None:
+            raise
+        return flow.parse_order(kept[0]), kept[1]
+
+
+@limited("page")
+def receipt(token: str) -> Response:
+    link = receipt_link_of(token)
+    if link is None:
+        raise ReceiptNotFound()
+    # The language the link was made in, unless the reader chose another (?locale=).
+    g.checkout_page_locale = link.locale
+    order, known_at = _read(link)
+    flow = get_state().flows[link.flow]
+    shown = flow.receipt(order)
+    here = url_for("checkout.receipt", token=token)
+    return render("checkout/receipt.html", "checkout/receipt.html",
+                  receipt=shown, flow_name=link.flow,
+                  status_text=flow.status_text(
+                      order_status.webhook_status_of(link.flow, shown.status)),
+                  zone=local_zone(shown.country), money_locale=money_locale(shown.country),
+                  explorer_url=explorer_tx_url(
+                      shown.network or "", shown.tx_hash,
+                      testnet=current_app.config["CHECKOUT_TESTNET"] is True),
+                  known_at=known_at_text(known_at) if known_at else None,
+                  languages=[(code, f"{here}?locale={code}") for code in SUPPORTED_LANGUAGES],
+                  page_url=request.full_path.rstrip("?"))
+
+
+def init(bp: Blueprint) -> None:
+    bp.add_url_rule("/r/<token>", "receipt", receipt, methods=["GET"])

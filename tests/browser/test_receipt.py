@@ -1,0 +1,66 @@
+"""The receipt in a real Chromium: it prints clean (no controls, no footer, the order whole), its
+print button comes with JavaScript only, and without JavaScript it is all there."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from checkout.views.receipts import receipt_url
+
+from ..views.conftest import Flow
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def receipt(checkout_app: Flask, checkout_server: Any) -> str:
+    """The address of a receipt of a real order (an on-ramp, created on the served app)."""
+    flow = Flow(checkout_app, checkout_app.test_client())
+    flow.to_pay("manual")
+    with checkout_app.test_request_context():
+        path = receipt_url(flow.session.order_id, "onramp", "en")
+    return checkout_server.origin + path
+
+
+def visible(page: Any, selector: str) -> bool:
+    return page.locator(selector).first.is_visible()
+
+
+def test_the_receipt_prints_the_order_and_nothing_else(page, receipt):
+    page.goto(receipt)
+    page.wait_for_selector("[data-testid=receipt-amounts]")
+    button = page.get_by_role("button", name="Print or save")
+    assert button.is_visible()
+    page.emulate_media(media="print")
+    assert not button.is_visible()
+    assert not visible(page, ".checkout-footer")
+    for part in ("h1", "[data-testid=order-reference]", "[data-testid=receipt-amounts]",
+                 "[data-testid=receive-amount]", "[data-testid=receipt-wallet]"):
+        assert visible(page, part), part
+    # Black on white, whatever the screen's colours were.
+    assert page.evaluate("() => getComputedStyle(document.body).color") == "rgb(0, 0, 0)"
+    assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") in (
+        "rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
+
+
+def test_the_print_button_asks_the_browser_to_print(page, receipt):
+    page.goto(receipt)
+    page.evaluate("() => { window.printed = 0; window.print = () => { window.printed += 1; }; }")
+    page.get_by_role("button", name="Print or save").click()
+    assert page.evaluate("() => window.printed") == 1
+
+
+def test_without_javascript_the_receipt_is_all_there_and_shows_no_dead_button(browser, receipt):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(receipt)
+        assert visible(page, "[data-testid=receipt-amounts]")
+        assert visible(page, "[data-testid=order-reference]")
+        assert not page.get_by_role("button", name="Print or save").is_visible()
+        page.get_by_role("link", name="Français").click()
+        assert page.locator("h1").inner_text() == "Reçu"
+    finally:
+        context.close()

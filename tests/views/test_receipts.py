@@ -1,0 +1,262 @@
+"""Receipts: a page per order of either flow, all of it read from the upstream's order, behind a
+signed link that expires; and the order view's address expiring by the same rule."""
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from flask import Flask
+from joserfc import jwe
+from sqlalchemy import delete
+
+from checkout.addresses import eip55_checksum
+from checkout.capabilities import (
+    ALGORITHMS,
+    ORDER_VIEW,
+    _key,
+    order_view_token,
+    receipt_link_of,
+    receipt_token,
+)
+from checkout.errors import UpstreamTimeout
+from checkout.i18n import format_crypto, format_money
+from checkout.state import get_state
+from checkout.store.tables import sessions_table
+from tests.conftest import make_app
+
+from .conftest import EVM_ADDRESS, Flow, sandbox_order
+from .test_assets import BOTH, asset_addresses, decoded
+from .test_offramp import Sale
+
+DAY = 86400
+TX = "0x" + "5e" * 32
+
+
+@pytest.fixture
+def time_scale() -> float:
+    """The sandbox at 100x: its timers run within a test."""
+    return 0.01
+
+
+def settle(app: Flask, order_id: str) -> Any:
+    """Run the sandbox's order to its end (paid out), as the upstream would in time."""
+    from checkout.sandbox.state import current
+
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        return current().orders.run_to_rest(order_id)
+
+
+def receipt_link(page_html: str) -> str:
+    found = re.search(r'href="([^"]+)"[^>]*data-testid="receipt-link"', page_html)
+    assert found, page_html[:3000]
+    return found.group(1)
+
+
+def shown(html: str, testid: str) -> str:
+    found = re.search(rf'data-testid="{testid}">([^<]+)<', html)
+    assert found, (testid, html[:4000])
+    return found.group(1)
+
+
+def row(html: str, label: str) -> str:
+    found = re.search(rf"<dt>{re.escape(label)}</dt>\s*<dd[^>]*>([^<]+)</dd>", html)
+    assert found, (label, html[:4000])
+    return found.group(1)
+
+
+def paid_on_ramp(flow: Flow) -> str:
+    """An on-ramp order paid and paid out; its status page's HTML."""
+    flow.to_pay("manual")
+    flow.follow(flow.post("/pay/confirm"))
+    settle(flow.app, flow.session.order_id)
+    return flow.get("/status").get_data(as_text=True)
+
+
+def test_an_on_ramp_receipt_is_the_orders_own_account_of_it(flow, client, app):
+    status = paid_on_ramp(flow)
+    order = sandbox_order(app, flow.session.order_id).data
+    page = client.get(receipt_link(status))
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert page.headers["Cache-Control"] == "no-store"
+    with app.test_request_context():
+        money = lambda key: format_money(order[key], "NGN", "en_NG")  # noqa: E731
+        assert shown(html, "pay-amount") == money("localCurrencyAmount")
+        assert shown(html, "receive-amount") == format_crypto(order["amountCrypto"], "USDT")
+        assert row(html, "Service fee") == money("feeAmountLocalCurrencyService")
+        assert row(html, "Payment partner fee") == money("feeAmountLocalCurrencyPartner")
+        assert row(html, "Network fee (gas)") == money("gasAmountLocalCurrency")
+    assert shown(html, "order-reference") == flow.session.order_id
+    assert shown(html, "receipt-status") == "Done! Your crypto has been sent to your wallet."
+    # The order's own transaction, with its explorer; the wallet as EIP-55 writes it.
+    assert shown(html, "receipt-tx-hash") == order["hash"]
+    assert f'href="https://celo-sepolia.blockscout.com/tx/{order["hash"]}"' in html
+    assert shown(html, "receipt-wallet") == EVM_ADDRESS
+    # The time on the user's clock (Nigeria's), in the page's language.
+    assert "(Nigeria Time)" in shown(html, "receipt-date")
+    # A page to keep: no htmx, no checkout.js; only the print button's script.
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert len(scripts) == 1 and scripts[0].endswith("/receipt.js")
+    assert "hx-" not in html and "csrf" not in html and flow.session_id not in html
+
+
+def test_the_fees_are_the_orders_not_the_quotes(flow, client, app):
+    """What the upstream recorded on the order is what the receipt says, even where the quote the
+    user saw said otherwise."""
+    status = paid_on_ramp(flow)
+    order = sandbox_order(app, flow.session.order_id)
+    order.data["feeAmountLocalCurrencyService"] = 81.25
+    html = client.get(receipt_link(status)).get_data(as_text=True)
+    assert row(html, "Service fee") == "₦81.25"
+
+
+def test_an_off_ramp_receipt_masks_the_payout_details_to_their_last_four(app, client):
+    sale = Sale(app, client)
+    sale.to_deposit()
+    sale.post("/deposit/sent", {"tx_hash": TX})
+    settle(app, sale.session.order_id)
+    order = sandbox_order(app, sale.session.order_id, "offramp").data
+    html = client.get(receipt_link(sale.get("/status").get_data(as_text=True))).get_data(
+        as_text=True)
+    assert "0123456789" not in html and "•••• 6789" in html
+    assert "First Bank of Nigeria" in html                  # a choice from the partner's list
+    with app.test_request_context():
+        assert shown(html, "send-amount") == format_crypto(order["cashout"]["cryptoAmount"],
+                                                           "USDC")
+        assert shown(html, "receive-amount") == format_money(
+            order["cashout"]["localCurrencyAmount"], "NGN", "en_NG")
+        assert row(html, "Exchange rate") == "1 USD = " + format_money(
+            order["exchangeRate"], "NGN", "en_NG")
+    wallets = re.findall(r'data-testid="receipt-wallet">([^<]+)<', html)
+    # Both in EIP-55's mixed case, the deposit address too (the upstream gives it in lower case).
+    assert wallets == [EVM_ADDRESS, eip55_checksum(order["toAddress"])]
+    assert shown(html, "receipt-tx-hash") == order["hash"]
+    assert "Bank account" in row(html, "Payout")
+
+
+def test_the_receipt_outlives_the_session(flow, client, app):
+    link = receipt_link(paid_on_ramp(flow))
+    order_id = flow.session.order_id
+    with app.app_context():
+        with get_state().engine.begin() as conn:
+            conn.execute(delete(sessions_table))
+    assert client.get(f"{app.config['CHECKOUT_URL_PREFIX']}/s/{flow.session_id}/status"
+                      ).status_code == 404
+    page = client.get(link)
+    assert page.status_code == 200 and order_id in page.get_data(as_text=True)
+
+
+def test_the_receipt_shows_the_order_as_last_read_while_the_upstream_is_down(flow, client, app,
+                                                                          monkeypatch):
+    link = receipt_link(paid_on_ramp(flow))
+    with app.app_context():
+        onramp = get_state().flows["onramp"]
+
+    def down(order_id: str) -> Any:
+        raise UpstreamTimeout("read timed out")
+
+    monkeypatch.setattr(onramp, "fetch_order", down)
+    html = client.get(link).get_data(as_text=True)
+    assert "as we last read them" in html
+    assert shown(html, "order-reference") == flow.session.order_id
+    assert shown(html, "pay-amount").startswith("₦")
+
+
+def test_an_expired_or_altered_link_is_the_friendly_not_found_page(flow, client, app):
+    flow.to_pay("manual")
+    order_id, prefix = flow.session.order_id, app.config["CHECKOUT_URL_PREFIX"]
+    with app.test_request_context():
+        expired = receipt_token(order_id, "onramp", now=time.time() - 91 * DAY)
+        fresh = receipt_token(order_id, "onramp", now=time.time() - 89 * DAY)
+        view = order_view_token(flow.session_id)
+    assert client.get(f"{prefix}/r/{fresh}").status_code == 200
+    altered = fresh[:-6] + ("A" if fresh[-6] != "A" else "B") + fresh[-5:]
+    for token in (expired, altered, view, "x" * 40, "x" * 600):
+        page = client.get(f"{prefix}/r/{token}")
+        html = page.get_data(as_text=True)
+        assert page.status_code == 404 and "Receipt not found" in html, token
+        assert order_id not in html
+    # Nor does a receipt's token open the order view.
+    assert client.get(f"{prefix}/o/{fresh}").status_code == 404
+
+
+def test_an_order_the_upstream_does_not_know_has_no_receipt(app, client):
+    with app.test_request_context():
+        token = receipt_token("0" * 24, "onramp")
+        other_flow = receipt_token("0" * 24, "barter")
+    for each in (token, other_flow):
+        assert client.get(f"{app.config['CHECKOUT_URL_PREFIX']}/r/{each}").status_code == 404
+
+
+def test_receipt_links_last_as_long_as_the_merchant_says(config, flow, app):
+    config["CHECKOUT_RECEIPT_DAYS"] = 2
+    short = make_app(config)
+    with short.test_request_context():
+        kept = receipt_token("a" * 24, "onramp", now=time.time() - 1.5 * DAY)
+        gone = receipt_token("a" * 24, "onramp", now=time.time() - 2.5 * DAY)
+    with short.app_context():
+        assert receipt_link_of(kept) is not None and receipt_link_of(gone) is None
+
+
+@pytest.mark.parametrize("days", [0, -1, "90", True, None])
+def test_a_receipt_lifetime_that_is_not_a_number_of_days_is_refused_at_start_up(config, days):
+    from checkout.errors import ConfigurationError
+
+    config["CHECKOUT_RECEIPT_DAYS"] = days
+    with pytest.raises(ConfigurationError, match="CHECKOUT_RECEIPT_DAYS"):
+        make_app(config)
+
+
+def test_the_receipt_speaks_the_language_it_was_made_in_and_any_other_on_request(flow, client,
+                                                                                app):
+    flow.to_pay("manual")
+    prefix = app.config["CHECKOUT_URL_PREFIX"]
+    with app.test_request_context():
+        token = receipt_token(flow.session.order_id, "onramp", "fr")
+    french = client.get(f"{prefix}/r/{token}").get_data(as_text=True)
+    assert '<html lang="fr">' in french and "Reçu" in french
+    swahili = client.get(f"{prefix}/r/{token}?locale=sw").get_data(as_text=True)
+    assert '<html lang="sw">' in swahili and "Risiti" in swahili
+    assert f'href="{prefix}/r/{token}?locale=pt"' in french
+
+
+def test_the_receipt_with_its_files_is_at_most_15_kb_on_the_wire(flow, client):
+    """Headers and compressed bodies: the receipt on a phone's data plan."""
+    link = receipt_link(paid_on_ramp(flow))
+    page = client.get(link, headers=BOTH)
+    responses = [page] + [client.get(address, headers=BOTH)
+                          for address in asset_addresses(decoded(page).decode())]
+    assert all(r.status_code == 200 for r in responses)
+    assert len(responses) == 4              # the page, its stylesheet, its script, its icon
+    wire = sum(len(r.data) + sum(len(k) + len(v) + 4 for k, v in r.headers.items())
+               for r in responses)
+    assert wire <= 15 * 1024, wire
+
+
+def test_the_order_view_address_expires_like_a_receipt(flow, client, app):
+    flow.to_pay("manual")
+    prefix = app.config["CHECKOUT_URL_PREFIX"]
+    with app.test_request_context():
+        fresh = order_view_token(flow.session_id, now=time.time() - 89 * DAY)
+        expired = order_view_token(flow.session_id, now=time.time() - 91 * DAY)
+        # One made before addresses expired: the session id alone (it ends with its session).
+        legacy = jwe.encrypt_compact({"alg": "dir", "enc": "A256GCM"}, flow.session_id.encode(),
+                                     _key(app, ORDER_VIEW), algorithms=ALGORITHMS)
+    assert client.get(f"{prefix}/o/{fresh}").status_code == 200
+    assert client.get(f"{prefix}/o/{legacy}").status_code == 200
+    gone = client.get(f"{prefix}/o/{expired}")
+    assert gone.status_code == 404 and "Checkout not found" in gone.get_data(as_text=True)
+
+
+def test_the_order_view_links_to_the_receipt(flow, client, app):
+    flow.to_pay("manual")
+    with app.test_request_context():
+        view = order_view_token(flow.session_id)
+    html = client.get(f"{app.config['CHECKOUT_URL_PREFIX']}/o/{view}").get_data(as_text=True)
+    page = client.get(receipt_link(html).replace("&amp;", "&"))
+    assert page.status_code == 200
+    assert flow.session.order_id in page.get_data(as_text=True)
