@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from flask import Flask
 from joserfc import jwe
 from sqlalchemy import delete
 
+from checkout import Checkout
 from checkout.addresses import eip55_checksum
 from checkout.capabilities import (
     ALGORITHMS,
@@ -260,3 +262,21 @@ def test_the_order_view_links_to_the_receipt(flow, client, app):
     page = client.get(receipt_link(html).replace("&amp;", "&"))
     assert page.status_code == 200
     assert flow.session.order_id in page.get_data(as_text=True)
+
+
+def test_the_merchant_makes_receipt_links_for_its_own_emails(config, flow, app, client):
+    flow.to_pay("manual")
+    order_id = flow.session.order_id
+    with app.app_context():                       # no request: a mailer's job, a CLI
+        link = Checkout.receipt_url(order_id, "onramp", "pt")
+        with pytest.raises(ValueError):
+            Checkout.receipt_url(order_id, "barter")
+    # Absolute on the address the app is configured with (here its SERVER_NAME).
+    assert link.startswith(f"http://{app.config['SERVER_NAME']}/checkout/r/"), link
+    page = client.get(urlsplit(link).path)
+    assert page.status_code == 200 and '<html lang="pt">' in page.get_data(as_text=True)
+    config["CHECKOUT_PUBLIC_URL"] = "https://pay.shop.example"
+    public = make_app(config)
+    with public.app_context():
+        assert Checkout.receipt_url(order_id, "offramp").startswith(
+            "https://pay.shop.example/checkout/r/")
