@@ -4,7 +4,8 @@ Run: ``.venv/bin/python bench/page_weight.py`` (on the embedded sandbox; nothing
 
 For each page it prints the HTML and the page's CSS + JavaScript (checkout.css, checkout.js, htmx)
 as the checkout serves them (minified), raw and gzipped; the first page of each flow must stay
-within 25 KB gzipped with its assets (the script exits 1 otherwise). Then it counts the upstream
+within 25 KB gzipped with its assets, and each flow's receipt within 15 KB with its own (the
+script exits 1 otherwise). Then it counts the upstream
 calls each step made, through a response hook on the client's one ``requests.Session``: reference
 data is cached, so a page waits on at most the one call it needs. The embedded sandbox delivers its
 webhooks to the checkout in process, so status polls read what webhooks stored and cost the upstream
@@ -31,6 +32,7 @@ from checkout import Checkout  # noqa: E402
 from checkout.state import get_state  # noqa: E402
 
 BUDGET_GZIP = 25 * 1024
+RECEIPT_BUDGET_GZIP = 15 * 1024
 ASSETS = ("checkout.css", "checkout.js", "vendor/htmx-2.0.11.min.js")
 ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 HTMX = {"HX-Request": "true"}
@@ -164,6 +166,20 @@ def report(walk: Walk, polls: int, poll_calls: list[str], assets_gz: int) -> int
     return first_total
 
 
+def receipt_weight(app: Flask, walk: Walk) -> int:
+    """The order's receipt with the files it loads (not htmx nor checkout.js), gzipped."""
+    with app.app_context():
+        order_id = get_state().sessions.get(walk.path.rsplit("/", 1)[-1]).order_id
+        link = Checkout.receipt_url(order_id, walk.flow)
+    page = walk.client.get(urlsplit(link).path).get_data()
+    files = re.findall(rb'(?:src|href)="(/checkout/assets/[^"]+)"', page)
+    total = gz(page) + sum(len(walk.client.get(f.decode(), headers={"Accept-Encoding": "gzip"})
+                               .get_data()) for f in files)
+    print(f"Receipt with its {len(files)} files: {total:,} B gzipped "
+          f"(HTML {gz(page):,} B; budget {RECEIPT_BUDGET_GZIP:,} B)")
+    return total
+
+
 def run() -> int:
     folder = tempfile.mkdtemp(prefix="checkout-bench-")
     app = build_app(folder)
@@ -180,8 +196,12 @@ def run() -> int:
         print(f"  {name:32} {len(data):>8,} B raw {len(served):>8,} B gzip")
     print(f"  {'total':32} {sum(len(b) for b, _ in assets.values()):>8,} B raw "
           f"{assets_gz:>8,} B gzip")
-    firsts = [report(*onramp(app), assets_gz), report(*offramp(app), assets_gz)]
-    over = [total for total in firsts if total > BUDGET_GZIP]
+    over = []
+    for walked in (onramp(app), offramp(app)):
+        first = report(*walked, assets_gz)
+        receipt = receipt_weight(app, walked[0])
+        over += [first] if first > BUDGET_GZIP else []
+        over += [receipt] if receipt > RECEIPT_BUDGET_GZIP else []
     if over:
         print(f"\nOver budget: {over}")
     return 1 if over else 0

@@ -233,7 +233,7 @@ def test_the_receipt_with_its_files_is_at_most_15_kb_on_the_wire(flow, client):
     responses = [page] + [client.get(address, headers=BOTH)
                           for address in asset_addresses(decoded(page).decode())]
     assert all(r.status_code == 200 for r in responses)
-    assert len(responses) == 4              # the page, its stylesheet, its script, its icon
+    assert len(responses) == 5          # the page, its two stylesheets, its script, its icon
     wire = sum(len(r.data) + sum(len(k) + len(v) + 4 for k, v in r.headers.items())
                for r in responses)
     assert wire <= 15 * 1024, wire
