@@ -147,7 +147,13 @@ def timed_step(page: Any, text: str, button: str = "Continue", kind: str = "h1",
         still(shop)
     start = time.perf_counter()
     page.get_by_role("button", name=button).click()
-    page.wait_for_selector(wanted, timeout=60_000)
+    try:
+        page.wait_for_selector(wanted, timeout=60_000)
+    except Exception:
+        # What the user was left looking at, to tell a lost tap from an error page.
+        print(f"no {text!r} after {button!r}: at {page.url}\n"
+              f"{page.locator('main').inner_text()[:600]}", file=sys.stderr)
+        raise
     return time.perf_counter() - start
 
 
@@ -327,6 +333,7 @@ def main() -> int:
         for label, tree in ((args.before, export(args.before, Path(folder))),
                             ("now", ROOT)):
             server = Server(tree)
+            print(f"walking {label}", file=sys.stderr, flush=True)
             try:
                 results[label] = measure(server.origin, args.runs)
             finally:
