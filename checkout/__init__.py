@@ -34,6 +34,7 @@ class Checkout:
             public_address,
             ratelimits,
             support,
+            theme,
         )
         from .cli import checkout_cli
         from .composition import build
@@ -45,11 +46,11 @@ class Checkout:
         logs.show_by_default()
         config.apply_defaults(app)
         config.validate(app)
-        for module in (ratelimits, metrics, public_address, embedded_sandbox, support):
+        for module in (ratelimits, metrics, public_address, embedded_sandbox, support, theme):
             module.check_config(app)
         state = app.extensions["checkout"] = build(app)
         init_babel(app)
-        blueprint = create_blueprint(state.flows)
+        blueprint = create_blueprint(state.flows, state.theme)
         # Limits on the checkout's own routes only, never the host's (checkout.ratelimits).
         state.ratelimits.protect(blueprint)
         app.register_blueprint(blueprint, url_prefix=app.config["CHECKOUT_URL_PREFIX"])

@@ -54,6 +54,8 @@ def checkout_cli(ctx: click.Context) -> None:
 @click.option("--parent-origin", "parentOrigin", help="the one origin allowed to frame the session")
 @click.option("--return-url", "returnUrl", help='where "back to the shop" goes')
 @click.option("--locale", help="UI language, e.g. fr or sw_KE")
+@click.option("--color-scheme", "colorScheme", type=click.Choice(["light", "dark"]),
+              help="your page's mode, for a theme that offers both (CHECKOUT_THEME)")
 # From 60: a --ttl written in minutes, as it once was (1 to 30), is refused, not taken as seconds.
 @click.option("--ttl", type=click.IntRange(60, 1800), default=900, show_default=True,
               help="seconds until the token expires, 60 to 1800 (seconds, as launch_url's _ttl)")

@@ -25,6 +25,7 @@ from .sessions import SessionStore
 from .state import CheckoutState
 from .store import make_engine
 from .store.schema import prepare
+from .theme import theme_of
 from .upstream import UpstreamClient
 from .upstream.breaker import Breaker, breaker_told
 from .upstream.inprocess import mount_wsgi_app
@@ -100,7 +101,8 @@ def build(app: Flask) -> CheckoutState:
                                merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
         just_created=JustCreated(), metrics=counts, schema_unchecked=unchecked,
         readiness=ReadinessChecks(lambda: upstream_answers(upstream), ratelimits.store_answers,
-                                  on_checked=counts.readiness))
+                                  on_checked=counts.readiness),
+        theme=theme_of(app.config.get("CHECKOUT_THEME")))
 
 
 def _loading_for_a_flask_command() -> bool:

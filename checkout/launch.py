@@ -59,7 +59,9 @@ LOCKABLE_CLAIMS = frozenset({
 })
 # Claims that configure the session but are not user choices.
 SESSION_CLAIMS = LOCKABLE_CLAIMS | {"orderParams", "parentOrigin", "returnUrl", "locale",
-                                    "paymentType"}
+                                    "paymentType", "colorScheme"}
+# The merchant's page's own mode, for a theme that offers dark (checkout.theme).
+COLOR_SCHEMES = ("light", "dark")
 # How an off-ramp order is paid: from the user's wallet, or from the merchant's balance.
 PAYMENT_TYPES = ("CRYPTO_WALLET", "VIRTUAL_WALLET")
 # Registered JWT claims; nbf is tolerated because common JWT libraries add it.
@@ -282,6 +284,10 @@ def _normalise(name: str, value: Any, flow: str) -> Any:
         value = fold(value) if fold else value
         if not pattern.match(value):
             raise refused(BAD_CLAIMS, f"{name} is not valid")
+        return value
+    if name == "colorScheme":
+        if value not in COLOR_SCHEMES:
+            raise refused(BAD_CLAIMS, f"colorScheme must be one of {', '.join(COLOR_SCHEMES)}")
         return value
     if name == "paymentType":
         if value not in PAYMENT_TYPES:

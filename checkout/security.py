@@ -78,12 +78,15 @@ def frame_ancestors(session: object | None = None, app: Flask | None = None) -> 
 
 
 def content_security_policy(session: object | None = None) -> str:
+    # The merchant's logo (CHECKOUT_THEME) comes from the merchant's own site.
+    theme = getattr(current_app.extensions.get("checkout"), "theme", None)
+    logo = getattr(theme, "logo_origin", None)
     directives = [
         "default-src 'none'",
         "script-src 'self'",
         "style-src 'self'",
         # blob: the preview of a KYC photo chosen on the page (kyc.js), never sent anywhere.
-        "img-src 'self' data: blob:",
+        "img-src 'self' data: blob:" + (f" {logo}" if logo else ""),
         "connect-src 'self'",
         "form-action 'self'",
         "base-uri 'none'",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .readiness import ReadinessChecks
     from .reference import UtilCatalog
     from .sessions import CheckoutSession, SessionStore
+    from .theme import Theme
     from .upstream.client import UpstreamClient
     from .webhooks.background import Dispatcher
     from .webhooks.intake import Intake
@@ -56,6 +57,8 @@ class CheckoutState:
     just_created: JustCreated
     # The upstream's and the rate-limit store's last answers (/healthz, /healthz/ready).
     readiness: ReadinessChecks
+    # The merchant's look, checked at start-up (CHECKOUT_THEME).
+    theme: Theme
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
     # The schema's revision is still to be checked (or upgraded): the ``flask`` command loaded the

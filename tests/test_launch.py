@@ -371,7 +371,7 @@ class TestCli:
             "checkout", "launch-url", "--flow", "onramp", "--network", "CELO", "--asset", "USDC",
             "--amount", "5000", "--currency", "local", "--country", "NG", "--lock", "network",
             "--lock", "asset", "--parent-origin", SHOP, "--return-url", SHOP + "/back",
-            "--base-url", "http://localhost:5000"])
+            "--color-scheme", "dark", "--base-url", "http://localhost:5000"])
         assert result.exit_code == 0, result.output
         url = result.output.strip()
         assert url.startswith("http://localhost:5000/checkout/launch?token=")
@@ -379,6 +379,7 @@ class TestCli:
         with app.app_context():
             verified = verify_token(app, token)
         assert verified["countryIsoCode"] == "NG" and verified["lock"] == ["asset", "network"]
+        assert verified["colorScheme"] == "dark"
         assert client.get(urlsplit(url).path + "?" + urlsplit(url).query).status_code == 303
 
     def test_explains_a_token_that_would_be_refused(self, app):

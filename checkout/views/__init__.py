@@ -10,6 +10,7 @@ from .. import names, support, upstream_text
 from ..i18n import format_crypto, format_datetime, format_money
 from ..journey.flow import Flow
 from ..paths import STATIC, TEMPLATES
+from ..theme import Theme, stylesheet
 
 # What the checkout's templates format with (money and dates by Babel, the upstream's texts in
 # the page's language), registered on the app's Jinja environment with the blueprint.
@@ -21,8 +22,8 @@ TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {
 }
 
 
-def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
-    """The blueprint of the app whose ``flows`` its pages show."""
+def create_blueprint(flows: Mapping[str, Flow], theme: Theme) -> Blueprint:
+    """The blueprint of the app whose ``flows`` its pages show, in ``theme``."""
     bp = Blueprint("checkout", __name__, template_folder=str(TEMPLATES))
     for name, template_filter in TEMPLATE_FILTERS.items():
         bp.add_app_template_filter(template_filter, name)
@@ -50,6 +51,7 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
         receipts,
         sandbox_pages,
         status,
+        theming,
         webhooks,
     )
 
@@ -57,7 +59,8 @@ def create_blueprint(flows: Mapping[str, Flow]) -> Blueprint:
     # compression, session context and locale, error pages.
     budget.init(bp)
     security.init(bp)
-    assets.init(bp, assets.shipped(STATIC / "checkout"))
+    assets.init(bp, assets.themed(assets.shipped(STATIC / "checkout"), stylesheet(theme)))
+    theming.init(bp, theme)
     compression.init(bp)
     context.init(bp)
     funnel.init(bp)
