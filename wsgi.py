@@ -84,6 +84,8 @@ PRESETS: dict[str, dict[str, Any]] = {
                   "claims": {}},
 }
 GROUPS = (("Buy", "onramp"), ("Sell", "offramp"))
+# The shop's two looks: its page and the checkout in it, light or dark.
+MODES = ("light", "dark")
 FRAME_TITLES = {"onramp": "Buy stablecoins", "offramp": "Sell stablecoins"}
 
 # One launch per basket: a token lives 30 minutes (the most a launch token may), and the shop
@@ -146,10 +148,11 @@ class Baskets:
 
 
 SHOP_PAGE = """<!doctype html>
-<html lang="en">
+<html lang="en" data-mode="{{ mode }}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="color-scheme" content="{{ mode }}">
   <title>Demo shop</title>
   <link rel="stylesheet" href="/demo/shop.css">
   {#- The shop's own icon: without one the browser asks for /favicon.ico, which is not here. #}
@@ -168,13 +171,18 @@ SHOP_PAGE = """<!doctype html>
         <h2>{{ heading }}</h2>
         <ul>
           {%- for key, preset in presets.items() if preset.flow == flow %}
-          <li><a href="/?preset={{ key }}"
+          <li><a href="/?preset={{ key }}&amp;mode={{ mode }}"
                  {%- if key == current %} aria-current="page"{% endif %}>{{ preset.label }}</a></li>
           {%- endfor %}
         </ul>
       </section>
       {%- endfor %}
     </nav>
+    <p class="shop-modes">Look:
+      {%- for each in modes %}
+      <a href="/?preset={{ current }}&amp;mode={{ each }}"
+         {%- if each == mode %} aria-current="page"{% endif %}>{{ each|capitalize }}</a>
+      {%- endfor %}</p>
     <p class="shop-basket">Basket <code>{{ basket }}</code>: reloading this page, or coming back
        from a payment page, reopens the same checkout.
        <a href="/basket/new?preset={{ current }}">New basket</a></p>
@@ -214,6 +222,10 @@ def create_app() -> Flask:
         CHECKOUT_MERCHANT_NAME="Demo shop",
         # Whom a customer contacts about an order: shown on failure, waiting and status pages.
         CHECKOUT_SUPPORT={"email": "help@shop.example", "whatsapp": "+254712345678"},
+        # The checkout in the shop's own colours and type, light or dark as the shop is
+        # (the launch token's colorScheme: see MODES).
+        CHECKOUT_THEME={"accent": "#6b3d12", "accent_text": "#ffffff", "radius": 6,
+                        "font": "serif", "scheme": "auto"},
         CHECKOUT_SANDBOX={
             "SANDBOX_TIME_SCALE": TIME_SCALE,
             "SANDBOX_WEBHOOK_URL": f"{SHOP_ORIGIN}/checkout/webhooks",
@@ -229,6 +241,10 @@ def create_app() -> Flask:
         if request.host != f"127.0.0.1:{PORT}":
             return redirect(f"{SHOP_ORIGIN}{request.full_path.rstrip('?')}", code=302)
         return None
+
+    def mode_of() -> str:
+        mode = request.args.get("mode", "light")
+        return mode if mode in MODES else "light"
 
     def preset_key() -> str:
         key = request.args.get("preset", "ng")
@@ -246,7 +262,7 @@ def create_app() -> Flask:
         other_host = shop_only()
         if other_host is not None:
             return other_host
-        current = preset_key()
+        current, mode = preset_key(), mode_of()
         preset = PRESETS[current]
         basket = request.cookies.get(BASKET_COOKIE, "")
         fresh_basket = not BASKET_ID.match(basket)
@@ -255,19 +271,21 @@ def create_app() -> Flask:
 
         def issue(order_params: str) -> str:
             return checkout.launch_url(preset["flow"], _base_url=CHECKOUT_ORIGIN, _ttl=LAUNCH_TTL,
-                                       parentOrigin=SHOP_ORIGIN,
-                                       returnUrl=f"{SHOP_ORIGIN}/?preset={current}",
+                                       parentOrigin=SHOP_ORIGIN, colorScheme=mode,
+                                       returnUrl=f"{SHOP_ORIGIN}/?preset={current}&mode={mode}",
                                        orderParams=order_params, **preset["claims"])
 
         launch, launch_error = None, None
         try:
-            launch = baskets.launch_url(basket, current, issue)
+            # Each look is its own launch (the token carries it): one per basket, as ever.
+            launch = baskets.launch_url(basket, f"{current}:{mode}", issue)
         except LaunchTokenError as exc:
             # A preset this checkout does not take (yet): say so rather than fail the whole page.
             launch_error = getattr(exc, "detail", None) or str(exc)
         response = Response(render_template_string(
             SHOP_PAGE, launch=launch, launch_error=launch_error, presets=PRESETS, groups=GROUPS,
-            current=current, basket=basket, frame_title=FRAME_TITLES[preset["flow"]],
+            current=current, mode=mode, modes=MODES, basket=basket,
+            frame_title=FRAME_TITLES[preset["flow"]],
             shop_origin=SHOP_ORIGIN, checkout_origin=CHECKOUT_ORIGIN))
         if fresh_basket:
             remember_basket(response, basket)

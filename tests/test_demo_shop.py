@@ -49,3 +49,24 @@ def test_the_shop_has_an_icon_its_policy_lets_the_browser_load(shop):
     policy = {d.split()[0]: d.split()[1:]
               for d in page.headers["Content-Security-Policy"].split("; ")}
     assert policy["img-src"] == ["'self'"]
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_the_shop_shows_the_checkout_in_its_own_colours_light_or_dark(shop, mode):
+    """Two looks: the shop's page and the checkout in it, in the shop's colours, light or
+    dark (the launch token's colorScheme)."""
+    app, wsgi = shop
+    client = app.test_client()
+    page = client.get(f"/?preset=ng&mode={mode}", base_url=wsgi.SHOP_ORIGIN).get_data(
+        as_text=True)
+    assert f'<html lang="en" data-mode="{mode}">' in page
+    launch = html.unescape(re.search(r'data-checkout-url="([^"]+)"', page).group(1))
+    opened = client.get(launch.removeprefix(wsgi.CHECKOUT_ORIGIN), base_url=wsgi.CHECKOUT_ORIGIN)
+    step = client.get(opened.headers["Location"], base_url=wsgi.CHECKOUT_ORIGIN)
+    step = client.get(step.headers["Location"], base_url=wsgi.CHECKOUT_ORIGIN) \
+        if step.status_code in (302, 303) else step
+    checkout = step.get_data(as_text=True)
+    assert f'data-scheme="{mode}"' in checkout
+    css = re.search(r'href="([^"]+/checkout\.css)"', checkout).group(1)
+    assert "--accent:#6b3d12" in client.get(css, base_url=wsgi.CHECKOUT_ORIGIN).get_data(
+        as_text=True)
