@@ -202,6 +202,8 @@ def checkout_server(tmp_path_factory, shop_server) -> Iterator[LiveServer]:
     app.config.update(
         CHECKOUT_DATABASE_URL=f"sqlite:///{folder}/checkout.sqlite3",
         CHECKOUT_FRAME_ANCESTORS=[shop_server.origin],
+        # The default colours, offered light and dark: a launch token's colorScheme chooses.
+        CHECKOUT_THEME={"scheme": "auto"},
         CHECKOUT_SANDBOX={
             # Fast enough for a whole order in a test, slow enough to watch it move.
             "SANDBOX_TIME_SCALE": 0.01,

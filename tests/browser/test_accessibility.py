@@ -1,4 +1,5 @@
-"""axe-core on every distinct state of every flow's pages, in every language, at 320 px.
+"""axe-core on every distinct state of every flow's pages, in every language, at 320 px, and in
+the dark colour scheme too (a theme that offers it, chosen by the launch token's colorScheme).
 
 Each walk is a whole order in the cross-site iframe, as the end-to-end tests make it, with the
 page's language set by the launch token; buttons are found by their names in that language (so a
@@ -23,11 +24,16 @@ pytestmark = pytest.mark.browser
 NARROW = {"width": 320, "height": 720}
 
 
-class Walk:
-    """One user's order in one language: click by translated names, check each state."""
+# Every language in the light scheme; the dark one in English (colours do not change with it).
+LOOKS = [(language, "light") for language in LANGUAGES] + [("en", "dark")]
 
-    def __init__(self, shop, page, language: str) -> None:
-        self.shop, self.page, self.language = shop, page, language
+
+class Walk:
+    """One user's order in one language and scheme: click by translated names, check each
+    state."""
+
+    def __init__(self, shop, page, language: str, scheme: str = "light") -> None:
+        self.shop, self.page, self.language, self.scheme = shop, page, language, scheme
         self.frame = None
         self.seen: list[str] = []
 
@@ -37,13 +43,18 @@ class Walk:
     def open(self, flow: str, **claims):
         # 320 CSS px: the narrowest phones, and a 640 px window zoomed to 200 % (WCAG 1.4.10).
         self.page.set_viewport_size(NARROW)
-        self.frame = self.shop.open(self.page, flow, locale=self.language, **claims)
+        self.frame = self.shop.open(self.page, flow, locale=self.language,
+                                    colorScheme=self.scheme, **claims)
+        assert self.frame.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches"
+                                   ) is False      # dark comes from the token, not the device
         return self.frame
 
     def check(self, state: str) -> None:
         frame = self.shop.steady(self.page)
         settle(frame)
         assert frame.evaluate("() => document.documentElement.lang") == self.language
+        assert frame.evaluate("() => document.documentElement.dataset.scheme") == self.scheme
+        state = f"{state}, {self.scheme}"
         assert_accessible(frame, f"{state} [{self.language}]")
         dangling = frame.evaluate("""() => [...document.querySelectorAll(
             '[aria-describedby], [aria-labelledby], [aria-controls]')].flatMap(el =>
@@ -65,10 +76,12 @@ class Walk:
         with self.page.context.expect_page() as opened:
             link.click()
         receipt = opened.value
+        # The receipt has no session: it follows the device, as the theme's "auto" says.
+        receipt.emulate_media(color_scheme=self.scheme)
         receipt.set_viewport_size(NARROW)
         receipt.wait_for_selector("[data-testid=receipt-amounts]")
         assert receipt.evaluate("() => document.documentElement.lang") == self.language
-        assert_accessible(receipt, f"{flow} receipt [{self.language}]")
+        assert_accessible(receipt, f"{flow} receipt, {self.scheme} [{self.language}]")
         overflow = receipt.evaluate(
             "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow == 0, f"{flow} receipt [{self.language}] scrolls sideways by {overflow}px"
@@ -80,10 +93,11 @@ class Walk:
         return self.frame
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language, scheme", LOOKS)
 def test_buying_in_every_language_has_no_accessibility_violation(page, shop, short_quotes,
-                                                                 unpaid_orders_wait, language):
-    walk = Walk(shop, page, language)
+                                                                 unpaid_orders_wait, language,
+                                                                 scheme):
+    walk = Walk(shop, page, language, scheme)
     frame = walk.open("onramp")
     walk.check("on-ramp amount, nothing chosen")
     frame.locator("select[name=countryIsoCode]").select_option("NG")
@@ -125,10 +139,10 @@ def test_buying_in_every_language_has_no_accessibility_violation(page, shop, sho
     walk.check_receipt("on-ramp")
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language, scheme", LOOKS)
 def test_selling_in_every_language_has_no_accessibility_violation(page, shop, short_quotes,
-                                                                  language):
-    walk = Walk(shop, page, language)
+                                                                  language, scheme):
+    walk = Walk(shop, page, language, scheme)
     frame = walk.open("offramp", countryIsoCode="NG", paymentChannel="bank", network="POLYGON",
                       asset="USDC", currency="local", amount=20000)
     frame.wait_for_selector("select[name=bankCode]")
@@ -163,17 +177,17 @@ def test_axe_finds_a_violation_when_there_is_one(page, shop):
         assert_accessible(frame, "a page with an image without alt")
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language, scheme", LOOKS)
 def test_identity_checks_in_every_language_have_no_accessibility_violation(
-        page, shop, quick_kyc, photos, language):
-    walk = Walk(shop, page, language)
+        page, shop, quick_kyc, photos, language, scheme):
+    walk = Walk(shop, page, language, scheme)
     frame = walk.open("onramp", countryIsoCode="KE", paymentChannel="mobile_money",
                       network="CELO", asset="USDT", currency="local", amount=15000)
     frame.wait_for_selector("input[name=address]")
     frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill(f"a11y-{language}@example.com")
+    frame.locator("input[name=email]").fill(f"a11y-{language}-{scheme}@example.com")
     frame = walk.click_and_load("Continue")
-    phone = f"07120002{LANGUAGES.index(language):02d}"
+    phone = f"07120002{LOOKS.index((language, scheme)):02d}"
     frame.locator("input[name=phoneNumber]").fill(phone)
     frame = walk.click_and_load("Continue")
     frame.wait_for_selector("input[name=document]")
