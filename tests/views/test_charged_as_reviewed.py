@@ -208,21 +208,14 @@ def check_charged_as_reviewed(app: Any, name: str, corridor: tuple[str, str, str
         (corridor, charged[rate], reviewed[rate])
 
 
-SETTINGS = settings(max_examples=2, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+EVERY_CORRIDOR = [pytest.param(flow, corridor,
+                                id="-".join([flow, *(part for part in corridor if part)]))
+                   for flow in ("onramp", "offramp") for corridor in corridors(flow)]
 
 
-@pytest.mark.parametrize("corridor", corridors("onramp"),
-                         ids=lambda c: "-".join(part for part in c if part))
-@SETTINGS
+@pytest.mark.parametrize("name, corridor", EVERY_CORRIDOR)
+@settings(max_examples=2, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(share=st.floats(0, 1), lapse=st.booleans())
-def test_a_purchase_is_charged_as_reviewed(app, monkeypatch, corridor, share, lapse):
-    check_charged_as_reviewed(app, "onramp", corridor, share, lapse, monkeypatch)
-
-
-@pytest.mark.parametrize("corridor", corridors("offramp"),
-                         ids=lambda c: "-".join(part for part in c if part))
-@SETTINGS
-@given(share=st.floats(0, 1), lapse=st.booleans())
-def test_a_sale_is_charged_as_reviewed(app, monkeypatch, corridor, share, lapse):
-    check_charged_as_reviewed(app, "offramp", corridor, share, lapse, monkeypatch)
+def test_an_order_is_charged_as_reviewed(app, monkeypatch, name, corridor, share, lapse):
+    check_charged_as_reviewed(app, name, corridor, share, lapse, monkeypatch)
