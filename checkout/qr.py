@@ -26,6 +26,8 @@ def qr_svg(text: str, *, title: str | None = None) -> Markup:
     if not text:
         raise ValueError("a QR code needs some text")
     buffer = io.BytesIO()
+    # light: dark modules on white, with the quiet zone, whatever the page's scheme (a theme's
+    # dark background behind a transparent code leaves nothing for a camera to read).
     segno.make_qr(text, error="m").save(buffer, kind="svg", scale=3, border=2, xmldecl=False,
-                                        svgns=True, title=title, nl=False)
+                                        svgns=True, title=title, nl=False, light="#fff")
     return Markup(buffer.getvalue().decode("utf-8"))

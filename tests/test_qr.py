@@ -23,7 +23,7 @@ def dark_modules(svg: str) -> set[tuple[int, int]]:
     segno draws each row as horizontal strokes one unit wide along the row's middle line:
     ``M x y`` moves, ``m dx dy`` moves by, ``hN`` draws N modules to the right.
     """
-    path = re.search(r' d="([^"]+)"', svg).group(1)
+    path = re.search(r'class="qrline" stroke="#000" d="([^"]+)"', svg).group(1)
     x = y = 0.0
     dark = set()
     for op, a, b in PATH_STEP.findall(path):
@@ -92,3 +92,11 @@ def test_a_template_puts_it_in_as_it_is():
 def test_empty_text_is_refused():
     with pytest.raises(ValueError):
         qr_svg("")
+
+
+def test_the_code_is_drawn_on_white_whatever_the_page_behind_it():
+    """A dark theme's page behind a transparent code leaves a camera nothing to read: the code
+    and its quiet zone sit on white of their own."""
+    svg = qr_svg(URI)
+    size = segno.make_qr(URI, error="m").symbol_size(border=2)[0]
+    assert f'<path fill="#fff" d="M0 0h{size}v{size}h-{size}z"/>' in svg
