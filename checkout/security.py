@@ -77,16 +77,16 @@ def frame_ancestors(session: object | None = None, app: Flask | None = None) -> 
     return sources or ["'none'"]
 
 
-def content_security_policy(session: object | None = None) -> str:
-    # The merchant's logo (CHECKOUT_THEME) comes from the merchant's own site.
-    theme = getattr(current_app.extensions.get("checkout"), "theme", None)
-    logo = getattr(theme, "logo_origin", None)
+def content_security_policy(session: object | None = None, *,
+                            image_origin: str | None = None) -> str:
+    """A page's policy; ``image_origin``: the one other site its images may come from (the
+    merchant's logo, CHECKOUT_THEME, whose origin start-up checked is a bare origin)."""
     directives = [
         "default-src 'none'",
         "script-src 'self'",
         "style-src 'self'",
         # blob: the preview of a KYC photo chosen on the page (kyc.js), never sent anywhere.
-        "img-src 'self' data: blob:" + (f" {logo}" if logo else ""),
+        "img-src 'self' data: blob:" + (f" {image_origin}" if image_origin else ""),
         "connect-src 'self'",
         "form-action 'self'",
         "base-uri 'none'",
@@ -125,7 +125,7 @@ def under_prefix(path: str, app: Flask | None = None) -> bool:
     return path == prefix or path.startswith(prefix + "/")
 
 
-def add_security_headers(response: Response) -> Response:
+def add_security_headers(response: Response, image_origin: str | None = None) -> Response:
     if is_machine_request() or not under_prefix(request.path):
         return response
     session = g.get("checkout_session")
@@ -137,7 +137,8 @@ def add_security_headers(response: Response) -> Response:
         headers["Content-Security-Policy"] = STATIC_FILE_POLICY
         headers.pop("Permissions-Policy", None)
     else:
-        headers["Content-Security-Policy"] = content_security_policy(session)
+        headers["Content-Security-Policy"] = content_security_policy(
+            session, image_origin=image_origin)
         headers["Permissions-Policy"] = PERMISSIONS_POLICY
     headers["Referrer-Policy"] = "same-origin"
     headers["X-Content-Type-Options"] = "nosniff"
@@ -149,6 +150,7 @@ def add_security_headers(response: Response) -> Response:
     return response
 
 
-def init(bp: Blueprint) -> None:
+def init(bp: Blueprint, image_origin: str | None = None) -> None:
+    """``image_origin``: the merchant's logo's site (CHECKOUT_THEME), if it has one."""
     # after_app_request: runs for routing failures under the prefix too (see the docstring).
-    bp.after_app_request(add_security_headers)
+    bp.after_app_request(lambda response: add_security_headers(response, image_origin))

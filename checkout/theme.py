@@ -66,6 +66,10 @@ DARK = {"ink": "#e8eaed", "muted": "#b4bcc6", "line": "#4d5560", "bg": "#121417"
         "ok-bg": "#16301e", "focus": "#ffbf47"}
 DEFAULT_ACCENT, DEFAULT_ACCENT_TEXT = "#0b5cad", "#ffffff"
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
+# A host name as a CSP source takes it (letters, digits, dots, dashes; an IDN in its ASCII form),
+# and nothing in the address that ends a directive or a source list.
+_HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
+_UNSAFE = re.compile(r"[;,\s'\"]")
 
 Rgb = tuple[float, float, float]
 
@@ -130,10 +134,13 @@ class Theme:
 
     @property
     def logo_origin(self) -> str | None:
+        """The logo's site, as a CSP source: rebuilt from the parts start-up checked, never
+        copied from the setting (a ";" there would end the directive and start another)."""
         if not self.logo:
             return None
         parts = urlsplit(self.logo)
-        return f"{parts.scheme}://{parts.netloc}"
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{parts.hostname}{port}"
 
 
 def _colour(theme: Mapping[str, Any], key: str, default: str | None) -> str | None:
@@ -219,11 +226,18 @@ def theme_of(setting: Any) -> Theme:
 
 
 def _check_logo(logo: Any) -> None:
-    parts = urlsplit(logo) if isinstance(logo, str) else None
+    """An https address (http on this machine) with a plain host name: its origin goes into
+    the pages' Content Security Policy, where only such a name is harmless."""
+    try:
+        parts = urlsplit(logo) if isinstance(logo, str) and len(logo) <= 2048 else None
+        port = parts.port if parts is not None else None
+    except ValueError:      # a port that is not one
+        parts, port = None, None
     secure = parts is not None and (parts.scheme == "https" or (
         parts.scheme == "http" and is_loopback_host(parts.hostname)))
-    if parts is None or not secure or not parts.hostname or parts.username or parts.password \
-            or len(logo) > 2048:
+    if parts is None or not secure or not _HOST.match(parts.hostname or "") \
+            or parts.username or parts.password or _UNSAFE.search(logo) \
+            or (port is not None and not 0 < port < 65536):
         raise ConfigurationError(
             "CHECKOUT_THEME['logo'] must be the https:// address of an image on your site")
 

@@ -108,6 +108,10 @@ def test_a_dark_accent_is_checked_on_the_dark_backgrounds():
     ({"scheme": "sepia"}, "scheme"),
     ({"logo": "http://cdn.example/logo.png"}, "logo"),
     ({"logo": "https://user:pw@shop.example/logo.png"}, "logo"),
+    # What would end img-src and start a directive of its own in the pages' policy.
+    ({"logo": "https://a.example;frame-ancestors *;x/logo.png"}, "logo"),
+    ({"logo": "https://a.example/logo.png; script-src *"}, "logo"),
+    ({"logo": "https://a.example:99999/logo.png"}, "logo"),
     ({"colour": "#000000"}, "unknown keys"),
     ("dark", "dict"),
 ])
@@ -127,3 +131,8 @@ def test_the_stylesheet_says_only_what_the_theme_changes():
     assert ":root:not([data-scheme=light]){color-scheme:dark;" in dark
     auto = stylesheet(theme_of({"scheme": "auto"}))
     assert "@media (prefers-color-scheme:dark)" in auto and ":root[data-scheme=dark]" in auto
+
+
+def test_the_logo_s_site_is_rebuilt_from_its_parts_for_the_policy():
+    theme = theme_of({"logo": "https://Shop.Example:8443/brand/logo.svg?v=2"})
+    assert theme.logo_origin == "https://shop.example:8443"

@@ -58,7 +58,7 @@ def create_blueprint(flows: Mapping[str, Flow], theme: Theme) -> Blueprint:
     # Request plumbing first: the time for the upstream, security headers, static files and
     # compression, session context and locale, error pages.
     budget.init(bp)
-    security.init(bp)
+    security.init(bp, theme.logo_origin)
     assets.init(bp, assets.themed(assets.shipped(STATIC / "checkout"), stylesheet(theme)))
     theming.init(bp, theme)
     compression.init(bp)
