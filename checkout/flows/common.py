@@ -62,3 +62,15 @@ def number(source: Mapping[str, Any], key: str) -> Decimal | None:
     """A figure of the upstream's JSON as an exact decimal (never through a float)."""
     value = source.get(key)
     return None if value is None else Decimal(str(value))
+
+
+MASK, SHOWN = "•", 4
+
+
+def masked(value: str) -> str:
+    """``value`` with all but its last four characters hidden (all of it when that short): on a
+    receipt, which is printed, saved and forwarded, enough to recognise one's own account."""
+    value = value.strip()
+    if len(value) <= SHOWN:
+        return MASK * SHOWN
+    return MASK * SHOWN + " " + value[-SHOWN:]

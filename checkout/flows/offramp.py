@@ -24,16 +24,24 @@ from flask_babel import lazy_gettext as _l
 from ..addresses import AddressError, validate_address
 from ..forms import clean_required_fields
 from ..journey import quotes
-from ..journey.flow import Breakdown, Flow, PriceRow
+from ..journey.flow import Breakdown, Flow, PriceRow, Receipt
 from ..journey.steps import Journey, Step
 from ..kyc.standing import KycStanding
 from ..names import network_name, payout_name
-from ..receipts import Receipt, masked
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
 from ..upstream.client import UpstreamClient
 from ..upstream.types import OfframpOrder
-from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
+from .common import (
+    LOOKUP_PAGE,
+    created_during,
+    has_fields,
+    masked,
+    number,
+    same_address,
+    same_amount,
+    user_ip,
+)
 
 CRYPTO_WALLET, VIRTUAL_WALLET = "CRYPTO_WALLET", "VIRTUAL_WALLET"
 
@@ -302,4 +310,11 @@ class OfframpFlow(Flow):
         return Receipt(order.id, order.status, order.created_at, order.country_iso_code,
                        order.network, price, wallets=wallets, tx_hash=order.hash,
                        payout=payout_name(channel) if isinstance(channel, str) else None,
-                       payout_details=details)
+                       payout_details=details, merchant_funded=merchant_funded)
+
+    def receipt_status(self, receipt: Receipt, status: str | None) -> str:
+        if receipt.merchant_funded:
+            text = self.merchant_funded_texts.get(status or "")
+            if text is not None:
+                return str(text)
+        return super().receipt_status(receipt, status)

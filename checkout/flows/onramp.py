@@ -17,12 +17,11 @@ from ..addresses import AddressError, network_has_memo, validate_address, valida
 from ..capabilities import order_view_token
 from ..errors import OrderNotAvailable
 from ..journey import quotes
-from ..journey.flow import Breakdown, Flow, PriceRow
+from ..journey.flow import Breakdown, Flow, PriceRow, Receipt
 from ..journey.steps import Journey, Step
 from ..kyc.standing import KycStanding
 from ..names import network_name
 from ..public_address import external_url
-from ..receipts import Receipt
 from ..reference import OnrampCatalog
 from ..sessions import CheckoutSession
 from ..upstream.client import UpstreamClient
@@ -240,6 +239,10 @@ class OnrampFlow(Flow):
 
     def receipt(self, order: OnrampOrder) -> Receipt:
         paid, fees = order.local_currency_amount, order.fee_amount_local_currency
+        if fees is None and order.fee_amount_local_currency_service is not None:
+            # Every field of an order is optional (spec 2.4): the total is its two parts.
+            fees = order.fee_amount_local_currency_service + (
+                order.fee_amount_local_currency_partner or 0)
         rate = None
         if paid is not None and order.amount_crypto:
             # An on-ramp order carries no rate (spec 2.4): the one its amounts imply, before fees

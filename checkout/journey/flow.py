@@ -11,16 +11,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from flask_babel import lazy_gettext as _l
 
+from ..addresses import checksummed
 from ..sessions import CheckoutSession
 from .steps import Journey
-
-if TYPE_CHECKING:   # checkout.receipts lays its prices out in this module's rows
-    from ..receipts import Receipt
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,40 @@ class Breakdown:
         earlier = {(str(row.label), row.kind, row.unit): row for row in before.rows}
         pairs = [(earlier.get((str(row.label), row.kind, row.unit)), row) for row in self.rows]
         return [(old, new) for old, new in pairs if old is not None and old.amount != new.amount]
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """One order as its receipt shows it (checkout.views.receipts), every word of it read from
+    the upstream's order by its flow (:meth:`Flow.receipt`), never from the quote.
+
+    ``price``: what was paid and what was received, the rate and every fee, in the rows (and
+    with the labels) of the review the user confirmed. ``wallets``: (label, address), EIP-55
+    where the network has it. ``payout_details``: (label, value), masked unless the value is a
+    choice from the partner's own list (a bank's name). ``country`` gives the clock the time is
+    written in. ``merchant_funded``: an off-ramp paid out of the merchant's balance, whose
+    statuses read differently.
+    """
+
+    order_id: str
+    status: str | None
+    made_at: datetime | None
+    country: str | None
+    network: str | None
+    price: Breakdown
+    wallets: tuple[tuple[Any, str], ...] = ()
+    memo: str | None = None
+    tx_hash: str | None = None
+    payout: str | None = None
+    payout_details: tuple[tuple[str, str], ...] = ()
+    merchant_funded: bool = False
+
+    @staticmethod
+    def wallet(label: Any, network: str | None, address: str | None) -> tuple[tuple[Any, str], ...]:
+        """One (label, address) for :attr:`wallets`, or none when the order names no address."""
+        if not address:
+            return ()
+        return ((label, checksummed(network or "", address)),)
 
 
 class Flow(ABC):
@@ -188,3 +221,7 @@ class Flow(ABC):
     @abstractmethod
     def receipt(self, order: Any) -> Receipt:
         """What the order's receipt shows, all of it from ``order`` (never the quote)."""
+
+    def receipt_status(self, receipt: Receipt, status: str | None) -> str:
+        """What ``status`` (in the webhook set) means on ``receipt``, which has no session."""
+        return self.status_text(status)

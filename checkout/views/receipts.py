@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, current_app, g, request, url_for
+from flask import Blueprint, current_app, g, url_for
 from werkzeug.wrappers import Response
 
 from .. import order_status
@@ -58,6 +58,7 @@ def _read(link: ReceiptLink) -> tuple[Any, datetime | None]:
 
 @limited("page")
 def receipt(token: str) -> Response:
+    """The receipt a token opens, in the language it was made in (or the one asked for)."""
     link = receipt_link_of(token)
     if link is None:
         raise ReceiptNotFound()
@@ -69,15 +70,14 @@ def receipt(token: str) -> Response:
     here = url_for("checkout.receipt", token=token)
     return render("checkout/receipt.html", "checkout/receipt.html",
                   receipt=shown, flow_name=link.flow,
-                  status_text=flow.status_text(
-                      order_status.webhook_status_of(link.flow, shown.status)),
+                  status_text=flow.receipt_status(
+                      shown, order_status.webhook_status_of(link.flow, shown.status)),
                   zone=local_zone(shown.country), money_locale=money_locale(shown.country),
                   explorer_url=explorer_tx_url(
                       shown.network or "", shown.tx_hash,
                       testnet=current_app.config["CHECKOUT_TESTNET"] is True),
                   known_at=known_at_text(known_at) if known_at else None,
-                  languages=[(code, f"{here}?locale={code}") for code in SUPPORTED_LANGUAGES],
-                  page_url=request.full_path.rstrip("?"))
+                  languages=[(code, f"{here}?locale={code}") for code in SUPPORTED_LANGUAGES])
 
 
 def init(bp: Blueprint) -> None:

@@ -27,7 +27,7 @@ def page_scheme(theme: Theme, claims: dict[str, Any] | None) -> str | None:
 
 
 def init(bp: Blueprint, theme: Theme) -> None:
-    @bp.app_context_processor
+    @bp.context_processor
     def theme_context() -> dict[str, Any]:
         session = g.get("checkout_session")
         pinned = page_scheme(theme, session.claims if session is not None else None)

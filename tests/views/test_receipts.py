@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import time
+from decimal import Decimal
+from html import unescape
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +28,7 @@ from checkout.errors import UpstreamTimeout
 from checkout.i18n import format_crypto, format_money
 from checkout.state import get_state
 from checkout.store.tables import sessions_table
+from checkout.webhooks.orders import webhook_status_of
 from tests.conftest import make_app
 
 from .conftest import EVM_ADDRESS, Flow, sandbox_order
@@ -280,3 +283,41 @@ def test_the_merchant_makes_receipt_links_for_its_own_emails(config, flow, app, 
     with public.app_context():
         assert Checkout.receipt_url(order_id, "offramp").startswith(
             "https://pay.shop.example/checkout/r/")
+
+
+def test_a_merchant_funded_payout_s_receipt_speaks_of_the_shop_s_funds(app, client):
+    """No session to ask: the receipt knows from the order that the user sent nothing."""
+    sale = Sale(app, client)
+    sale.start(paymentType="VIRTUAL_WALLET", countryIsoCode="KE", paymentChannel="mobile_money",
+               network="CELO", asset="USDT", amount="1500", currency="local",
+               address=EVM_ADDRESS, lock=["amount", "currency"])
+    sale.landed(sale.post("/payout", {"phoneNumber": "0712345678"}), "payee")
+    review = sale.landed(sale.payee(confirm="yes"), "review")
+    status = sale.landed(sale.create(review), "status").get_data(as_text=True)
+    html = client.get(receipt_link(status)).get_data(as_text=True)
+    # What the status page (which has the session) says of the order's status, word for word.
+    with app.app_context():
+        offramp = get_state().flows["offramp"]
+        status_now = webhook_status_of(
+            "offramp", sandbox_order(app, sale.session.order_id, "offramp").status)
+        said = offramp.status_text(status_now, sale.session)
+    assert offramp.status_text(status_now) != said          # the user-wallet words differ
+    assert unescape(shown(html, "receipt-status")) == said
+    assert 'data-testid="send-amount"' not in html and 'data-testid="receipt-wallet"' not in html
+
+
+def test_an_on_ramp_order_without_its_total_fee_still_gets_its_rate_right(app):
+    """Every field of an order is optional (spec 2.4): the total fee is then its two parts."""
+    from checkout.upstream.types import OnrampOrder
+
+    order = {"_id": "a" * 24, "status": "swap_initiated", "localCurrencyAmount": 5000,
+             "currencyIsoCode": "NGN", "amountCrypto": 3.283918, "asset": "USDT",
+             "network": "CELO", "feeAmountLocalCurrency": 125,
+             "feeAmountLocalCurrencyService": 75, "feeAmountLocalCurrencyPartner": 50,
+             "gasAmountLocalCurrency": 14.8}
+    parts_only = {k: v for k, v in order.items() if k != "feeAmountLocalCurrency"}
+    with app.app_context():
+        onramp = get_state().flows["onramp"]
+        rates = [next(row.amount for row in onramp.receipt(OnrampOrder.from_json(o)).price.rows
+                      if row.kind == "rate") for o in (order, parts_only)]
+    assert rates[0] == rates[1] == Decimal("1480.0004")     # (5000 - 125 - 14.8) / 3.283918
