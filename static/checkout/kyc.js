@@ -250,13 +250,17 @@
     if (!f.matches || !f.matches("form[data-kyc-form]")) return;
     capitalise(f);
     status("");
+    // The form is boosted (htmx posts it and the answer replaces the page): htmx listens on
+    // the form itself, and sends whatever the default, so a send held here must not reach it.
     if (!f.checkValidity()) {
       event.preventDefault();
+      event.stopPropagation();
       if (!sayAll(f)) f.reportValidity();
       return;
     }
     if (shrinking > 0 && !sendAsTheyAre) {
       event.preventDefault();
+      event.stopPropagation();
       sendWhenReady = f;
       status(document.querySelector("[data-photo-status]").dataset.preparing || "");
       window.clearTimeout(giveUp);

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from .test_kyc_e2e import quick_kyc  # noqa: F401  (a fixture)
 from .test_onramp_e2e import ADDRESS, choose, settle
 
 pytestmark = pytest.mark.browser
@@ -145,3 +146,32 @@ def test_an_error_answering_continue_shows_the_error_page_where_the_user_was(pag
     frame.wait_for_selector(".notice--error[role=alert]")
     assert frame.url.endswith("/")      # the session's own address, where the step was shown
     assert frame.locator("a", has_text="Try again").count() == 1
+
+
+def test_the_identity_step_s_send_moves_on_in_place_too(page, shop, quick_kyc):
+    """Kenya, basic: a document number, no photo. "Send" posts in the background (multipart, as
+    the photos need) and the waiting page comes in place, at its own address."""
+    frame = shop.open(page, countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                      asset="USDT", currency="local", amount=8000)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("kyc-in-place@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=phoneNumber]")
+    frame.locator("input[name=phoneNumber]").fill("0712000977")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=document][value=NATIONAL_ID]")
+    frame.locator("input[name=document][value=NATIONAL_ID]").check()
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("input[name=id_number]")
+    # "Pending": the sandbox holds the document under review (its magic last name).
+    for name, value in (("first_name", "Wanjiru"), ("last_name", "Pending"),
+                        ("dob", "1990-05-17"), ("id_number", "12345678")):
+        frame.locator(f"[name={name}]").fill(value)
+    loaded = documents_loaded(page, shop)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    shop.click(page, "button", "Send for verification")
+    frame.wait_for_selector("[data-testid=kyc-pending]")
+    assert loaded == [] and len(posts) == 1 and posts[0].endswith("/kyc")
+    assert frame.url.endswith("/kyc")
