@@ -39,6 +39,19 @@ def choose(frame, *, country: str, channel: str, amount: str) -> None:
     frame.wait_for_selector("#quote [data-testid=receive-amount]")
 
 
+def kenyan_mpesa_past_the_phone(shop, page, *, amount: int, email: str, phone: str):
+    """Kenya, M-PESA, in the shop's frame: through the wallet and the phone number; the frame."""
+    frame = shop.open(page, countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                      asset="USDT", currency="local", amount=amount)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill(email)
+    shop.click_and_load(page, "button", "Continue")
+    frame.locator("input[name=phoneNumber]").fill(phone)
+    shop.click_and_load(page, "button", "Continue")
+    return frame
+
+
 def wallet_and_review(shop, page, frame) -> None:
     frame.locator("input[name=address]").fill(ADDRESS)
     frame.locator("input[name=email]").fill("ada@example.com")

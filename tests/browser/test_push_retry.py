@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from .test_offramp_e2e import sandbox_orders
-from .test_onramp_e2e import ADDRESS, confirm_order
+from .test_onramp_e2e import confirm_order, kenyan_mpesa_past_the_phone
 
 pytestmark = pytest.mark.browser
 
@@ -34,14 +34,8 @@ def test_the_retry_button_is_ready_when_its_countdown_ends(page, shop, short_quo
                                                            monkeypatch):
     orders = sandbox_orders(shop)
     monkeypatch.setattr(orders, "default_outcome", "expire")     # the phone never approves
-    frame = shop.open(page, countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
-                      asset="USDT", currency="local", amount=1000)
-    frame.wait_for_selector("input[name=address]")
-    frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("push@example.com")
-    shop.click_and_load(page, "button", "Continue")
-    frame.locator("input[name=phoneNumber]").fill("0712345678")
-    shop.click_and_load(page, "button", "Continue")
+    frame = kenyan_mpesa_past_the_phone(shop, page, amount=1000, email="push@example.com",
+                                        phone="0712345678")
     frame.wait_for_selector("text=Review your order")
     confirm_order(shop, page, frame)
     order_id = shop.wait_for_event(page, "order-created")["order"]["id"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from .test_kyc_e2e import quick_kyc  # noqa: F401  (a fixture)
-from .test_onramp_e2e import ADDRESS, choose, settle
+from .test_onramp_e2e import ADDRESS, choose, kenyan_mpesa_past_the_phone, settle
 
 pytestmark = pytest.mark.browser
 
@@ -151,15 +151,8 @@ def test_an_error_answering_continue_shows_the_error_page_where_the_user_was(pag
 def test_the_identity_step_s_send_moves_on_in_place_too(page, shop, quick_kyc):
     """Kenya, basic: a document number, no photo. "Send" posts in the background (multipart, as
     the photos need) and the waiting page comes in place, at its own address."""
-    frame = shop.open(page, countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
-                      asset="USDT", currency="local", amount=8000)
-    frame.wait_for_selector("input[name=address]")
-    frame.locator("input[name=address]").fill(ADDRESS)
-    frame.locator("input[name=email]").fill("kyc-in-place@example.com")
-    shop.click(page, "button", "Continue")
-    frame.wait_for_selector("input[name=phoneNumber]")
-    frame.locator("input[name=phoneNumber]").fill("0712000977")
-    shop.click(page, "button", "Continue")
+    frame = kenyan_mpesa_past_the_phone(shop, page, amount=8000,
+                                        email="kyc-in-place@example.com", phone="0712000977")
     frame.wait_for_selector("input[name=document][value=NATIONAL_ID]")
     frame.locator("input[name=document][value=NATIONAL_ID]").check()
     shop.click(page, "button", "Continue")
