@@ -36,6 +36,7 @@ from flask import Flask
 
 from .config import is_loopback_host
 from .errors import ConfigurationError
+from .launch import normalize_origin
 
 __all__ = ["Theme", "FONTS", "SCHEMES", "LIGHT", "DARK", "contrast", "nearest_passing",
            "theme_of", "check_config", "stylesheet"]
@@ -66,10 +67,6 @@ DARK = {"ink": "#e8eaed", "muted": "#b4bcc6", "line": "#4d5560", "bg": "#121417"
         "ok-bg": "#16301e", "focus": "#ffbf47"}
 DEFAULT_ACCENT, DEFAULT_ACCENT_TEXT = "#0b5cad", "#ffffff"
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
-# A host name as a CSP source takes it (letters, digits, dots, dashes; an IDN in its ASCII form),
-# and nothing in the address that ends a directive or a source list.
-_HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
-_UNSAFE = re.compile(r"[;,\s'\"]")
 
 Rgb = tuple[float, float, float]
 
@@ -132,15 +129,9 @@ class Theme:
     def offers_dark(self) -> bool:
         return self.scheme in ("dark", "auto")
 
-    @property
-    def logo_origin(self) -> str | None:
-        """The logo's site, as a CSP source: rebuilt from the parts start-up checked, never
-        copied from the setting (a ";" there would end the directive and start another)."""
-        if not self.logo:
-            return None
-        parts = urlsplit(self.logo)
-        port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{parts.hostname}{port}"
+    # The logo's site, as the pages' CSP names it: the canonical origin start-up made of it
+    # (launch.normalize_origin), never text copied from the setting.
+    logo_origin: str | None = None
 
 
 def _colour(theme: Mapping[str, Any], key: str, default: str | None) -> str | None:
@@ -219,27 +210,20 @@ def theme_of(setting: Any) -> Theme:
         _require("accent_text_dark", accent_text_dark, {"the dark accent": accent_dark}, TEXT,
                  "a button's label")
     logo = setting.get("logo")
-    if logo is not None:
-        _check_logo(logo)
     return Theme(accent, accent_text, accent_dark, accent_text_dark, radius, font, logo,
-                 scheme)
+                 scheme, _logo_origin(logo) if logo is not None else None)
 
 
-def _check_logo(logo: Any) -> None:
-    """An https address (http on this machine) with a plain host name: its origin goes into
-    the pages' Content Security Policy, where only such a name is harmless."""
-    try:
-        parts = urlsplit(logo) if isinstance(logo, str) and len(logo) <= 2048 else None
-        port = parts.port if parts is not None else None
-    except ValueError:      # a port that is not one
-        parts, port = None, None
-    secure = parts is not None and (parts.scheme == "https" or (
-        parts.scheme == "http" and is_loopback_host(parts.hostname)))
-    if parts is None or not secure or not _HOST.match(parts.hostname or "") \
-            or parts.username or parts.password or _UNSAFE.search(logo) \
-            or (port is not None and not 0 < port < 65536):
+def _logo_origin(logo: Any) -> str:
+    """The origin of an https address (http on this machine) with a plain host name: it goes
+    into the pages' Content Security Policy, where only such a name is harmless."""
+    origin = normalize_origin(logo, allow_path=True) if isinstance(logo, str) else None
+    if origin is None or not (origin.startswith("https://") or is_loopback_host(
+            urlsplit(origin).hostname)):
         raise ConfigurationError(
-            "CHECKOUT_THEME['logo'] must be the https:// address of an image on your site")
+            "CHECKOUT_THEME['logo'] must be the https:// address of an image on your site "
+            "(a host name in ASCII: an international one in its xn-- form)")
+    return origin
 
 
 def check_config(app: Flask) -> None:
