@@ -174,6 +174,9 @@ def require(app: Flask, key: str) -> Any:
     return value
 
 
+MAX_RECEIPT_DAYS = 3650
+
+
 def validate(app: Flask) -> None:
     """The settings this module owns; the modules with settings of their own check them too, each
     from ``Checkout.init_app`` (``check_config``)."""
@@ -195,7 +198,10 @@ def validate(app: Flask) -> None:
     days = app.config.get("CHECKOUT_KYC_REMEMBER_DAYS")
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0:
         raise ConfigurationError("CHECKOUT_KYC_REMEMBER_DAYS must be a number of days above 0")
-    _positive(app, "CHECKOUT_RECEIPT_DAYS")
+    # Bounded: an endless link is not one (and inf would fail the first receipt, mid-checkout).
+    if _positive(app, "CHECKOUT_RECEIPT_DAYS") > MAX_RECEIPT_DAYS:
+        raise ConfigurationError(
+            f"CHECKOUT_RECEIPT_DAYS must be at most {MAX_RECEIPT_DAYS} days (ten years)")
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")

@@ -219,7 +219,7 @@ def test_receipt_links_last_as_long_as_the_merchant_says(config, flow, app):
         assert receipt_link_of(kept) is not None and receipt_link_of(gone) is None
 
 
-@pytest.mark.parametrize("days", [0, -1, "90", True, None])
+@pytest.mark.parametrize("days", [0, -1, "90", True, None, float("inf"), float("nan"), 3651])
 def test_a_receipt_lifetime_that_is_not_a_number_of_days_is_refused_at_start_up(config, days):
     from checkout.errors import ConfigurationError
 
