@@ -24,6 +24,7 @@ from ..capabilities import ReceiptLink, receipt_link_of, receipt_token
 from ..errors import OrderNotAvailable, UpstreamNotFound, UpstreamUnavailable
 from ..htmx import render
 from ..i18n import SUPPORTED_LANGUAGES, local_zone, money_locale
+from ..journey.flow import Flow
 from ..ratelimits import limited
 from ..state import get_state
 from . import tracking
@@ -39,12 +40,9 @@ def receipt_url(order_id: str, flow: str, locale: str | None = None) -> str:
     return url_for("checkout.receipt", token=receipt_token(order_id, flow, locale))
 
 
-def _read(link: ReceiptLink) -> tuple[Any, datetime | None]:
+def _read(flow: Flow, link: ReceiptLink) -> tuple[Any, datetime | None]:
     """The order (the flow's own type) and, when read from the store because the upstream
     does not answer, when it was last read."""
-    flow = get_state().flows.get(link.flow)
-    if flow is None:
-        raise ReceiptNotFound()
     try:
         return flow.fetch_order(link.order_id), None
     except (UpstreamNotFound, OrderNotAvailable):
@@ -64,12 +62,14 @@ def receipt(token: str) -> Response:
         raise ReceiptNotFound()
     # The language the link was made in, unless the reader chose another (?locale=).
     g.checkout_page_locale = link.locale
-    order, known_at = _read(link)
-    flow = get_state().flows[link.flow]
+    flow = get_state().flows.get(link.flow)
+    if flow is None:
+        raise ReceiptNotFound()
+    order, known_at = _read(flow, link)
     shown = flow.receipt(order)
     here = url_for("checkout.receipt", token=token)
     return render("checkout/receipt.html", "checkout/receipt.html",
-                  receipt=shown, flow_name=link.flow,
+                  receipt=shown,
                   status_text=flow.receipt_status(
                       shown, order_status.webhook_status_of(link.flow, shown.status)),
                   zone=local_zone(shown.country), money_locale=money_locale(shown.country),
@@ -82,3 +82,5 @@ def receipt(token: str) -> Response:
 
 def init(bp: Blueprint) -> None:
     bp.add_url_rule("/r/<token>", "receipt", receipt, methods=["GET"])
+    # Made where a page shows the link (the status page, the order view), not at each poll.
+    bp.add_app_template_global(receipt_url, "receipt_url")

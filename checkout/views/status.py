@@ -37,7 +37,6 @@ from ..urls import safe_external_url
 from . import tracking
 from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
 from .journey import pages_of
-from .receipts import receipt_url
 
 OrderT = TypeVar("OrderT")
 
@@ -165,8 +164,6 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         # The upstream could not be asked just now: the last status known, and since when.
         "known_at": stale,
         "return_url": session.claims.get("returnUrl"),
-        "receipt_url": receipt_url(session.order_id, session.flow, session.locale)
-        if session.order_id else None,
         # Where the block polls, and where the page reloads itself without JavaScript.
         "live_url": url_for("checkout.status_live", session_id=session.id,
                             top="1" if poll_top else None, returned="1" if returned else None),
