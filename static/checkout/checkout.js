@@ -571,8 +571,11 @@
     });
     document.body.addEventListener("htmx:beforeRequest", markBusy);
     document.body.addEventListener("htmx:afterRequest", unmarkBusy);
-    // Back to a page from the browser's cache: its forms are not on their way any more.
-    window.addEventListener("pageshow", function () {
+    // Back to a page from the browser's cache: its forms are not on their way any more. Not the
+    // pageshow of the page's own load, which can come after a form was sent (an image still on
+    // its way, on a weak signal).
+    window.addEventListener("pageshow", function (event) {
+      if (!event.persisted) return;
       leaving = departed = false;
       unbusy(document);
     });

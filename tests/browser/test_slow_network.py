@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_onramp_e2e import settle
+from .test_onramp_e2e import ADDRESS, settle
 
 pytestmark = pytest.mark.browser
 
@@ -136,3 +136,46 @@ def test_a_part_of_the_step_being_fetched_again_says_so(page, shop):
         is None
     assert frame.evaluate("""() => getComputedStyle(
       document.querySelector('#field-network-wrap label'), '::after').content""") == "none"
+
+
+def test_a_press_before_the_page_has_finished_loading_still_sends_once(page, shop):
+    """A page is usable from DOMContentLoaded, but its load event can come much later: an image
+    still on its way (a merchant's logo, on a weak signal). A "Continue" pressed meanwhile is on
+    its way when the load event comes, and a second press must still send nothing: the load
+    event's pageshow is not a page back from the browser's cache."""
+    held_image: list = []
+    held_posts: list = []
+    page.route("**/held-image.png", lambda route: held_image.append(route))
+    page.route("**/wallet", lambda route: held_posts.append(route)
+               if route.request.method == "POST" else route.continue_())
+    # As the checkout's own <img> would: the image is in the page before its scripts run.
+    page.add_init_script("""document.addEventListener('readystatechange', () => {
+      if (document.readyState !== 'interactive') return;
+      const img = document.createElement('img');
+      img.src = '/held-image.png';
+      img.alt = '';
+      document.body.appendChild(img);
+    });""")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.goto(shop.launch_url(countryIsoCode="NG", paymentChannel="bank", network="CELO",
+                              asset="USDT", currency="local", amount=5000),
+              wait_until="domcontentloaded")
+    page.wait_for_function("() => window.htmx && document.readyState === 'interactive'")
+    page.locator("input[name=address]").fill(ADDRESS)
+    page.locator("input[name=email]").fill("buyer@example.com")
+    page.get_by_role("button", name="Continue").click()
+    page.wait_for_function("() => document.querySelector('form[aria-busy=true]')")
+    assert len(posts) == 1, posts
+
+    # The image arrives: the page has loaded, with the form still on its way.
+    page.wait_for_function("(n) => n", arg=len(held_image))
+    held_image[0].fulfill(status=204)
+    page.wait_for_function("() => document.readyState === 'complete'")
+    page.evaluate("""() => [...document.querySelectorAll('button[type=submit]')]
+      .find((b) => b.form && b.form.action.endsWith('/wallet')).click()""")
+    page.wait_for_timeout(300)   # a second post would have left by now: it leaves at once
+    assert len(posts) == 1, posts
+
+    held_posts[0].continue_()
+    page.wait_for_function("() => document.title === 'Review your order'")
