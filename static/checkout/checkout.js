@@ -174,6 +174,8 @@
 
   var lastHeight = 0;
   function reportHeight() {
+    // Reading the height lays the page out: not worth it with nobody to tell.
+    if (!framed || !parentOrigin) return;
     var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
     if (height !== lastHeight) {
       lastHeight = height;
@@ -579,10 +581,12 @@
       leaving = departed = false;
       unbusy(document);
     });
-    reportHeight();
     if (window.ResizeObserver) {
+      // Its first report comes with the page's first layout. Asking for the height here would
+      // force that layout inside this script's task, the longest of the page's load.
       new ResizeObserver(reportHeight).observe(document.documentElement);
     } else {
+      reportHeight();
       window.addEventListener("resize", reportHeight);
     }
     postPageEvents(document);
