@@ -1,16 +1,17 @@
-/* filter.js: long lists (banks) get a text box that filters them (by letters or initials: "gtb"
- * finds Guaranty Trust Bank), on the pages that have one
- * (select[data-filterable]; data-filter-label is the box's label). Without JavaScript the select
- * stays a plain select. No dependencies, no eval.
+/* filter.js: long lists (banks) have a text box that filters them (by letters or initials:
+ * "gtb" finds Guaranty Trust Bank), on the pages that have one. The box is the server's
+ * (macros.html: input[data-checkout-filter], aria-controls naming its select[data-filterable]),
+ * in the page from its first paint, so nothing moves when this file comes in; what was typed
+ * before then filters the list as it starts. Without JavaScript the box is not shown and the
+ * select stays a plain select. No dependencies, no eval.
  */
 (function () {
   "use strict";
 
-  /* Filterable selects: a long list (banks) gets a search box above it. The select itself is not
-   * changed (same options, same name, same label), so it is submitted and read by assistive
-   * technology exactly as without JavaScript; the box only hides the options that do not match. */
+  /* The select itself is not changed (same options, same name, same label), so it is submitted
+   * and read by assistive technology exactly as without JavaScript; the box only hides the
+   * options that do not match. */
   var filterQueries = {}; // select id -> what was typed, kept across htmx swaps that re-render it
-  var filterCount = 0;
 
   function fold(text) {
     var lower = String(text).toLowerCase();
@@ -86,66 +87,46 @@
     return document.getElementById(input.getAttribute("aria-controls") || "");
   }
 
-  function enhanceFilterable(select) {
-    if (select.disabled) return;
-    if (!select.id) select.id = "checkout-filterable-" + (++filterCount);
-    var inputId = select.id + "-filter";
-    var input = document.getElementById(inputId);
-    if (!input) {
-      var wrap = document.createElement("div");
-      wrap.className = "field-filter";
-      var label = document.createElement("label");
-      label.setAttribute("for", inputId);
-      label.textContent = select.getAttribute("data-filter-label") || "Filter";
-      input = document.createElement("input");
-      input.type = "search";
-      input.id = inputId;
-      input.setAttribute("autocomplete", "off");
-      input.setAttribute("aria-controls", select.id);
-      // No name: the box is not part of the form and is never submitted.
-      input.setAttribute("data-checkout-filter", "");
-      input.addEventListener("input", function (event) {
-        event.stopPropagation();
-        var target = filterFor(input);
-        filterQueries[input.getAttribute("aria-controls")] = input.value;
-        if (target) applyFilter(target, input.value, true);
-      });
-      // The form's own triggers (a live quote on "input" or "keyup") are not about this box.
-      var quiet = function (event) { event.stopPropagation(); };
-      input.addEventListener("change", quiet);
-      input.addEventListener("keyup", quiet);
-      input.addEventListener("search", quiet);
-      input.addEventListener("keydown", function (event) {
-        // Enter in a search box would submit the form half filled in: it only filters here.
-        if (event.key === "Enter") event.preventDefault();
-      });
-      var empty = document.createElement("p");
-      empty.id = select.id + "-filter-empty";
-      empty.className = "field-help field-filter-empty";
-      empty.setAttribute("role", "status");
-      empty.hidden = true;
-      input.setAttribute("aria-describedby", empty.id);
-      wrap.appendChild(label);
-      wrap.appendChild(input);
-      wrap.appendChild(empty);
-      select.parentNode.insertBefore(wrap, select);
-      if (filterQueries[select.id]) input.value = filterQueries[select.id];
-    }
-    if (input.value) applyFilter(select, input.value, false);
+  function isFilterBox(el) {
+    return !!el && el.nodeType === 1 && el.hasAttribute("data-checkout-filter");
   }
 
-  function enhanceFilterables(root) {
-    var selects = (root || document).querySelectorAll("select[data-filterable]");
-    for (var i = 0; i < selects.length; i++) enhanceFilterable(selects[i]);
+  /* The box's events, heard on the document before anyone else (capture). Its typing filters;
+   * it goes no further, since the form's own triggers (a live quote on "input" or "keyup") are
+   * not about this box. Enter in a search box would submit the form half filled in: it only
+   * filters here. */
+  function onBoxEvent(event) {
+    var box = event.target;
+    if (!isFilterBox(box)) return;
+    if (event.type === "keydown") {
+      if (event.key === "Enter") event.preventDefault();
+      return;
+    }
+    event.stopPropagation();
+    if (event.type !== "input") return;
+    filterQueries[box.getAttribute("aria-controls")] = box.value;
+    var select = filterFor(box);
+    if (select && !select.disabled) applyFilter(select, box.value, true);
+  }
+
+  /* What was typed in a box filters its list: typed before this file came in, or before an htmx
+   * swap re-rendered the box (empty) with its select. */
+  function applyTyped() {
+    var boxes = document.querySelectorAll("input[data-checkout-filter]");
+    for (var i = 0; i < boxes.length; i++) {
+      var box = boxes[i];
+      var id = box.getAttribute("aria-controls");
+      if (!box.value && filterQueries[id]) box.value = filterQueries[id];
+      var select = filterFor(box);
+      if (box.value && select && !select.disabled) applyFilter(select, box.value, false);
+    }
   }
 
   function start() {
-    enhanceFilterables(document);
-    // A swap that re-renders a filterable select gets its box again (htmx then gives the focus
-    // back to it by id).
-    document.body.addEventListener("htmx:afterSettle", function () {
-      enhanceFilterables(document);
-    });
+    var types = ["input", "change", "keyup", "search", "keydown"];
+    for (var i = 0; i < types.length; i++) document.addEventListener(types[i], onBoxEvent, true);
+    applyTyped();
+    document.body.addEventListener("htmx:afterSettle", applyTyped);
   }
 
   if (document.readyState === "loading") {

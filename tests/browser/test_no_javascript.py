@@ -249,6 +249,9 @@ def test_an_off_ramp_order_declared_by_pasting_the_transaction_hash(plain, short
     frame = plain.open("offramp", countryIsoCode="NG", paymentChannel="bank", network="POLYGON",
                        asset="USDC", currency="local", amount=20000)
     frame.wait_for_selector("select[name=bankCode]")
+    # The bank list's filter box is in the page, but it could not filter: not shown.
+    assert frame.locator("input[data-checkout-filter]").count() == 1
+    assert not frame.locator("input[data-checkout-filter]").is_visible()
     frame.locator("select[name=bankCode]").select_option("011:02")
     frame.locator("input[name=bankAccountNumber]").fill("0123456789")
     frame = plain.submit("Continue")

@@ -3,6 +3,8 @@ step's whole page, replaces the frame's page: one round trip, no page load, and 
 load gave (the address, the history, the focus, the shop's "ready") still there."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from .test_kyc_e2e import quick_kyc  # noqa: F401  (a fixture)
@@ -111,6 +113,34 @@ def test_a_step_whose_page_has_a_script_of_its_own_comes_in_place_and_the_script
     assert frame.locator("select[name=bankCode] option:not([hidden])", has_text="Guaranty").count()
     assert loaded == [] and len(posts) == 1, (loaded, posts)
     assert frame.locator("head script[src*='filter.js']").count() == 1
+
+
+def test_the_bank_filter_is_there_before_its_script_and_nothing_moves_when_it_comes(page, shop):
+    """On a slow network filter.js comes in after the payout page is drawn. Its filter box is
+    there from the start, so nothing under it moves under the user's thumb when the file comes;
+    what was typed in the box meanwhile filters the list then."""
+    held: list = []
+    page.context.route("**/filter.js", lambda route: held.append(route))
+    frame = shop.open(page, "offramp", countryIsoCode="NG", paymentChannel="bank",
+                      network="POLYGON", asset="USDC", currency="local")
+    frame.locator("input[name=amount]").fill("20000")
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    settle(frame)
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector("select[name=bankCode]")
+    deadline = time.monotonic() + 15
+    while not held:
+        assert time.monotonic() < deadline, "filter.js was never asked for"
+        page.wait_for_timeout(50)
+    where = "() => document.querySelector('select[name=bankCode]').getBoundingClientRect().top"
+    top = frame.evaluate(where)
+    frame.locator("input[data-checkout-filter]").fill("gtb")
+
+    held[0].continue_()
+    frame.wait_for_function("() => document.querySelectorAll("
+                            "'select[name=bankCode] option:not([hidden])').length < 5")
+    assert frame.locator("select[name=bankCode] option:not([hidden])", has_text="Guaranty").count()
+    assert frame.evaluate(where) == top
 
 
 def test_continue_pressed_as_a_choice_is_being_fetched_is_sent(page, shop):
