@@ -8,9 +8,10 @@ It serves the checkout on the embedded sandbox on a local port (real HTTP, the p
 headers), opens a session of each flow with a signed launch token, and runs Lighthouse (mobile form
 factor, its default slow-4G and CPU throttling, Debian's Chromium) on the first page of each. It
 prints the performance, accessibility and best-practices scores (the median of
-``LIGHTHOUSE_RUNS``, default 3, runs) and the metrics behind them; the targets are 1.0 for
-accessibility and at least 0.98 for performance, and the script exits 1 when one is missed. A
-benchmark, not a test: the figures depend on the machine.
+``LIGHTHOUSE_RUNS``, default 3, runs) and the metrics behind them; the target is 1.0 (Lighthouse's
+100) in each of the three, and the script exits 1 when one is missed. A benchmark, not a test: the
+figures depend on the machine (its performance score moves with the load of the CPU; run it on a
+quiet one).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run " \
                "--disable-background-networking --disable-component-update --disable-sync"
 CATEGORIES = ("performance", "accessibility", "best-practices")
-TARGETS = {"performance": 0.98, "accessibility": 1.0}
+TARGETS = {category: 1.0 for category in CATEGORIES}
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "3"))
 FIRST_PAGES = {
     # The first page each flow opens on when the shop gives nothing: the amount step.
