@@ -7,6 +7,7 @@ sandbox the merchant's credentials and launch secret are required.
 from __future__ import annotations
 
 import ipaddress
+import math
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -195,10 +196,8 @@ def validate(app: Flask) -> None:
     _check_upstream_scheme(app)
     _check_switches(app)
     _check_upstream_waits(app)
-    days = app.config.get("CHECKOUT_KYC_REMEMBER_DAYS")
-    if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0:
-        raise ConfigurationError("CHECKOUT_KYC_REMEMBER_DAYS must be a number of days above 0")
-    # Bounded: an endless link is not one (and inf would fail the first receipt, mid-checkout).
+    _positive(app, "CHECKOUT_KYC_REMEMBER_DAYS")
+    # Bounded: a link for ever is not one.
     if _positive(app, "CHECKOUT_RECEIPT_DAYS") > MAX_RECEIPT_DAYS:
         raise ConfigurationError(
             f"CHECKOUT_RECEIPT_DAYS must be at most {MAX_RECEIPT_DAYS} days (ten years)")
@@ -208,9 +207,11 @@ def validate(app: Flask) -> None:
 
 
 def _positive(app: Flask, key: str, *, whole: bool = False) -> float:
+    """A finite number above 0. inf passed "above 0" and failed at its first use, mid-checkout
+    (a socket's timeout, a date, a token's expiry); NaN is no number of anything."""
     value = app.config.get(key)
     kinds = (int,) if whole else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
+    if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
         raise ConfigurationError(
             f"{key} must be a {'whole ' if whole else ''}number above 0, not {value!r}")
     return float(value)
@@ -218,7 +219,8 @@ def _positive(app: Flask, key: str, *, whole: bool = False) -> float:
 
 def _pair(key: str, value: Any) -> tuple[float, float]:
     if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in value):
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf
+            for v in value):
         raise ConfigurationError(f"{key} must be a (connect, read) pair of seconds above 0")
     return float(value[0]), float(value[1])
 

@@ -95,7 +95,7 @@ def test_a_create_grace_shorter_than_a_create_can_last_is_refused(tmp_path):
     build(tmp_path, CHECKOUT_HTTP_TIMEOUT=(3.05, 20.0), CHECKOUT_CREATE_GRACE=50)
 
 
-@pytest.mark.parametrize("days", [0, -1, "365", True, None])
+@pytest.mark.parametrize("days", [0, -1, "365", True, None, float("inf"), float("nan")])
 def test_the_days_kyc_levels_are_remembered_must_be_a_positive_number(tmp_path, days):
     with pytest.raises(ConfigurationError, match="CHECKOUT_KYC_REMEMBER_DAYS"):
         build(tmp_path, CHECKOUT_KYC_REMEMBER_DAYS=days)
@@ -127,3 +127,22 @@ def test_new_defaults_are_declared():
     assert DEFAULTS["CHECKOUT_CREATE_GRACE"] == 40
     assert DEFAULTS["CHECKOUT_HEALTH_CACHE_SECONDS"] == 30
     assert DEFAULTS["CHECKOUT_ALLOW_INSECURE_UPSTREAM"] is False
+
+
+ENDLESS = float("inf")
+
+
+@pytest.mark.parametrize("key, value", [
+    ("CHECKOUT_REQUEST_BUDGET", ENDLESS),
+    ("CHECKOUT_CREATE_GRACE", ENDLESS),
+    ("CHECKOUT_BREAKER_RESET_SECONDS", ENDLESS),
+    ("CHECKOUT_BREAKER_RESET_SECONDS", float("nan")),
+    ("CHECKOUT_HTTP_TIMEOUT", (3.05, ENDLESS)),
+    ("CHECKOUT_UPSTREAM_TIMEOUTS", {"read": (ENDLESS, 10.0)}),
+])
+def test_an_endless_wait_is_refused_at_start_up(tmp_path, key, value):
+    """inf is "above 0" but no number of seconds: a socket cannot be given it as a timeout
+    (OverflowError, at the first upstream call made outside a page's budget), and a page's
+    budget or a breaker's pause of inf is none. NaN is no number at all."""
+    with pytest.raises(ConfigurationError, match=key):
+        build(tmp_path, **{key: value})
