@@ -581,12 +581,14 @@
       leaving = departed = false;
       unbusy(document);
     });
+    // The height, asked in a task of its own: asked here, the layout it forces would join this
+    // script's and htmx's start-up in the longest task of the page's load. Not left to the
+    // ResizeObserver's first report: a cross-site frame out of view (a checkout below the shop's
+    // fold) is not drawn, so that report would wait until the user scrolls to it.
+    window.setTimeout(reportHeight, 0);
     if (window.ResizeObserver) {
-      // Its first report comes with the page's first layout. Asking for the height here would
-      // force that layout inside this script's task, the longest of the page's load.
       new ResizeObserver(reportHeight).observe(document.documentElement);
     } else {
-      reportHeight();
       window.addEventListener("resize", reportHeight);
     }
     postPageEvents(document);

@@ -173,3 +173,25 @@ def test_embed_ignores_messages_that_are_not_from_the_checkout_frame(page, shop)
     }""")
     page.wait_for_timeout(300)
     assert [e for e in shop.events(page)[before:] if e["type"] == "completed"] == []
+
+
+def test_a_checkout_below_the_fold_reports_its_height_before_it_is_scrolled_to(page, shop):
+    """A shop may put the checkout under its own content. The browser does not draw a cross-site
+    frame that is out of view, so a ResizeObserver in it reports nothing until the user scrolls
+    to it: the frame must tell its height at once all the same, or the shop's iframe keeps its
+    first height (and its onEvent hears no "resize") until it jumps when scrolled to."""
+    page.add_init_script("""if (window === window.top) {      // the shop's page, not the frame
+      document.addEventListener('DOMContentLoaded', () => {
+        const above = document.createElement('div');
+        above.style.height = '5000px';
+        document.body.prepend(above);
+      });
+    }""")
+    page.goto(f"{shop.origin}/?launch={quote(shop.launch_url(), safe='')}")
+    shop.wait_for_event(page, "ready")
+    resize = shop.wait_for_event(page, "resize", timeout=10_000)
+    assert resize["height"] > 100
+    assert page.evaluate("() => window.scrollY") == 0     # nobody scrolled to it
+    page.wait_for_function("""(height) => parseInt(
+      document.querySelector('iframe.checkout-frame').style.height, 10) === Math.ceil(height)""",
+                           arg=resize["height"])
