@@ -420,6 +420,30 @@ def screenshot(page: Any, name: str) -> Path:
     return path
 
 
+class Held:
+    """Requests to ``pattern`` (with ``method``, if given) held back, as a slow network would,
+    until the test lets each go: ``held.first(page).continue_()``. Others pass."""
+
+    def __init__(self, router: Any, pattern: str, method: str | None = None) -> None:
+        self.method = method
+        self.routes: list[Any] = []
+        router.route(pattern, self._hold)
+
+    def _hold(self, route: Any) -> None:
+        if self.method is not None and route.request.method != self.method:
+            route.continue_()
+            return
+        self.routes.append(route)
+
+    def first(self, page: Any, timeout: float = 15.0) -> Any:
+        """The first request held, once there is one."""
+        deadline = time.monotonic() + timeout
+        while not self.routes:
+            assert time.monotonic() < deadline, "no request was held"
+            page.wait_for_timeout(50)
+        return self.routes[0]
+
+
 class Shop:
     """The merchant page with the checkout in it."""
 

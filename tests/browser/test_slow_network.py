@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import Held
 from .test_onramp_e2e import ADDRESS, settle
 
 pytestmark = pytest.mark.browser
@@ -143,11 +144,8 @@ def test_a_press_before_the_page_has_finished_loading_still_sends_once(page, sho
     still on its way (a merchant's logo, on a weak signal). A "Continue" pressed meanwhile is on
     its way when the load event comes, and a second press must still send nothing: the load
     event's pageshow is not a page back from the browser's cache."""
-    held_image: list = []
-    held_posts: list = []
-    page.route("**/held-image.png", lambda route: held_image.append(route))
-    page.route("**/wallet", lambda route: held_posts.append(route)
-               if route.request.method == "POST" else route.continue_())
+    held_image = Held(page, "**/held-image.png")
+    held_post = Held(page, "**/wallet", method="POST")
     # As the checkout's own <img> would: the image is in the page before its scripts run.
     page.add_init_script("""document.addEventListener('readystatechange', () => {
       if (document.readyState !== 'interactive') return;
@@ -169,13 +167,12 @@ def test_a_press_before_the_page_has_finished_loading_still_sends_once(page, sho
     assert len(posts) == 1, posts
 
     # The image arrives: the page has loaded, with the form still on its way.
-    page.wait_for_function("(n) => n", arg=len(held_image))
-    held_image[0].fulfill(status=204)
+    held_image.first(page).fulfill(status=204)
     page.wait_for_function("() => document.readyState === 'complete'")
     page.evaluate("""() => [...document.querySelectorAll('button[type=submit]')]
       .find((b) => b.form && b.form.action.endsWith('/wallet')).click()""")
     page.wait_for_timeout(300)   # a second post would have left by now: it leaves at once
     assert len(posts) == 1, posts
 
-    held_posts[0].continue_()
+    held_post.first(page).continue_()
     page.wait_for_function("() => document.title === 'Review your order'")

@@ -3,10 +3,9 @@ step's whole page, replaces the frame's page: one round trip, no page load, and 
 load gave (the address, the history, the focus, the shop's "ready") still there."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
+from .conftest import Held
 from .test_kyc_e2e import quick_kyc  # noqa: F401  (a fixture)
 from .test_onramp_e2e import ADDRESS, choose, kenyan_mpesa_past_the_phone, settle
 
@@ -96,8 +95,8 @@ def posts_to(page, path: str) -> list[str]:
 def test_a_step_whose_page_has_a_script_of_its_own_comes_in_place_and_the_script_starts(
         page, shop):
     """A sale's payout details come after the amount, on a page with filter.js, which the
-    amount's page does not load: the page comes in place all the same, and its bank list gets
-    its filter box once the file is in."""
+    amount's page does not load: the page comes in place all the same, the file is loaded, and
+    its bank list's filter box filters."""
     frame = shop.open(page, "offramp", countryIsoCode="NG", paymentChannel="bank",
                       network="POLYGON", asset="USDC", currency="local")
     frame.locator("input[name=amount]").fill("20000")
@@ -108,8 +107,9 @@ def test_a_step_whose_page_has_a_script_of_its_own_comes_in_place_and_the_script
     posts = posts_to(page, "/choose")
     shop.steady(page).evaluate(PRESS_TWICE, "/choose")
     frame.wait_for_selector("select[name=bankCode]")
-    frame.wait_for_selector("input[data-checkout-filter]")
     frame.locator("input[data-checkout-filter]").fill("gtb")
+    frame.wait_for_function("() => document.querySelectorAll("
+                            "'select[name=bankCode] option:not([hidden])').length < 5")
     assert frame.locator("select[name=bankCode] option:not([hidden])", has_text="Guaranty").count()
     assert loaded == [] and len(posts) == 1, (loaded, posts)
     assert frame.locator("head script[src*='filter.js']").count() == 1
@@ -119,8 +119,7 @@ def test_the_bank_filter_is_there_before_its_script_and_nothing_moves_when_it_co
     """On a slow network filter.js comes in after the payout page is drawn. Its filter box is
     there from the start, so nothing under it moves under the user's thumb when the file comes;
     what was typed in the box meanwhile filters the list then."""
-    held: list = []
-    page.context.route("**/filter.js", lambda route: held.append(route))
+    held = Held(page.context, "**/filter.js")
     frame = shop.open(page, "offramp", countryIsoCode="NG", paymentChannel="bank",
                       network="POLYGON", asset="USDC", currency="local")
     frame.locator("input[name=amount]").fill("20000")
@@ -128,15 +127,12 @@ def test_the_bank_filter_is_there_before_its_script_and_nothing_moves_when_it_co
     settle(frame)
     shop.click(page, "button", "Continue")
     frame.wait_for_selector("select[name=bankCode]")
-    deadline = time.monotonic() + 15
-    while not held:
-        assert time.monotonic() < deadline, "filter.js was never asked for"
-        page.wait_for_timeout(50)
+    script = held.first(page)
     where = "() => document.querySelector('select[name=bankCode]').getBoundingClientRect().top"
     top = frame.evaluate(where)
     frame.locator("input[data-checkout-filter]").fill("gtb")
 
-    held[0].continue_()
+    script.continue_()
     frame.wait_for_function("() => document.querySelectorAll("
                             "'select[name=bankCode] option:not([hidden])').length < 5")
     assert frame.locator("select[name=bankCode] option:not([hidden])", has_text="Guaranty").count()
