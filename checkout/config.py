@@ -175,7 +175,7 @@ def require(app: Flask, key: str) -> Any:
     return value
 
 
-MAX_RECEIPT_DAYS = 3650
+MAX_DAYS = 3650    # ten years
 
 
 def validate(app: Flask) -> None:
@@ -196,11 +196,11 @@ def validate(app: Flask) -> None:
     _check_upstream_scheme(app)
     _check_switches(app)
     _check_upstream_waits(app)
-    _positive(app, "CHECKOUT_KYC_REMEMBER_DAYS")
-    # Bounded: a link for ever is not one.
-    if _positive(app, "CHECKOUT_RECEIPT_DAYS") > MAX_RECEIPT_DAYS:
-        raise ConfigurationError(
-            f"CHECKOUT_RECEIPT_DAYS must be at most {MAX_RECEIPT_DAYS} days (ten years)")
+    # Bounded: a link or a memory for ever is not one, and a date a million days back is none
+    # (the first KYC standing read would fail on it).
+    for key in ("CHECKOUT_KYC_REMEMBER_DAYS", "CHECKOUT_RECEIPT_DAYS"):
+        if _positive(app, key) > MAX_DAYS:
+            raise ConfigurationError(f"{key} must be at most {MAX_DAYS} days (ten years)")
     ancestors = app.config["CHECKOUT_FRAME_ANCESTORS"]
     if isinstance(ancestors, str) or not all(isinstance(a, str) for a in ancestors):
         raise ConfigurationError("CHECKOUT_FRAME_ANCESTORS must be a list of origins")

@@ -95,7 +95,8 @@ def test_a_create_grace_shorter_than_a_create_can_last_is_refused(tmp_path):
     build(tmp_path, CHECKOUT_HTTP_TIMEOUT=(3.05, 20.0), CHECKOUT_CREATE_GRACE=50)
 
 
-@pytest.mark.parametrize("days", [0, -1, "365", True, None, float("inf"), float("nan")])
+@pytest.mark.parametrize("days", [0, -1, "365", True, None, float("inf"), float("nan"), 3651,
+                                  1e6])
 def test_the_days_kyc_levels_are_remembered_must_be_a_positive_number(tmp_path, days):
     with pytest.raises(ConfigurationError, match="CHECKOUT_KYC_REMEMBER_DAYS"):
         build(tmp_path, CHECKOUT_KYC_REMEMBER_DAYS=days)
