@@ -5,6 +5,8 @@ import click
 from flask import current_app
 from flask.cli import AppGroup, ScriptInfo
 
+from .config import MAX_DAYS
+
 
 class _CheckoutGroup(AppGroup):
     def resolve_command(self, ctx: click.Context, args: list[str]
@@ -91,8 +93,8 @@ sessions_cli = AppGroup("sessions", help="Checkout sessions: purge expired ones.
 
 
 @sessions_cli.command("purge")
-@click.option("--older-than-days", type=click.IntRange(min=0), default=0, show_default=True,
-              help="keep sessions that expired less than this many days ago")
+@click.option("--older-than-days", type=click.IntRange(min=0, max=MAX_DAYS), default=0,
+              show_default=True, help="keep sessions that expired less than this many days ago")
 def purge_sessions_command(older_than_days: int) -> None:
     """Delete expired checkout sessions (they hold users' wallet and contact details), and the
     KYC levels the upstream has not confirmed for CHECKOUT_KYC_REMEMBER_DAYS."""

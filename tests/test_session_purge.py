@@ -58,6 +58,17 @@ def test_cli_purge_with_older_than_days(app):
                          ).exit_code != 0
 
 
+def test_cli_purge_refuses_a_number_of_days_no_date_can_hold(app):
+    """A million days back is before year 1: the purge says so in a usage line, not a
+    traceback, and deletes nothing."""
+    _sessions(app, 10)
+    result = app.test_cli_runner().invoke(
+        args=["checkout", "sessions", "purge", "--older-than-days", "1000000"])
+    assert result.exit_code == 2 and "--older-than-days" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert len(_remaining(app)) == 1
+
+
 def test_an_expired_session_page_stays_a_404_after_purge(app):
     (old,) = _sessions(app, 1)
     with app.app_context():
