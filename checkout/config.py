@@ -213,7 +213,7 @@ def _positive(app: Flask, key: str, *, whole: bool = False) -> float:
     kinds = (int,) if whole else (int, float)
     if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
         raise ConfigurationError(
-            f"{key} must be a {'whole ' if whole else ''}number above 0, not {value!r}")
+            f"{key} must be a finite {'whole ' if whole else ''}number above 0, not {value!r}")
     return float(value)
 
 
@@ -221,7 +221,8 @@ def _pair(key: str, value: Any) -> tuple[float, float]:
     if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf
             for v in value):
-        raise ConfigurationError(f"{key} must be a (connect, read) pair of seconds above 0")
+        raise ConfigurationError(
+            f"{key} must be a (connect, read) pair of finite seconds above 0, not {value!r}")
     return float(value[0]), float(value[1])
 
 
