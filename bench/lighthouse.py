@@ -6,7 +6,8 @@ need it), then ``.venv/bin/python bench/lighthouse.py``.
 
 It serves the checkout on the embedded sandbox on a local port (real HTTP, the production CSP and
 headers), opens a session of each flow with a signed launch token, and runs Lighthouse (mobile form
-factor, its default slow-4G and CPU throttling, Debian's Chromium) on the first page of each. It
+factor, its default slow-4G and CPU throttling, Debian's Chromium) on the first page of each, and
+on the identity step of a purchase that needs one. It
 prints the performance, accessibility and best-practices scores (the median of
 ``LIGHTHOUSE_RUNS``, default 3, runs) and the metrics behind them; the target is 1.0 (Lighthouse's
 100) in each of the three, and the script exits 1 when one is missed. A benchmark, not a test: the
