@@ -185,7 +185,12 @@ def test_sandbox_config_delivers_order_webhooks_in_process(shop):
                           for r in shop.at("/checkout/webhooks"))
         assert statuses == sorted(["deposit_awaiting", "deposit_validating", "deposit_validating",
                                    "deposit_successful", "payout_pending", "payout_successful"])
-        deliveries = app.extensions["sandbox"].webhooks.deliveries(order_id=order["_id"])
+        # The shop has each webhook once its handler ran; the sender records the attempt after
+        # the answer comes back to it.
+        webhooks = app.extensions["sandbox"].webhooks
+        wait_for(lambda: all(d.attempts for d in webhooks.deliveries(order_id=order["_id"])),
+                 timeout=5)
+        deliveries = webhooks.deliveries(order_id=order["_id"])
         assert {d.attempts[0].address for d in deliveries} == {"in-process"}
         log = app.test_client().get("/sandbox/webhooks.json").get_json()["deliveries"]
         assert all(d["attempts"][0]["address"] == "in-process" for d in log)
