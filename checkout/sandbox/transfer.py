@@ -131,11 +131,23 @@ def payment_page_opened(store: OrderStore, order_id: str) -> Order:
         return order
 
 
+class PaymentClosed(Exception):
+    """"Pay" or "Cancel" on a payment page whose order has moved on since the page was shown."""
+
+    def __init__(self, order: Order) -> None:
+        super().__init__(order.id)
+        self.order = order
+
+
 def payment_page_result(store: OrderStore, order_id: str, paid: bool) -> Order:
+    """The user pays or cancels on the payment page; :class:`PaymentClosed` when it is too late
+    (the order expired while the page was open, or was paid or cancelled in another tab)."""
     with store.lock:
         order = store.get(order_id, "onramp")
         if order.transfer.type != "redirect":
             raise InvalidRequest("The order is not paid on a payment page")
+        if order.status != "swap_initiated":
+            raise PaymentClosed(order)
         if paid:
             flow.onramp_buyer_paid(store, order)
         else:

@@ -339,8 +339,9 @@ def test_redirect_payment_page(api):
     paid = api.client.post(page_path, data={"action": "pay"})
     assert paid.status_code == 302 and paid.headers["Location"] == "https://shop.example/back?o=1"
     assert api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "swap_buyer_confirmed"
+    # Pressed again (the tab left open): the page, closed, not a second payment.
     again = api.client.post(page_path, data={"action": "pay"})
-    assert again.status_code == 400
+    assert again.status_code == 409 and b"This payment is closed" in again.data
 
 
 def test_redirect_payment_page_cancel(api):

@@ -57,6 +57,30 @@ def test_payment_page_is_made_for_a_phone(api):
     assert 'class="button secondary" href="https://shop.example/back"' in after
 
 
+@pytest.mark.parametrize("moved_on", ["expired", "cancelled in another tab", "paid in another tab"])
+def test_a_payment_page_left_open_too_long_says_so_when_pressed(api, moved_on):
+    """The order moved on while its payment page stayed open: "Pay" (or "Cancel") there shows the
+    page again, closed, with the way back to the shop; the order is left as it was, and the
+    person is never shown an API's JSON error."""
+    order = redirect_order(api)
+    page = f"/sandbox/pay/{order['orderId']}"
+    assert "<form" in api.client.get(page).get_data(as_text=True)       # the page as it was opened
+    if moved_on == "expired":
+        api.advance(order["orderId"])
+    else:
+        api.client.post(page, data={"action": "cancel" if "cancelled" in moved_on else "pay"})
+    status = api.sandbox_order(order["orderId"])["status"]
+    for action in ("pay", "cancel"):
+        pressed = api.client.post(page, data={"action": action})
+        assert pressed.status_code == 409 and pressed.mimetype == "text/html"
+        html = pressed.get_data(as_text=True)
+        assert f"This payment is closed (order status: {status})" in html and "<form" not in html
+        assert 'class="button secondary" href="https://shop.example/back"' in html
+        assert api.sandbox_order(order["orderId"])["status"] == status
+    assert status == {"expired": "swap_expired", "cancelled in another tab": "swap_buyer_rejected",
+                      "paid in another tab": "swap_buyer_confirmed"}[moved_on]
+
+
 @pytest.mark.parametrize("path", ["/sandbox/", "/sandbox/orders", "/sandbox/webhooks",
                                   "/sandbox/pay/{onramp}", "/sandbox/orders/{offramp}",
                                   "/sandbox/offramp/{offramp}/send",
