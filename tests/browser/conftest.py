@@ -296,8 +296,9 @@ def short_quotes(checkout_config):
 def unpaid_orders_wait(monkeypatch):
     """At the harness's 100x an unpaid on-ramp order expires 3 s after it was created (the
     upstream's five minutes), which a loaded machine can spend on the pay page before the test
-    presses "I have paid": the order then ends expired, never paid (full runs met it). A test
-    that pays gets an hour of sandbox time, 36 s; the harness's sandbox runs in this process."""
+    presses "I have paid", or "Pay" on the provider's payment page: the order then ends expired,
+    never paid (full runs met both). A test that pays gets an hour of sandbox time, 36 s; the
+    harness's sandbox runs in this process."""
     from checkout.sandbox import orders
 
     monkeypatch.setattr(orders, "ONRAMP_UNPAID_TTL", 3600)

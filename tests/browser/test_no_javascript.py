@@ -200,7 +200,7 @@ def confirm(plain: PlainShop, button: str, done: str) -> Any:
     raise AssertionError("the order was never created")
 
 
-def test_an_on_ramp_order_paid_on_the_payment_page(plain, short_quotes):
+def test_an_on_ramp_order_paid_on_the_payment_page(plain, short_quotes, unpaid_orders_wait):
     page = plain.page
     frame = plain.open()
     assert not frame.locator("#quote [data-testid=receive-amount]").count()

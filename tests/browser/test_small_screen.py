@@ -77,7 +77,8 @@ def test_an_unanswered_choice_of_radio_buttons_above_the_other_errors_gets_the_f
                             "document.activeElement.name === 'paymentChannel'")
 
 
-def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, context, shop):
+def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, context, shop,
+                                                                     unpaid_orders_wait):
     """A status page left open while the user pays elsewhere must not keep inviting a payment."""
     page.set_viewport_size(PHONE)
     frame = shop.open(page, countryIsoCode="GH", paymentChannel="bank", network="CELO",
