@@ -5,9 +5,9 @@ HTML (plain forms, no script):
 - ``GET /sandbox/orders``: every order with its status and buttons to force an outcome or advance it.
 - ``GET /sandbox/orders/<id>``: one order (an on-ramp order's ``resumeUrl`` points here).
 - ``GET /sandbox/pay/<id>``: the payment page of ``redirect`` orders; ``POST`` it with
-  ``action=pay`` or ``action=cancel``, then the browser goes to the order's ``redirectUrl``. A post
-  after the order has moved on (expired, or paid or cancelled in another tab) answers 409 with
-  the page, closed.
+  ``action=pay`` or ``action=cancel``, then the browser goes to the order's ``redirectUrl``. The
+  same press again goes there too; another press once the order has moved on (expired, or paid
+  or cancelled in another tab) answers 409 with the page, closed, saying why.
 
 Actions (form posts answer 303 to the orders page; JSON posts answer the order as JSON):
 - ``POST /sandbox/orders/<id>/outcome`` ``{outcome}``: force the rest of the order's life.
@@ -272,12 +272,16 @@ def pay_submit(order_id: str) -> ResponseReturnValue:
     try:
         order = transfer.payment_page_result(store, order_id, paid=action == "pay")
     except transfer.PaymentClosed as closed:
-        # A page left open past the order's expiry, or answered in another tab: the person in front
-        # of it is told so on the page, with the way back to the shop, not given an API's JSON.
-        with store.lock:
-            data, status = dict(closed.order.data), closed.order.status
-        return render_template("checkout/sandbox/pay.html", order_id=order_id, data=data,
-                               status=status), 409
+        target = closed.data.get("redirectUrl")
+        repeated = closed.paid if action == "pay" else closed.order_status == "swap_buyer_rejected"
+        if repeated and target:
+            # The same press again (a double tap, a second tab): back to the shop, as the first.
+            return redirect(target, code=302)
+        # A page left open past the order's expiry, or answered the other way in another tab: the
+        # person in front of it is told so on the page, with the way back to the shop.
+        page = render_template("checkout/sandbox/pay.html", order_id=order_id, data=closed.data,
+                               status=closed.order_status)
+        return page, 200 if repeated else 409
     target = order.data.get("redirectUrl")
     if target:
         return redirect(target, code=302)

@@ -131,12 +131,18 @@ def payment_page_opened(store: OrderStore, order_id: str) -> Order:
         return order
 
 
-class PaymentClosed(Exception):
-    """"Pay" or "Cancel" on a payment page whose order has moved on since the page was shown."""
+class PaymentClosed(InvalidRequest):
+    """"Pay" or "Cancel" on a payment page whose order has moved on since the page was shown.
+
+    Carries the order's status and data as they were read under the lock, for the page that says
+    so. Uncaught, it is the API's 400 like any refused action."""
 
     def __init__(self, order: Order) -> None:
-        super().__init__(order.id)
-        self.order = order
+        super().__init__(f"the payment of order {order.id} is closed (status {order.status})")
+        self.order_status = order.status
+        self.data = dict(order.data)
+        # Paid on this page already (a second tap, another tab), or late: not a conflict.
+        self.paid = "buyerConfirmedAt" in order.data
 
 
 def payment_page_result(store: OrderStore, order_id: str, paid: bool) -> Order:
