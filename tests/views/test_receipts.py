@@ -330,3 +330,23 @@ def test_an_on_ramp_order_without_its_total_fee_still_gets_its_rate_right(app):
         rates = [next(row.amount for row in onramp.receipt(OnrampOrder.from_json(o)).price.rows
                       if row.kind == "rate") for o in (order, parts_only)]
     assert rates[0] == rates[1] == Decimal("1480.0004")     # (5000 - 125 - 14.8) / 3.283918
+
+
+def test_an_order_the_upstream_gives_without_amounts_has_a_receipt_without_an_empty_amounts_list(
+        flow, client, app, monkeypatch):
+    """Every field of an order is optional (spec 2.4). The sandbox always gives the amounts, so
+    the flow is handed the sparse order the upstream may send instead."""
+    from checkout.upstream.types import OnrampOrder
+
+    status = paid_on_ramp(flow)
+    with app.app_context():
+        onramp = get_state().flows["onramp"]
+    sparse = {"_id": flow.session.order_id, "status": "complete"}
+    with monkeypatch.context() as upstream:
+        upstream.setattr(onramp, "fetch_order", lambda order_id: OnrampOrder.from_json(sparse))
+        html = client.get(receipt_link(status)).get_data(as_text=True)
+    assert shown(html, "order-reference") == flow.session.order_id
+    assert "<h2>Amounts</h2>" not in html and 'data-testid="receipt-amounts"' not in html
+    # The same receipt with its amounts still has them.
+    html = client.get(receipt_link(status)).get_data(as_text=True)
+    assert "<h2>Amounts</h2>" in html and 'data-testid="pay-amount"' in html
