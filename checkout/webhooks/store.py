@@ -99,7 +99,10 @@ class _WriterTurn:
         self.lock = threading.Lock()
         self.path = path + WRITER_LOCK_SUFFIX
         self._fd = _open_like(self.path, path)
-        weakref.finalize(self, os.close, self._fd)
+        # Closed when the turn is no longer used, but not at the interpreter's exit: the
+        # dispatcher's daemon thread may be in a turn then, and would unlock a closed descriptor
+        # (or one opened again for another file). The process's end closes it and its lock.
+        weakref.finalize(self, os.close, self._fd).atexit = False
 
     @contextmanager
     def taken(self) -> Iterator[None]:

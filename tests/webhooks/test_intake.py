@@ -369,3 +369,38 @@ def test_a_writers_lock_file_that_cannot_be_opened_stops_start_up_naming_it(webh
     (tmp_path / f"shop.sqlite3{WRITER_LOCK_SUFFIX}").mkdir()      # not a file that opens
     with pytest.raises(ConfigurationError, match=f"shop.sqlite3{WRITER_LOCK_SUFFIX}"):
         make_app({**webhook_config, "CHECKOUT_DATABASE_URL": f"sqlite:///{database}"})
+
+
+def test_a_process_ending_while_a_thread_is_in_its_turn_says_nothing_of_it(tmp_path):
+    """The webhook dispatcher is a daemon thread: a worker can end while it is in its turn to
+    write. The turn's file stays open until the process is gone, which releases its lock anyway:
+    closing it first, at the interpreter's exit, had the thread unlock a closed descriptor and
+    print "Bad file descriptor" into the worker's log at every restart."""
+    script = """if True:
+        import sys, threading, weakref
+        from sqlalchemy import create_engine
+        from checkout.webhooks.store import sqlite_writer_turn
+
+        engine = create_engine(f"sqlite:///{sys.argv[1]}")
+        entered, carry_on = threading.Event(), threading.Event()
+
+        def dispatcher():
+            with sqlite_writer_turn(engine):
+                entered.set()
+                carry_on.wait()
+
+        thread = threading.Thread(target=dispatcher, daemon=True)
+        thread.start()
+        assert entered.wait(10)
+        # What the interpreter runs as it exits: the finalizers registered to run then.
+        weakref.finalize._exitfunc()
+        carry_on.set()
+        thread.join(10)
+        print("ended", flush=True)
+    """
+    database = tmp_path / "shop.sqlite3"
+    database.touch()
+    ended = subprocess.run([sys.executable, "-c", script, str(database)], capture_output=True,
+                           text=True, timeout=60)
+    assert ended.stdout == "ended\n" and ended.returncode == 0
+    assert ended.stderr == "", ended.stderr
