@@ -292,18 +292,6 @@ def short_quotes(checkout_config):
     checkout_config(CHECKOUT_QUOTE_MAX_AGE=3, CHECKOUT_STATUS_MAX_AGE=2)
 
 
-@pytest.fixture
-def unpaid_orders_wait(monkeypatch):
-    """At the harness's 100x an unpaid on-ramp order expires 3 s after it was created (the
-    upstream's five minutes), which a loaded machine can spend on the pay page before the test
-    presses "I have paid", or "Pay" on the provider's payment page: the order then ends expired,
-    never paid (full runs met both). A test that pays gets an hour of sandbox time, 36 s; the
-    harness's sandbox runs in this process."""
-    from checkout.sandbox import orders
-
-    monkeypatch.setattr(orders, "ONRAMP_UNPAID_TTL", 3600)
-
-
 @pytest.fixture(scope="session")
 def playwright_instance():
     from playwright.sync_api import sync_playwright
