@@ -151,10 +151,12 @@ def test_return_page_stands_alone_with_back_to_shop_and_sends_no_events(flow):
 REFRESH = re.compile(r'<noscript><meta http-equiv="refresh" content="(\d+); url=([^"]+)"></noscript>')
 
 
-def test_without_javascript_the_status_and_return_pages_reload_themselves_until_settled(flow):
+def test_without_javascript_the_status_and_return_pages_reload_themselves_until_settled(
+        flow, unpaid_orders_wait):
     flow.to_pay("manual")
     # Read before "I have paid": a manual transfer waits for it, so the order cannot settle
-    # while the pages are read, however loaded the machine.
+    # while the pages are read, however loaded the machine; nor expire (a full run met that: an
+    # expired order's pages reload every 60 s, not 10).
     for path in ("/status", "/return"):
         html = flow.get(path).get_data(as_text=True)
         head = html[:html.index("</head>")]
