@@ -110,7 +110,8 @@
   }
 
   /* What was typed in a box filters its list: typed before this file came in, or before an htmx
-   * swap re-rendered the box (empty) with its select. */
+   * swap re-rendered the box (empty) with its select. At the swap itself, not at its settling
+   * (20 ms on): until then the box would show empty over the whole list. */
   function applyTyped() {
     var boxes = document.querySelectorAll("input[data-checkout-filter]");
     for (var i = 0; i < boxes.length; i++) {
@@ -126,7 +127,7 @@
     var types = ["input", "change", "keyup", "search", "keydown"];
     for (var i = 0; i < types.length; i++) document.addEventListener(types[i], onBoxEvent, true);
     applyTyped();
-    document.body.addEventListener("htmx:afterSettle", applyTyped);
+    document.body.addEventListener("htmx:afterSwap", applyTyped);
   }
 
   if (document.readyState === "loading") {

@@ -68,8 +68,9 @@ PROBE_PAGE = """
 </form>
 <div id="deposit-result"></div>
 """ + SELECT + """
+{#- A long settling: what was typed must be back in the box at the swap, not only once settled. #}
 <div hx-get="{{ select_url }}" hx-trigger="refresh-banks from:body" hx-target="#field-bank-wrap"
-  hx-swap="outerHTML"></div>
+  hx-swap="outerHTML settle:1s"></div>
 <p id="countdown-soon" data-countdown-to="{{ soon }}">
   Time left: <span data-countdown-text>--:--</span></p>
 <p>Pay before {{ soon }} (UTC).</p>
