@@ -37,6 +37,9 @@ from .test_offramp import Sale
 DAY = 86400
 TX = "0x" + "5e" * 32
 
+# The orders here are paid: at this module's 100x an unpaid one expires 3 s after it was made.
+pytestmark = pytest.mark.usefixtures("unpaid_orders_wait")
+
 
 @pytest.fixture
 def time_scale() -> float:

@@ -52,7 +52,7 @@ def poll_until(flow: Flow, wanted: str, path: str = "/status/live", timeout: flo
     raise AssertionError(f"never reached {wanted}: {bodies[-1][:1500]}")
 
 
-def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow):
+def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow, unpaid_orders_wait):
     flow.to_pay("manual")
     status = flow.follow(flow.post("/pay/confirm"))
     html = status.get_data(as_text=True)
@@ -66,7 +66,7 @@ def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow):
     assert f'href="https://celo-sepolia.blockscout.com/tx/{tx_hash}"' in final
 
 
-def test_parent_events_are_each_sent_once_and_one_terminal_event(flow):
+def test_parent_events_are_each_sent_once_and_one_terminal_event(flow, unpaid_orders_wait):
     flow.to_pay("manual")
     seen = events_in(flow.responses[-1].get_data(as_text=True))
     flow.follow(flow.post("/pay/confirm"))
@@ -87,7 +87,7 @@ def test_parent_events_are_each_sent_once_and_one_terminal_event(flow):
 
 
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "deposit_invalid"}])
-def test_a_refused_deposit_ends_with_failed(flow):
+def test_a_refused_deposit_ends_with_failed(flow, unpaid_orders_wait):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
     bodies = poll_until(flow, "deposit_invalid")
@@ -114,7 +114,7 @@ def test_an_unpaid_order_that_expired_shows_expired_but_is_not_failed(flow):
 
 
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # stays validating
-def test_pay_page_moves_on_once_the_payment_is_seen(flow):
+def test_pay_page_moves_on_once_the_payment_is_seen(flow, unpaid_orders_wait):
     flow.to_pay("manual")
     waiting = flow.get("/status/live", query_string={"from": "pay"},
                        headers={"HX-Request": "true"})
@@ -208,7 +208,8 @@ def test_unknown_session_is_a_friendly_404(client):
     assert "not found" in response.get_data(as_text=True).lower()
 
 
-def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(app, flow):
+def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(
+        app, flow, unpaid_orders_wait):
     """The resume link opened top-level on another device must not use up ``completed``."""
     flow.to_pay("manual")
     flow.post("/pay/confirm")
@@ -228,7 +229,8 @@ def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(a
     assert "completed" not in [kind for kind, _ in again]
 
 
-def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(app, flow):
+def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(
+        app, flow, unpaid_orders_wait):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
     recorded = flow.session.events
@@ -242,7 +244,7 @@ def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(app
     assert flow.session.events == recorded
 
 
-def test_an_htmx_poll_without_the_framed_header_records_nothing(flow):
+def test_an_htmx_poll_without_the_framed_header_records_nothing(flow, unpaid_orders_wait):
     flow.to_pay("manual")
     recorded = flow.session.events
     flow.post("/pay/confirm")
@@ -253,7 +255,7 @@ def test_an_htmx_poll_without_the_framed_header_records_nothing(flow):
     assert "status-changed" in [kind for kind, _ in events_in(framed)]
 
 
-def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow):
+def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow, unpaid_orders_wait):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
     recorded = flow.session.events
@@ -271,7 +273,8 @@ def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow):
 @pytest.mark.parametrize("config_overrides", [
     {"CHECKOUT_FRAME_ANCESTORS": ["https://shop.test", "https://other.test"]}])
 def test_no_event_is_recorded_when_there_is_no_parent_origin_to_post_to(config, config_overrides,
-                                                                        time_scale):
+                                                                        time_scale,
+                                                                        unpaid_orders_wait):
     from tests.conftest import make_app
 
     app = make_app({**config, **config_overrides})
