@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import statistics
 import subprocess
@@ -51,7 +52,6 @@ CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-
                "--disable-background-networking --disable-component-update --disable-sync"
 CATEGORIES = ("performance", "accessibility", "best-practices")
 TARGETS = {category: 1.0 for category in CATEGORIES}
-RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "5"))
 FIRST_PAGES = {
     # The first page each flow opens on when the shop gives nothing: the amount step.
     "onramp": {},
@@ -127,24 +127,45 @@ def audit(url: str, folder: str, slowdown: float | None = None) -> Run:
 
 
 def median_scores(runs: list[Run]) -> dict[str, float]:
-    # Lighthouse's scores vary from run to run (CPU load): the median of RUNS.
+    # Lighthouse's scores vary from run to run (CPU load): their median.
     return {c: statistics.median(run.scores[c] for run in runs) for c in CATEGORIES}
 
 
-def host_slowdown(indexes: list[float]) -> float:
-    """The slowdown the target is held at: LIGHTHOUSE_CPU_SLOWDOWN if set (to compare runs of the
-    script over time), else the one calibrated from the host at its fastest. The benchmark index
-    moves from run to run, by half again even on a quiet machine here, and falls while the machine
-    is busy: the highest one seen is closest to the host itself, and gives the strictest slowdown."""
+def settings() -> tuple[int, float | None]:
+    """LIGHTHOUSE_RUNS (5 by default) and LIGHTHOUSE_CPU_SLOWDOWN (unset: calibrated), checked
+    before the first run: a mistyped one is said at once, not after ten minutes of runs."""
+    runs_text = os.environ.get("LIGHTHOUSE_RUNS", "5")
+    if not runs_text.isdigit() or int(runs_text) < 1:
+        raise ValueError(f"LIGHTHOUSE_RUNS must be a whole number of runs, 1 or more, "
+                         f"not {runs_text!r}")
+    pinned_text = os.environ.get("LIGHTHOUSE_CPU_SLOWDOWN")
+    if not pinned_text:
+        return int(runs_text), None
+    try:
+        pinned = float(pinned_text)
+    except ValueError:
+        pinned = math.nan
+    if not 1 <= pinned <= 20:
+        raise ValueError(f"LIGHTHOUSE_CPU_SLOWDOWN must be a slowdown from 1 to 20 (Lighthouse's "
+                         f"default is 4), not {pinned_text!r}")
+    return int(runs_text), pinned
+
+
+def host_slowdown(indexes: list[float], pinned: float | None) -> float:
+    """The slowdown the target is held at: ``pinned`` (LIGHTHOUSE_CPU_SLOWDOWN, to compare runs
+    of the script over time) if given, else the one calibrated from the host at its fastest. The
+    benchmark index moves from run to run, by half again even on a quiet machine here, and falls
+    while the machine is busy: the highest one seen is closest to the host itself, and gives the
+    strictest slowdown."""
     fastest = max(indexes)
     print(f"\nBenchmark index of this host over the runs: {min(indexes):.0f} to {fastest:.0f}")
     if fastest < 150:
         print("  (below 150 Lighthouse's calculator has no slowdown to give: this host is slower "
               "than the phone it scores for, and runs without one)")
-    pinned = os.environ.get("LIGHTHOUSE_CPU_SLOWDOWN")
-    slowdown = float(pinned) if pinned else calibrated_slowdown(fastest)
+    slowdown = pinned if pinned is not None else calibrated_slowdown(fastest)
     print(f"CPU slowdown held to the target: {slowdown:.2f}"
-          f" ({'LIGHTHOUSE_CPU_SLOWDOWN' if pinned else 'calibrated'}; Lighthouse's default: 4)")
+          f" ({'LIGHTHOUSE_CPU_SLOWDOWN' if pinned is not None else 'calibrated'};"
+          " Lighthouse's default: 4)")
     return slowdown
 
 
@@ -153,6 +174,11 @@ def main() -> int:
     if not LIGHTHOUSE.exists():
         print(f"Lighthouse is not installed: npm ci --prefix {LIGHTHOUSE.parents[2]}",
               file=sys.stderr)
+        return 2
+    try:
+        runs, pinned = settings()
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as folder:
         origin, (app, server) = serve(folder)
@@ -167,14 +193,14 @@ def main() -> int:
             for label in FIRST_PAGES:
                 print(f"{label}, at Lighthouse's default CPU slowdown:")
                 url = launch_link(label)
-                at_default[label] = [audit(url, folder) for _ in range(RUNS)]
-            slowdown = host_slowdown([run.benchmark_index
-                                      for runs in at_default.values() for run in runs])
+                at_default[label] = [audit(url, folder) for _ in range(runs)]
+            slowdown = host_slowdown([run.benchmark_index for page_runs in at_default.values()
+                                      for run in page_runs], pinned)
             held: dict[str, dict[str, float]] = {}
             for label in FIRST_PAGES:
                 print(f"{label}, at a CPU slowdown of {slowdown:.2f}:")
                 url = launch_link(label)
-                held[label] = median_scores([audit(url, folder, slowdown) for _ in range(RUNS)])
+                held[label] = median_scores([audit(url, folder, slowdown) for _ in range(runs)])
         finally:
             server.shutdown()
     columns = ("performance at 4", f"performance at {slowdown:.2f}", *CATEGORIES[1:])
