@@ -29,6 +29,7 @@ from .theme import theme_of
 from .upstream import UpstreamClient
 from .upstream.breaker import Breaker, breaker_told
 from .upstream.inprocess import mount_wsgi_app
+from .views import context as session_context
 from .webhooks import dispatcher
 from .webhooks.background import Dispatcher
 from .webhooks.intake import Intake
@@ -77,7 +78,8 @@ def build(app: Flask) -> CheckoutState:
         return TTLCache(ttl, refuse_waiting=refusal)
 
     ratelimits = RateLimits.create(app)
-    sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created)
+    sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created,
+                            on_saved=session_context.saved)
     util_catalog = UtilCatalog(upstream, reference_cache())
     kyc = KycStanding(engine, upstream, util_catalog, sessions, app.config)
     background = Dispatcher(app, dispatcher.sweep)

@@ -395,12 +395,16 @@ def _row_to_session(row: Any) -> CheckoutSession:
 class SessionStore:
     def __init__(self, engine: Engine,
                  on_open: Callable[[str, str], None] | None = None,
-                 on_order: Callable[[str], None] | None = None) -> None:
+                 on_order: Callable[[str], None] | None = None,
+                 on_saved: Callable[[CheckoutSession], None] | None = None) -> None:
         self.engine = engine
         # Told (flow, "launch" or "unsigned") of each session opened, and (flow) of each order
         # attached: the app's metrics.
         self.on_open = on_open
         self.on_order = on_order
+        # Told of each session as saved (its new version): the pages of the request that saved
+        # it show it so (checkout.views.context), not as the request first read it.
+        self.on_saved = on_saved
 
     def create(self, flow: str, *, claims: dict[str, Any] | None = None,
                locked: list[str] | None = None, jti: str | None = None) -> CheckoutSession:
@@ -465,6 +469,8 @@ class SessionStore:
             raise SessionConflict(session.id)
         session.version += 1
         session.updated_at = now
+        if self.on_saved is not None:
+            self.on_saved(session)
 
     def update(self, session_id: str,
                change: Callable[[CheckoutSession], Any]) -> CheckoutSession:
@@ -514,7 +520,11 @@ class SessionStore:
                     .values(order_id=order_id, data=session.data,
                             version=sessions_table.c.version + 1, updated_at=now))
             if result.rowcount == 1:
+                session.order_id, session.version, session.updated_at = \
+                    order_id, session.version + 1, now
                 if self.on_order is not None:
                     self.on_order(session.flow)
+                if self.on_saved is not None:
+                    self.on_saved(session)
                 return order_id
         raise SessionConflict(session_id)

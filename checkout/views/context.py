@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Blueprint, g, request, url_for
+from flask import Blueprint, g, has_request_context, request, url_for
 from flask_babel import get_locale
 from werkzeug.exceptions import BadRequest, NotFound
 
@@ -64,6 +64,18 @@ def current_session() -> CheckoutSession | None:
     """The session of this request, once :func:`session_route` has found it."""
     session: CheckoutSession | None = g.get("checkout_session")
     return session
+
+
+def saved(session: CheckoutSession) -> None:
+    """``session`` was saved (its new version): while a request of it is served, its pages show
+    it so from now on. A step's form saves what was typed and is answered with the next page in
+    the same request (checkout.htmx): that page must show what was just saved, not the session
+    as the request first read it (the review showed the address before the change)."""
+    if not has_request_context():
+        return
+    shown = current_session()
+    if shown is not None and shown.id == session.id and session.version > shown.version:
+        g.checkout_session = session
 
 
 def live_session(session_id: str) -> CheckoutSession | None:
