@@ -158,8 +158,19 @@ class Journey:
 
         No total: which steps come later is learnt on the way (the offer's fields come with
         its price, identity with the amount), and a total shown early would be a guess taken
-        back later ("Step 1 of 6", then "Step 2 of 5")."""
-        for number, step in enumerate(self.shown(session), start=1):
+        back later ("Step 1 of 6", then "Step 2 of 5"). Steps passed over (every value given,
+        never shown) are not counted: a launch that gives the amount opens at "Step 1", not at
+        a "Step 2" whose first step the user never saw."""
+        number = 0
+        for step in self.shown(session):
             if step.name == name:
-                return number, step
+                return number + 1, step
+            if not self.passed_over(session, step.name):
+                number += 1
         return None
+
+    @staticmethod
+    def passed_over(session: CheckoutSession, name: str) -> bool:
+        """Whether the step was done on the user's behalf, its values all given, and the user
+        never submitted it."""
+        return name in session.done and name not in session.answered
