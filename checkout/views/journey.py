@@ -346,16 +346,36 @@ def _reached(session: CheckoutSession, step: str,
     return page.get(session)
 
 
+def landing_url(session: CheckoutSession) -> str:
+    """Where the browser is sent to open ``session``: the address of the step it has reached
+    (passing over the steps whose values are given), so that the history holds each step at
+    its own address and Back from the next step returns to this one, with or without
+    JavaScript. Once there is an order, or one is being created, the session's own page, which
+    shows where it stands; and that page too when the step cannot be found just now (the
+    upstream not answering): it says so, and "Try again" finds the step."""
+    if session.order_id or creation.pending_since(session) is not None:
+        return session_url(session)
+    try:
+        session, step, _failed = advance(session)
+    except UpstreamError:
+        return session_url(session)
+    return step_url(session, step)
+
+
 @limited("page")
 @session_route
 def session_page(session: CheckoutSession) -> Response:
-    """Show the step the session has reached (the resume link lands here)."""
+    """The session's own address (the resume link): its order, or the state of its creation,
+    shown here; a step before the order, at the step's own address (a redirect)."""
     pages = pages_of(session)
     if session.order_id:
         return pages.order_page(session)
     if creation.pending_since(session) is not None:
         return _settle(session)
-    return _reached(*advance(session))
+    # A step shown here would stand in the history at the session's address, where Back from
+    # the next step would find that next step (this page shows the step reached).
+    session, step, _failed = advance(session)
+    return htmx_redirect(step_url(session, step))
 
 
 def step_category() -> str:

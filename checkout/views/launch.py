@@ -1,12 +1,13 @@
 """Opening a session: ``/launch`` with a signed token, or unsigned ``/onramp`` and ``/offramp``.
 
-All three create the server-side session and send the browser (303) to the session's own page,
-``/s/<session_id>/``, so the token never stays in the address bar or in the browser's history, and
-reloading the page does not present it again.
+All three create the server-side session and send the browser (303) to its first page, at that
+page's own address (``/s/<session_id>/<step>``: ``views.journey.landing_url``), so the token never
+stays in the address bar or in the browser's history, reloading the page does not present it again,
+and Back from the next step returns to this one.
 """
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, redirect, request, url_for
+from flask import Blueprint, abort, current_app, redirect, request
 from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
@@ -14,12 +15,14 @@ from werkzeug.wrappers import Response
 from ..errors import LaunchTokenError
 from ..launch import MALFORMED, session_claims, verify_token
 from ..ratelimits import limited, unlimited
+from ..sessions import CheckoutSession
 from ..state import get_state
+from .journey import landing_url
 from .pages import render_error
 
 
-def _to_session(session_id: str) -> Response:
-    return redirect(url_for("checkout.flow", session_id=session_id), code=303)
+def _to_session(session: CheckoutSession) -> Response:
+    return redirect(landing_url(session), code=303)
 
 
 @limited("open")
@@ -38,14 +41,14 @@ def launch() -> Response:
     kept, locked = session_claims(claims)
     session = get_state().sessions.create(claims["flow"], claims=kept, locked=locked,
                                           jti=claims["jti"])
-    return _to_session(session.id)
+    return _to_session(session)
 
 
 @limited("open")
 def onramp() -> Response:
     """Start an unsigned on-ramp session: the user chooses everything, nothing is locked."""
     session = get_state().sessions.create("onramp", claims=_unsigned_claims(), locked=[])
-    return _to_session(session.id)
+    return _to_session(session)
 
 
 @limited("open")
@@ -53,7 +56,7 @@ def offramp() -> Response:
     """Start an unsigned off-ramp session: the user types everything and pays from their own
     wallet (a merchant-funded payout needs a signed token)."""
     session = get_state().sessions.create("offramp", claims=_unsigned_claims(), locked=[])
-    return _to_session(session.id)
+    return _to_session(session)
 
 
 def _unsigned_claims() -> dict[str, str]:

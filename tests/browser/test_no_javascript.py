@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 from babel import Locale, UnknownLocaleError
@@ -218,6 +218,16 @@ def test_an_on_ramp_order_paid_on_the_payment_page(plain, short_quotes, unpaid_o
     assert frame.locator("input[name=amount]").input_value() == amount
     screenshot(page, f"no-js-onramp-1-priced-{plain.language}")
     frame = plain.submit("Continue")
+    frame.wait_for_selector("input[name=address]")
+    # Back, as the browser's button: the amount step, as saved, at its own address; Forward,
+    # the wallet again.
+    page.evaluate("history.back()")
+    plain.frame().wait_for_selector("input[name=amount]")
+    assert urlsplit(plain.frame().url).path.endswith("/choose")
+    assert plain.frame().locator("input[name=amount]").input_value() == amount
+    page.evaluate("history.forward()")
+    plain.frame().wait_for_selector("input[name=address]")
+    frame = plain.frame()
     frame.locator("input[name=address]").fill(ADDRESS)
     frame.locator("input[name=email]").fill("no-js@example.com")
     frame = plain.submit("Continue")

@@ -16,6 +16,7 @@ from .conftest import screenshot
 pytestmark = pytest.mark.browser
 
 ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+OTHER_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"
 
 
 def settle(frame) -> None:
@@ -82,6 +83,18 @@ def test_manual_bank_transfer_to_complete(page, shop, short_quotes, unpaid_order
     shop.click(page, "button", "Continue")
     frame.wait_for_selector("input[name=address]")
     wallet_and_review(shop, page, frame)
+    # The review shows the address and e-mail just typed; changed, the new ones, never the old.
+    assert frame.locator("[data-testid=review-address]").inner_text() == ADDRESS
+    assert "ada@example.com" in frame.locator("main").inner_text()
+    shop.click(page, "link", "Change wallet or email")
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(OTHER_ADDRESS)
+    frame.locator("input[name=email]").fill("grace@example.com")
+    shop.click(page, "button", "Continue")
+    frame.wait_for_selector(f"[data-testid=review-address]:text-is('{OTHER_ADDRESS}')")
+    shown = frame.locator("main").inner_text()
+    assert "grace@example.com" in shown and "ada@example.com" not in shown
+    assert ADDRESS not in shown
     screenshot(page, "onramp-manual-2-review")
     confirm_order(shop, page, frame)
     created = shop.wait_for_event(page, "order-created")

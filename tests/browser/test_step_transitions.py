@@ -58,6 +58,13 @@ def test_continue_moves_on_in_place_with_the_address_focus_and_ready_of_a_new_pa
     frame.wait_for_selector("input[name=address]")
     assert frame.url.endswith("/wallet")
     assert frame.locator("input[name=address]").input_value() == ADDRESS
+    # Back once more: the amount step, at its own address (the first page was shown at the
+    # session's, which showed the wallet again).
+    page.evaluate("history.back()")
+    frame = shop.frame(page)
+    frame.wait_for_selector("input[name=amount]")
+    assert frame.url.endswith("/choose")
+    assert frame.locator("input[name=amount]").input_value() == "5000"
 
 
 def test_a_refused_continue_shows_its_messages_in_place_focused_on_the_field(page, shop):

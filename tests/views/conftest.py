@@ -98,6 +98,11 @@ class Flow:
             return self.follow(response)
         return response
 
+    def open(self, path: str = "/", **kwargs: Any) -> TestResponse:
+        """The page a link opens (the session's own, a resume link), its redirects followed as a
+        browser follows them: the session's address sends the browser to its step's."""
+        return self._keep(self.client.get(self.base + path, follow_redirects=True, **kwargs))
+
     def follow(self, response: TestResponse) -> TestResponse:
         assert response.status_code == 303, response.get_data(as_text=True)[:2000]
         return self._keep(self.client.get(response.headers["Location"]))
@@ -130,7 +135,9 @@ class Flow:
             url = f"{prefix}/{self.name}"
         response = self._keep(self.client.get(url))
         assert response.status_code == 303, response.get_data(as_text=True)[:2000]
-        self.session_id = response.headers["Location"].rstrip("/").split("/")[-1]
+        # To the first step's own address: /s/<session id>/<step>.
+        self.session_id = urlsplit(response.headers["Location"]).path.split("/s/", 1)[1] \
+            .split("/", 1)[0]
         return self.follow(response)
 
     # -- steps

@@ -53,3 +53,20 @@ def test_a_passed_over_step_can_still_be_opened_and_changed(flow):
     response = flow.choose(network="POLYGON", asset="USDC")
     assert response.headers["Location"].endswith("/wallet")
     assert "wallet" not in flow.session.done
+
+
+def test_a_session_opens_at_its_steps_own_address_so_back_returns_to_it(flow):
+    """The history holds each step at its own address: the first page was shown at the
+    session's (``/s/<id>/``), which shows whatever step is reached, so Back from the wallet
+    showed the wallet again."""
+    start = flow.client.get("/checkout/onramp")
+    assert start.status_code == 303 and start.headers["Location"].endswith("/choose")
+    flow.start(**{k: v for k, v in EVERYTHING.items() if k not in ("address", "email")})
+    launched = flow.responses[-2]
+    assert launched.headers["Location"] == f"{flow.base}/wallet"
+    # The session's own address (a resume link) sends the browser to the step's.
+    again = flow.get("/")
+    assert again.status_code == 303 and again.headers["Location"].endswith("/wallet")
+    # Back from the wallet: the step before it, at its own address.
+    amount = flow.get("/choose")
+    assert amount.status_code == 200 and 'name="amount"' in amount.get_data(as_text=True)

@@ -196,7 +196,8 @@ def test_the_resume_link_reopens_the_session_at_its_step_on_another_device(app):
     first.wallet()
     other = Flow(app, app.test_client())
     other.session_id = first.session_id
-    page = other.get("/")
+    page = other.open("/")
+    assert page.request.path.endswith("/review")
     assert "Review your order" in page.get_data(as_text=True)
     first.create(first.get("/review"))
     assert "I have paid" in other.get("/").get_data(as_text=True)

@@ -55,7 +55,7 @@ def test_a_kept_form_whose_redirect_was_not_followed_never_comes_back_over_a_sav
     form = {"csrf_token": flow.csrf, "address": bad, "email": "ada@example.com"}
     assert flow.client.post(f"{flow.base}/wallet", data=form).status_code == 303
     # The phone lost the redirect; the user resumes by the session's link: the form, as sent.
-    resumed = flow.get("/").get_data(as_text=True)
+    resumed = flow.open("/").get_data(as_text=True)
     assert 'id="field-address-error"' in resumed and f'value="{bad}"' in resumed
     # Refused again, and this time the user corrects it at once (a second tab, say).
     assert flow.client.post(f"{flow.base}/wallet", data=form).status_code == 303
