@@ -77,6 +77,7 @@ def build(app: Flask) -> CheckoutState:
     def reference_cache() -> TTLCache:
         return TTLCache(ttl, refuse_waiting=refusal)
 
+    pace = embedded_sandbox.pace(app)
     ratelimits = RateLimits.create(app)
     sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created,
                             on_saved=session_context.saved)
@@ -91,9 +92,10 @@ def build(app: Flask) -> CheckoutState:
         embedded_sandbox=sandbox,
         util_catalog=util_catalog,
         kyc=kyc,
-        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()), kyc),
+        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()), kyc,
+                                    upstream_pace=pace),
                "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
-                                      kyc)},
+                                      kyc, upstream_pace=pace)},
         dispatcher=background,
         order_statuses=statuses,
         reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),

@@ -56,6 +56,15 @@ class EmbeddedSandbox:
         return self.app(environ, start_response)
 
 
+def pace(app: Flask) -> float:
+    """How long the embedded sandbox's waits last against the service's: its time scale when it
+    runs faster than real time (the demo's 0.2: its quotes live two minutes, not ten), else 1.
+    A slower sandbox changes nothing: its quotes outlive the checkout's trust all the more."""
+    if not config.uses_sandbox(app):
+        return 1.0
+    return min(1.0, float(settings(app).get("SANDBOX_TIME_SCALE", 1.0)))
+
+
 # The sandbox settings the host's own keys give (its credentials): a wrong value is named by them.
 FROM_HOST = {"SANDBOX_CLIENT_ID": "CHECKOUT_CLIENT_ID",
              "SANDBOX_CLIENT_SECRET": "CHECKOUT_CLIENT_SECRET",

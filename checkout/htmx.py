@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 from flask import Response, g, make_response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-__all__ = ["is_htmx", "is_boosted", "from_htmx", "htmx_redirect", "shown_at", "render",
-           "add_vary"]
+__all__ = ["is_htmx", "is_boosted", "from_htmx", "triggered_by", "htmx_redirect", "shown_at",
+           "render", "add_vary"]
 
 AnyResponse = TypeVar("AnyResponse", bound=BaseResponse)
 
@@ -32,6 +32,11 @@ def from_htmx() -> bool:
 def is_boosted() -> bool:
     """True for a boosted form's post (``HX-Boosted: true``): it wants a whole page."""
     return from_htmx() and request.headers.get("HX-Boosted") == "true"
+
+
+def triggered_by(element_id: str) -> bool:
+    """True for a request htmx made for the element of id ``element_id`` (``HX-Trigger``)."""
+    return from_htmx() and request.headers.get("HX-Trigger") == element_id
 
 
 def is_htmx() -> bool:

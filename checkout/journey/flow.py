@@ -103,12 +103,16 @@ class Flow(ABC):
     # user gives each (so that its message is shown at that field).
     field_steps: ClassVar[Mapping[str, str]] = {}
 
-    def __init__(self, upstream: Any, catalog: Any, kyc: Any) -> None:
+    def __init__(self, upstream: Any, catalog: Any, kyc: Any, *,
+                 upstream_pace: float = 1.0) -> None:
         # The app's upstream client, this flow's reference data and where the app's users stand
         # (whether the identity step is needed): a flow is built per app (checkout.composition)
-        # and holds nothing else.
+        # and holds nothing else. ``upstream_pace``: how long the upstream's waits last against
+        # the service's (1; the embedded sandbox's time scale when it runs faster): a quote is
+        # trusted for CHECKOUT_QUOTE_MAX_AGE times that (checkout.journey.quotes).
         self.upstream = upstream
         self._catalog = catalog
+        self.upstream_pace = upstream_pace
         self.journey = self.steps(kyc)
 
     @abstractmethod

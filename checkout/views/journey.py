@@ -31,7 +31,7 @@ from werkzeug.wrappers import Response
 
 from ..errors import CheckoutError, OrderUnderway, UpstreamError
 from ..forms import FormResult
-from ..htmx import htmx_redirect, is_boosted, render, shown_at
+from ..htmx import htmx_redirect, is_boosted, render, shown_at, triggered_by
 from ..journey import creation, quotes
 from ..journey.creation import Outcome
 from ..journey.flow import Flow
@@ -42,6 +42,7 @@ from ..state import flow_named, flow_of, get_state
 from .context import CSRF_FIELD, session_route
 
 SMALL_FORM = 256 * 1024        # a form of a few fields, with room to spare
+PRICE_CLOCK = "price-clock"    # the review's price clock (its id): it asks for the review anew
 
 
 class StepRefused(CheckoutError):
@@ -428,9 +429,11 @@ def show_review(session: CheckoutSession, *, notice: str | None = None,
     """The review; ``before``: the quote the user last saw, when the price was renewed since
     (each amount that moved is shown before and now)."""
     flow = flow_of(session)
+    renewed = False
     if notice is None and form_error is None:
         old = session.quote
         session, changed = quotes.refresh(get_state().sessions, session, flow)
+        renewed = (session.quote or {}).get("id") != (old or {}).get("id")
         if changed and session.reviewed:
             notice = _("The price has been updated. Check it before you confirm.")
             before = old
@@ -446,7 +449,10 @@ def show_review(session: CheckoutSession, *, notice: str | None = None,
                   breakdown=breakdown, quote_id=record.get("id"),
                   price_changes=breakdown.changes_since(flow.shown_breakdown(session, before))
                   if before and record else [],
-                  price_holds_until=quotes.holds_until(record) if record else None,
+                  price_holds_until=quotes.holds_until(record, flow) if record else None,
+                  # The price clock ran out and asked for this (with JavaScript): the page says
+                  # the new price to a screen reader, which would otherwise hear nothing of it.
+                  price_renewed=renewed and triggered_by(PRICE_CLOCK),
                   notice=notice,
                   form_error=form_error, step=REVIEW,
                   review_digest=creation.review_digest(session, flow), **context)

@@ -250,7 +250,9 @@
   });
 
   // What identifies a control across a swap that re-renders it: its id (htmx itself restores
-  // those), else its name (the checked one of a radio group), else what it copies or links to.
+  // those), else its name (the checked one of a radio group), else what it copies or links to,
+  // else the form it sends (a button without a name: the review's "Confirm", re-rendered when
+  // the price clock renews the price), else the page's heading (where a new step puts focus).
   function focusSelector(el) {
     if (!el || el === document.body || el === document.documentElement || !window.CSS) return null;
     // A filter box is ours, not the server's: it is re-created after the swap, with the same id.
@@ -265,7 +267,19 @@
     if (copyText !== null) return ['[data-copy="' + CSS.escape(copyText) + '"]'];
     var href = el.getAttribute("href");
     if (el.tagName === "A" && href) return ['a[href="' + CSS.escape(href) + '"]'];
+    var action = el.form && el.type === "submit" && el.form.getAttribute("action");
+    if (action) return ['form[action="' + CSS.escape(action) + '"] [type="submit"]'];
+    if (el.matches("main h1")) return ["main h1"];
     return null;
+  }
+
+  // Text an answer gives for the live region (data-checkout-announce: the review's price renewed
+  // by its clock), said once and then dropped, so that nothing says it again.
+  function announceSwapped() {
+    var said = document.querySelector("[data-checkout-announce]");
+    if (!said) return;
+    announce(said.textContent.trim());
+    said.parentNode.removeChild(said);
   }
 
   var focusBeforeSwap = null;
@@ -663,6 +677,7 @@
       giveBackTyped(typedBeforeSwap);
       typedBeforeSwap = null;
       restoreFocus();
+      announceSwapped();
       reportHeight();
     });
   }

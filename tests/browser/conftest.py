@@ -287,9 +287,10 @@ def checkout_config(checkout_app):
 
 @pytest.fixture
 def short_quotes(checkout_config):
-    """The harness's sandbox runs 100x fast: its quotes live 6 s, so ours are renewed at 3 s.
-    Stored statuses are re-read after 2 s, so the test does not hang on webhook timing."""
-    checkout_config(CHECKOUT_QUOTE_MAX_AGE=3, CHECKOUT_STATUS_MAX_AGE=2)
+    """The harness's sandbox runs 100x fast: its quotes live 6 s, and the checkout, which trusts
+    a quote for CHECKOUT_QUOTE_MAX_AGE of the sandbox's time, renews ours after 2.4 s. Stored
+    statuses are re-read after 2 s, so the test does not hang on webhook timing."""
+    checkout_config(CHECKOUT_STATUS_MAX_AGE=2)
 
 
 @pytest.fixture(scope="session")

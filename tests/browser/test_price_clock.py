@@ -27,11 +27,23 @@ def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, sho
         "[data-countdown-to]:visible [data-countdown-text]:text-matches('^00:0[0-3]$')")
     assert frame.locator("[data-testid=price-holds]").inner_text().startswith(
         "This price holds until ")
-    # The shop's quotes are renewed after 3 s here: the review comes back with a new price.
+    # A keyboard user waits on "Confirm and pay".
+    frame.locator('form[action$="/create"] button[type=submit]').focus()
+    # The shop's quotes are renewed after 2.4 s here: the review comes back with a new price.
     frame.wait_for_function(
         "(first) => { const q = document.querySelector('input[name=quote_id]');"
         " return q && q.value && q.value !== first; }", arg=first, timeout=15_000)
     frame.wait_for_selector("[data-countdown-to]:not([data-countdown-expired]):visible")
+    # The focus stayed on "Confirm and pay" (it dropped to the page's body), and the new price
+    # was said in the page's live region (nothing was).
+    frame.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                            "'form[action$=\"/create\"] button[type=submit]')")
+    said = frame.locator("#checkout-announcer")
+    said.wait_for(state="attached")
+    frame.wait_for_function("() => document.getElementById('checkout-announcer').textContent"
+                            ".startsWith('The price was renewed: You pay ')")
+    assert said.inner_text().endswith("USDT.") and "You get" in said.inner_text()
+    assert frame.locator("[data-checkout-announce]").count() == 0
 
 
 def test_once_confirm_is_pressed_the_clock_asks_nothing_more(page, shop):

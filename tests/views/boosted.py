@@ -79,10 +79,11 @@ class Boosted:
             # must show the same (a reload, Back and Forward, a plain form's GET).
             full = self._keep(self.client.get(pushed))  # type: ignore[attr-defined]
             assert full.status_code == 200, (pushed, full.status_code)
-            in_place, loaded = shown(answer.get_data(as_text=True)), shown(full.get_data(as_text=True))
+            in_place = shown(answer.get_data(as_text=True))
+            loaded = shown(full.get_data(as_text=True))
             self.compared.append((pushed, in_place, loaded))
-            assert in_place == loaded, \
-                f"the boosted answer at {pushed} differs from its full load:\n" + difference(in_place, loaded)
+            assert in_place == loaded, (f"the boosted answer at {pushed} differs from its full "
+                                        f"load:\n{difference(in_place, loaded)}")
             self._loaded[id(answer)] = full
         return answer
 
