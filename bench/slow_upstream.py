@@ -32,7 +32,7 @@ from pathlib import Path
 import requests
 
 from tests.faults import fault_proxy
-from tests.test_resilience_gunicorn import open_checkout, shop, standalone_sandbox
+from tests.resilience_support import open_checkout, shop, standalone_sandbox
 
 
 def _quantile(values: list[float], q: int) -> float:

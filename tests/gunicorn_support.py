@@ -54,11 +54,14 @@ def _wait_for_workers(ready_log: Path, proc: subprocess.Popen[bytes], count: int
 def gunicorn_workers(app: str, env: Mapping[str, str], tmp_path: Path, *,
                      access_format: str, workers: int = 2,
                      extra_args: Sequence[str] = (), shipped_settings: bool = False,
-                     port: int | None = None) -> Iterator[tuple[int, Path]]:
+                     port: int | None = None,
+                     stderr: Path | None = None) -> Iterator[tuple[int, Path]]:
     """Serve ``app`` (``module:factory()``) with ``workers`` gthread workers on a free port (or
     ``port``); yield the port and the access log (one line per request, in ``access_format``).
     ``extra_args`` go on gunicorn's command line before the app. ``shipped_settings``: the
-    checkout's own gunicorn configuration (checkout.gunicorn_config) rather than 8 threads."""
+    checkout's own gunicorn configuration (checkout.gunicorn_config) rather than 8 threads.
+    ``stderr``: a file for the processes' error output (gunicorn's error log, and the log
+    lines of the app's loggers), else a pipe nobody reads."""
     port = port or free_port()
     access_log, ready_log = tmp_path / "access.log", tmp_path / "ready.log"
     settings = ["-c", "python:checkout.gunicorn_config"] if shipped_settings \
@@ -67,8 +70,10 @@ def gunicorn_workers(app: str, env: Mapping[str, str], tmp_path: Path, *,
                *settings, "-b", f"127.0.0.1:{port}",
                "--access-logfile", str(access_log), "--access-logformat", access_format,
                *extra_args, app]
+    errors = open(stderr, "ab") if stderr is not None else None
     proc = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env, READY_LOG: str(ready_log)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL,
+                            stderr=errors if errors is not None else subprocess.PIPE)
     try:
         _wait_for_workers(ready_log, proc, workers)
         yield port, access_log
@@ -79,3 +84,5 @@ def gunicorn_workers(app: str, env: Mapping[str, str], tmp_path: Path, *,
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if errors is not None:
+            errors.close()

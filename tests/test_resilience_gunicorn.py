@@ -1,24 +1,22 @@
-"""A hanging upstream never takes the shop down, under real gunicorn with the shipped settings:
-the shop's own page stays fast, and every checkout page ends with the friendly "not answering"
-page within the page's budget. The upstream is the standalone sandbox over HTTP, with signing,
-behind the fault proxy (tests/faults.py)."""
+"""A hanging upstream or a frozen database never takes the shop down, under real gunicorn with the
+shipped settings: the shop's own page stays fast, and every checkout page ends with the friendly
+"not answering" or "try again in a moment" page within its time. The upstream is the standalone
+sandbox over HTTP, with signing, behind the fault proxy (tests/faults.py)."""
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator, Sequence
+import statistics
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
+import pytest
 import requests
 
 from checkout.config import DEFAULTS
-from checkout.sandbox import create_app as create_sandbox
+from checkout.store import REQUEST_DATABASE_TIME
 from checkout.upstream.budget import DEFAULT_TIMEOUTS, REFERENCE
 
+from . import frozen_database_load
 from .faults import fault_proxy
-from .gunicorn_support import free_port, gunicorn_workers
-from .resilience_gunicorn_app import CLIENT_ID, CLIENT_SECRET, WEBHOOK_SECRET
-from .support.live_server import live_server
+from .resilience_support import open_checkout, shop, standalone_sandbox
 from .support.waiting import wait_for
 
 NOT_ANSWERING = "Our payment partner is not answering right now"
@@ -26,38 +24,6 @@ BUDGET = float(DEFAULTS["CHECKOUT_REQUEST_BUDGET"])
 # A page that waited for the hanging upstream took its reference call's read timeout (5 s); one
 # answered from an open breaker waits for nothing, however long a loaded machine takes to serve it.
 WAITED_FOR_THE_UPSTREAM = 0.8 * DEFAULT_TIMEOUTS[REFERENCE][1]
-
-
-@contextmanager
-def standalone_sandbox() -> Iterator[str]:
-    """The sandbox as its own HTTP server, checking the checkout's signatures."""
-    sandbox = create_sandbox({"SANDBOX_CLIENT_ID": CLIENT_ID,
-                              "SANDBOX_CLIENT_SECRET": CLIENT_SECRET,
-                              "SANDBOX_WEBHOOK_SECRET": WEBHOOK_SECRET})
-    with live_server(sandbox) as url:
-        yield url
-
-
-@contextmanager
-def shop(tmp_path, upstream: str, extra_args: Sequence[str] = (), **env: str) -> Iterator[str]:
-    """The shop under gunicorn with the shipped settings (2 workers); ``extra_args`` after them."""
-    port = free_port()
-    with gunicorn_workers(
-            "tests.resilience_gunicorn_app:create()",
-            {"CHECKOUT_TEST_DATABASE_URL": f"sqlite:///{tmp_path}/shop.sqlite3",
-             "CHECKOUT_TEST_UPSTREAM": upstream,
-             "CHECKOUT_TEST_PUBLIC_URL": f"http://127.0.0.1:{port}", **env},
-            tmp_path, access_format='%(s)s "%(r)s" %(L)s', workers=2, shipped_settings=True,
-            port=port, extra_args=extra_args):
-        yield f"http://127.0.0.1:{port}"
-
-
-def open_checkout(base: str) -> tuple[int, float, str]:
-    """A shopper opens the checkout: the session, then its first page (reference data from the
-    upstream). Status, seconds, page."""
-    started = time.monotonic()
-    answer = requests.get(f"{base}/checkout/onramp", timeout=120)
-    return answer.status_code, time.monotonic() - started, answer.text
 
 
 def test_a_hanging_upstream_never_takes_the_shop_down(tmp_path):
@@ -97,3 +63,33 @@ def test_a_hanging_upstream_never_takes_the_shop_down(tmp_path):
         # Back: the breaker's trial call closes it, and the checkout answers again.
         proxy.set("pass")
         wait_for(lambda: open_checkout(base)[0] == 200, timeout=30, interval=0.5)
+
+
+@pytest.mark.postgres
+def test_a_frozen_database_never_takes_the_shop_down(tmp_path):
+    """PostgreSQL frozen (SIGSTOP) under shoppers, a webhook sender and a probe: the shop's own
+    page is never held behind the database; each checkout page, delivery and probe is answered
+    503 within the request's time for the database (the first of each process), then at once;
+    the log tells the outage once per process, never a traceback; after the thaw every delivery
+    refused is taken again, and none is lost or doubled."""
+    run = frozen_database_load.run(tmp_path)
+    held = REQUEST_DATABASE_TIME + 1.5      # the database's time, and a loaded machine's margin
+    home = run.during_freeze("home")
+    assert all(s.status == 200 for s in home)
+    assert statistics.median(s.seconds for s in home) < 0.5
+    assert max(s.seconds for s in home) < REQUEST_DATABASE_TIME, max(s.seconds for s in home)
+    for kind in ("checkout", "webhook", "ready"):
+        answered = run.during_freeze(kind)
+        refused = [s for s in answered if s.status == 503]
+        assert len(refused) >= 0.8 * len(answered), (kind, [s.status for s in answered])
+        assert all(s.status in (200, 503) for s in answered), (kind, answered)
+        assert max(s.seconds for s in refused) < held, (kind, [s.seconds for s in refused])
+    for page in run.during_freeze("checkout"):
+        if page.status == 503:
+            assert "We cannot reach our records right now" in page.text
+    assert "Traceback" not in run.log, run.log[-3000:]
+    for line in ("database not answering", "checkout page answered 503",
+                 "webhook not stored", "healthz: database unavailable"):
+        assert 1 <= run.log.count(line) <= 2, (line, run.log[-3000:])    # once per worker
+    assert run.log.count("database answering again") <= 2
+    assert run.stored == run.deliveries

@@ -20,6 +20,8 @@ from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from .availability import Availability
+
 # How many connections a PostgreSQL engine keeps open (more are opened, up to 20, and closed when
 # given back to a full pool: each one a server process forked and ended).
 POOL_SIZE = 10
@@ -49,6 +51,15 @@ def make_engine(url: str) -> Engine:
 
 # Every engine made in this process, for _after_fork. Weakly: an app thrown away frees its engine.
 _engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+# The availability of each PostgreSQL engine's database (.availability): its waits are bounded.
+_availabilities: weakref.WeakKeyDictionary[Engine, Availability] = weakref.WeakKeyDictionary()
+
+
+def availability_of(engine: Engine) -> Availability:
+    """How ``engine``'s database answers, as this process has seen it. A database whose waits
+    are not bounded (SQLite: a file, which does not freeze) is never told down: a fresh
+    Availability that only says each failure is news."""
+    return _availabilities.get(engine) or Availability()
 
 
 def _after_fork() -> None:
@@ -110,12 +121,18 @@ def _make_engine(url: str) -> Engine:
     if engine.dialect.driver == "psycopg":
         from .bounded import bounded_connections
 
-        bounded_connections(engine, DATABASE_WAIT + 1.0)
+        availability = _availabilities[engine] = Availability()
+        bounded_connections(engine, DATABASE_WAIT + 1.0, availability)
     _ping_idle_connections(engine)
     if engine.dialect.driver == "psycopg":     # another driver has its own way with lists
         _send_arrays_in_binary(engine)
     return engine
 
+
+# Seconds a checkout request's waits on a PostgreSQL database may take in all (.availability):
+# its page, a webhook's 503 or a probe's answer then comes within three seconds of a database
+# that stopped answering. Ours take milliseconds.
+REQUEST_DATABASE_TIME = 2.0
 
 # Seconds any wait on a PostgreSQL database may take before it fails (a webhook then answered 503,
 # a page our error page): connecting, a connection from the pool, a statement. Ours take
@@ -131,7 +148,9 @@ def _postgresql_bounds(url: URL) -> dict[str, Any]:
     given = set(url.query)
     args: dict[str, Any] = {}
     if "connect_timeout" not in given:
-        args["connect_timeout"] = max(2, int(DATABASE_WAIT))     # libpq: whole seconds, 2 or more
+        # libpq's least (whole seconds, 2 or more): a connection is made in milliseconds, and a
+        # request's whole time for the database is REQUEST_DATABASE_TIME.
+        args["connect_timeout"] = 2
     if "options" not in given:
         wait_ms = int(DATABASE_WAIT * 1000)
         args["options"] = f"-c statement_timeout={wait_ms} -c lock_timeout={wait_ms}"

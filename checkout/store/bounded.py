@@ -22,25 +22,53 @@ import psycopg
 import psycopg.errors
 from sqlalchemy import Engine, event
 
+from .availability import Availability, Unanswered
+
 log = logging.getLogger("checkout.store")
 
 
 class BoundedConnection(psycopg.Connection[Any]):
-    """A psycopg connection whose waits last at most ``wait_bound`` seconds (None: no bound)."""
+    """A psycopg connection whose waits last at most ``wait_bound`` seconds (None: no bound),
+    and less when the request's time for the database runs out first; each wait asks the
+    database's :class:`~.availability.Availability` first, and tells it how the wait ended."""
 
     wait_bound: float | None = None
+    availability: Availability | None = None
 
     def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
-        bound = timeout if timeout is not None else self.wait_bound
+        if timeout is not None or self.availability is None:
+            return self._bounded_wait(gen, interval, timeout if timeout is not None
+                                      else self.wait_bound)
+        try:
+            with self.availability.waiting(self.wait_bound) as bound:
+                answer = self._bounded_wait(gen, interval, bound)
+        except Unanswered as exc:
+            # Nothing was sent. The connection is closed all the same: SQLAlchemy then drops it
+            # as lost, where a live one would be rolled back on its way to the pool, a wait
+            # refused again (and a traceback in the log). Connections are made anew once the
+            # database answers.
+            gen.close()
+            self.pgconn.finish()
+            raise psycopg.OperationalError(f"database wait refused: {exc}") from None
+        except _TimedOut as exc:
+            self.availability.unanswered(str(exc))
+            raise psycopg.OperationalError(str(exc)) from None
+        self.availability.answered()
+        return answer
+
+    def _bounded_wait(self, gen: Any, interval: float, bound: float | None) -> Any:
         try:
             return super().wait(gen, interval=interval, timeout=bound)
         except psycopg.OperationalError as exc:
-            if timeout is not None or not _is_wait_timeout(exc):
+            if not _is_wait_timeout(exc):
                 raise
             self.pgconn.finish()            # what was half sent must never be read as an answer
-            raise psycopg.OperationalError(
-                f"the database did not answer within {bound:g} s; the connection was closed"
-            ) from None
+            raise _TimedOut(f"the database did not answer within {bound:.1f} s; the "
+                            "connection was closed") from None
+
+
+class _TimedOut(psycopg.OperationalError):
+    pass
 
 
 def _is_wait_timeout(exc: BaseException) -> bool:
@@ -57,8 +85,9 @@ def waits_can_be_bounded() -> bool:
         getattr(psycopg.errors, "_WaitTimeout", None) is not None
 
 
-def bounded_connections(engine: Engine, seconds: float) -> None:
-    """Make ``engine``'s connections :class:`BoundedConnection` ones, bounded to ``seconds``.
+def bounded_connections(engine: Engine, seconds: float, availability: Availability) -> None:
+    """Make ``engine``'s connections :class:`BoundedConnection` ones, bounded to ``seconds`` and
+    told by ``availability`` whether to wait at all.
 
     With a psycopg whose waits cannot be bounded, the connections are psycopg's own (a warning
     says so): better unbounded waits than statements that all fail."""
@@ -69,8 +98,21 @@ def bounded_connections(engine: Engine, seconds: float) -> None:
 
     @event.listens_for(engine, "do_connect")
     def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
-        connection = BoundedConnection.connect(*cargs, **cparams)
+        # A connection is a wait too (libpq's connect_timeout bounds it: 2 s at the least): a
+        # database known to be down is not connected to but by its trial.
+        try:
+            with availability.waiting(None):
+                connection = BoundedConnection.connect(*cargs, **cparams)
+        except Unanswered as exc:
+            raise psycopg.OperationalError(f"database connection refused: {exc}") from None
+        except psycopg.errors.ConnectionTimeout:
+            # A connection refused at once (the server stopped, restarting) costs nothing to
+            # try again; one that took libpq's whole timeout is a database not answering.
+            availability.unanswered("no connection within libpq's connect_timeout")
+            raise
+        availability.answered()
         connection.wait_bound = seconds
+        connection.availability = availability
         return connection
 
 

@@ -14,6 +14,7 @@ the last background check, and start a new check when that one is older than
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
@@ -22,7 +23,7 @@ from sqlalchemy import text
 from ..ratelimits import unlimited
 from ..readiness import OK, UNAVAILABLE, Readiness
 from ..state import CheckoutState, get_state
-from ..store import database_failure
+from ..store import availability_of, database_failure
 from ..upstream.breaker import CLOSED
 
 # Checks that do not fail readiness: the default store lives in the process.
@@ -35,7 +36,9 @@ def _database(state: CheckoutState) -> str:
             conn.execute(text("SELECT 1"))
         return OK
     except Exception as exc:  # any database failure means "not alive"
-        current_app.logger.warning("healthz: database unavailable (%s)", database_failure(exc))
+        current_app.logger.log(
+            logging.WARNING if availability_of(state.engine).first_of_kind("probe")
+            else logging.DEBUG, "healthz: database unavailable (%s)", database_failure(exc))
         return UNAVAILABLE
 
 

@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
 from flask_babel import gettext, ngettext
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from .. import i18n
@@ -26,6 +28,7 @@ from ..inputs import is_session_id
 from ..journey.creation import short_id
 from ..ratelimits import RateLimited
 from ..state import get_state
+from ..store import availability_of, database_failure
 from ..upstream.transport import RATE_LIMIT_WAIT
 from .context import (
     CSRFError,
@@ -240,6 +243,26 @@ def handle_upstream_error(exc: UpstreamError) -> Response:
     return render_error(502, message, title=gettext("Please try again"))
 
 
+# Seconds a page refused for a database that does not answer asks to wait (Retry-After): the
+# process tries the database again each second (checkout.store.availability).
+DATABASE_WAIT_HINT = 5
+
+
+def handle_database_unavailable(exc: SQLAlchemyError) -> Response:
+    """The checkout's database did not answer in the request's time, or is known not to: "try
+    again in a moment" (503), nothing saved by this request. One warning line per outage (the
+    first page it cost), not a traceback per page."""
+    availability = availability_of(get_state().engine)
+    log.log(logging.WARNING if availability.first_of_kind("page") else logging.DEBUG,
+            "checkout page answered 503 on %s %s: database unavailable (%s)",
+            request.method, route_for_log(), database_failure(exc))
+    response = render_error(503, gettext(
+        "We cannot reach our records right now. Nothing was lost: please try again in a "
+        "moment."), title=gettext("Please try again"))
+    response.headers["Retry-After"] = str(DATABASE_WAIT_HINT)
+    return response
+
+
 def handle_session_conflict(exc: SessionConflict) -> Response:
     """A session that kept changing under a request's save (other tabs saving at the same moment,
     again and again) or that is gone (expired and purged meanwhile): nothing of this request was
@@ -281,4 +304,8 @@ def init(bp: Blueprint) -> None:
     bp.register_error_handler(UpstreamError, handle_upstream_error)
     bp.register_error_handler(RateLimited, handle_rate_limited)
     bp.register_error_handler(SessionConflict, handle_session_conflict)
+    # A wait on the database refused or run out (OperationalError), or no pooled connection
+    # came in time (TimeoutError): the database, not the page, failed.
+    bp.register_error_handler(OperationalError, handle_database_unavailable)
+    bp.register_error_handler(PoolTimeout, handle_database_unavailable)
     bp.register_error_handler(500, handle_server_error)

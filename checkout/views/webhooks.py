@@ -32,7 +32,7 @@ from ..logs import REQUEST_ID_HEADER, environ_request_id
 from ..ratelimits import unlimited
 from ..security import MACHINE_HEADERS, machine_answer
 from ..state import real_app, state_of
-from ..store import database_failure
+from ..store import availability_of, database_failure
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
 
@@ -115,8 +115,10 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
     except SQLAlchemyError as exc:
         # One line with the reason: a database that is down refuses every delivery, and a
         # traceback each would bury the log (the sender retries; nothing is lost).
-        log.warning("webhook not stored: database unavailable (%s); answering 503 for a retry",
-                    database_failure(exc), extra={"request_id": rid})
+        log.log(logging.WARNING if availability_of(state.engine).first_of_kind("webhook")
+                else logging.DEBUG,
+                "webhook not stored: database unavailable (%s); answering 503 for a retry",
+                database_failure(exc), extra={"request_id": rid})
         return Answer(503, {"error": "storage unavailable, retry later"}, "unavailable", rid,
                       retry_after="1")
 

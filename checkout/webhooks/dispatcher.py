@@ -22,7 +22,7 @@ from sqlalchemy.exc import OperationalError
 
 from .. import session_purge
 from ..state import real_app, state_of
-from ..store import database_failure
+from ..store import availability_of, database_failure
 from .background import Dispatcher
 from .dispatch import dispatch_signals
 from .fetch import fetch_due_orders
@@ -78,9 +78,10 @@ def sweep(app: Flask, *, between_batches: Callable[[], None] | None = None) -> N
     round_failed = False
     try:
         process_pending(app, between_batches=between_batches)
-    except OperationalError as exc:    # the database is down: one line a round
-        log.warning("webhook dispatcher round failed: database unavailable (%s)",
-                    database_failure(exc))
+    except OperationalError as exc:    # the database is down: one line an outage
+        log.log(logging.WARNING if availability_of(state_of(app).engine).first_of_kind(
+            "dispatcher") else logging.DEBUG,
+            "webhook dispatcher round failed: database unavailable (%s)", database_failure(exc))
         round_failed = True
     except Exception:  # anything else is a bug: its traceback
         log.exception("webhook dispatcher round failed")
