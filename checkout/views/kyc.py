@@ -10,6 +10,8 @@ What the page shows follows where the user stands, read once per decision:
   photos as camera inputs. A rejection says why and offers the form again (another document).
   A computer without a camera gets the session's link as a QR code; the page follows along
   (``kyc_check``) when the phone finishes.
+- ``handoff``: that QR code alone (``?handoff=1``), the page that waits for the phone: without
+  JavaScript the form page cannot follow along, this one reloads itself.
 - ``pending``: the submission is being reviewed; the page follows along, and continues the
   checkout where it stopped once approved.
 - ``limit``: the user's verification reached its limit (``reachedKycLimit``); what they can do.
@@ -337,7 +339,14 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
                              if spec.name == "email" and who.email}
     link = external_url("checkout.flow", session_id=session.id) if context["photo_kinds"] else None
     if link:
-        context["handoff"] = {"url": link, "qr_svg": qr_svg(link)}
+        assert document is not None
+        # Without JavaScript the form cannot follow along (a reload would drop what is typed in
+        # it): "Wait for my phone" opens the same step without the form, which reloads itself.
+        wait_url = url_for("checkout.step", session_id=session.id, step=STEP,
+                           document=document.value, handoff=1)
+        context["handoff"] = {"url": link, "qr_svg": qr_svg(link), "wait_url": wait_url}
+        if request.args.get("handoff") == "1":
+            context["view"] = "handoff"
     return context
 
 

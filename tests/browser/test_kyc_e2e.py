@@ -135,6 +135,10 @@ def test_a_computer_without_a_camera_hands_over_to_a_phone(page, shop, quick_kyc
     frame.locator("summary", has_text="No camera on this device?").click()
     link = frame.locator("[data-testid=kyc-handoff-url]").inner_text().strip()
     assert frame.locator("[data-testid=kyc-handoff] svg").count() == 1     # the QR code
+    # With script the form itself follows along: no page to wait on is offered.
+    assert frame.locator("[data-testid=kyc-handoff] p:visible").first.inner_text().endswith(
+        "This page follows along by itself once you are done on the phone.")
+    assert not frame.get_by_role("link", name="Wait for my phone").is_visible()
 
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     try:
