@@ -171,6 +171,14 @@ class KycStep(journey.StepPage):
             return update_before_order(get_state().sessions, session.id, remember)
         document = result.facts.get("document")
         if document is None:
+            if by_user and not kyc_standing().covered(session):
+                # The user's form with nothing in it: its body did not arrive whole (a multipart
+                # body cut short parses as no field at all, and with JavaScript the anti-forgery
+                # token rides in a header). Said, not taken for a step passed over: that showed
+                # the form again, emptied, without a word.
+                raise journey.StepRefused(FormResult(form_error=_(
+                    "Your form did not reach us (a weak connection, perhaps): nothing was sent "
+                    "for verification. Please fill it in and send it again.")))
             # Passed over: given() saved the standing that covers the order; go on from it.
             return get_state().sessions.get(session.id) or session
         users = kyc_standing()

@@ -263,6 +263,27 @@ def test_advanced_kyc_sends_clean_photos(app: Flask, flow: Flow, monkeypatch) ->
     assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
 
 
+def test_a_form_whose_body_arrived_cut_short_is_said_not_taken_for_nothing_to_do(
+        flow: Flow) -> None:
+    """A multipart body cut short (a weak connection) parses as no field at all, and with
+    JavaScript the anti-forgery token comes in a header: the step must say the form did not
+    arrive, not show it again emptied as if there were nothing to send."""
+    to_kyc(flow, "5000")
+    flow.get("/kyc?document=NATIONAL_ID")
+    boundary = "----cut-short"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"document\"\r\n\r\n"
+            f"NATIONAL_ID\r\n--{boundary}\r\nContent-Disposition: form-data; "
+            f"name=\"first_name\"\r\n\r\nWanj").encode()
+    page = flow.client.post(f"{flow.base}/kyc", data=body,
+                            content_type=f"multipart/form-data; boundary={boundary}",
+                            headers={"X-Checkout-CSRF": flow.csrf, "HX-Request": "true",
+                                     "HX-Boosted": "true"})
+    assert page.status_code == 200
+    assert "Your form did not reach us" in text(page)
+    assert 'role="alert"' in page.get_data(as_text=True)
+    assert flow.session.kyc.get("submitted") is None
+
+
 def no_script_refresh(response: Any) -> str | None:
     """Where the page's <noscript> reload takes it (no_script_refresh), or None."""
     match = re.search(r'<noscript><meta http-equiv="refresh" content="\d+; url=([^"]+)">',
