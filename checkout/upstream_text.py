@@ -153,17 +153,22 @@ def warning_text(instructions: Any) -> tuple[Markup, Markup]:
     return escape(str(NARRATION_WARNING)), as_sent(sent)
 
 
-def instructions_text(transfer_type: str | None, sent: str | None) -> tuple[Markup, Markup]:
+def instructions_text(transfer_type: str | None, sent: str | None, *,
+                      page_says: bool = False) -> tuple[Markup, Markup]:
     """What to do, in the page's language: the upstream's sentence where it is known (said once,
     nothing kept beside); else ours for the type, with the upstream's own sentence kept beside
-    (English pages show only the upstream's)."""
+    (English pages show only the upstream's).
+
+    ``page_says``: the page lays out what to do step by step (a USSD code to dial, with its PIN):
+    a sentence saying the same is not said again above it. Only one the checkout does not know is
+    kept, as sent (it may say more)."""
     known = said(sent)
     if known is not None:
-        return escape(known), Markup("")
+        return (Markup(""), Markup("")) if page_says else (escape(known), Markup(""))
     ours = INSTRUCTIONS.get(transfer_type or "")
     if not _translating() or ours is None:
         return as_sent(sent), Markup("")
-    return escape(str(ours)), as_sent(sent)
+    return (Markup("") if page_says else escape(str(ours))), as_sent(sent)
 
 
 _AMOUNT = re.compile(r"\s*([0-9]{1,15}(?:\.[0-9]{1,8})?)\s*([A-Z]{3})\s*")

@@ -10,6 +10,8 @@ What the page shows follows where the user stands, read once per decision:
   photos as camera inputs. A rejection says why and offers the form again (another document).
   A computer without a camera gets the session's link as a QR code; the page follows along
   (``kyc_check``) when the phone finishes.
+- ``handoff``: that QR code alone (``?handoff=1``), the page that waits for the phone: without
+  JavaScript the form page cannot follow along, this one reloads itself.
 - ``pending``: the submission is being reviewed; the page follows along, and continues the
   checkout where it stopped once approved.
 - ``limit``: the user's verification reached its limit (``reachedKycLimit``); what they can do.
@@ -169,6 +171,14 @@ class KycStep(journey.StepPage):
             return update_before_order(get_state().sessions, session.id, remember)
         document = result.facts.get("document")
         if document is None:
+            if by_user and not kyc_standing().covered(session):
+                # The user's form with nothing in it: its body did not arrive whole (a multipart
+                # body cut short parses as no field at all, and with JavaScript the anti-forgery
+                # token rides in a header). Said, not taken for a step passed over: that showed
+                # the form again, emptied, without a word.
+                raise journey.StepRefused(FormResult(form_error=_(
+                    "Your form did not reach us (a weak connection, perhaps): nothing was sent "
+                    "for verification. Please fill it in and send it again.")))
             # Passed over: given() saved the standing that covers the order; go on from it.
             return get_state().sessions.get(session.id) or session
         users = kyc_standing()
@@ -337,7 +347,14 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
                              if spec.name == "email" and who.email}
     link = external_url("checkout.flow", session_id=session.id) if context["photo_kinds"] else None
     if link:
-        context["handoff"] = {"url": link, "qr_svg": qr_svg(link)}
+        assert document is not None
+        # Without JavaScript the form cannot follow along (a reload would drop what is typed in
+        # it): "Wait for my phone" opens the same step without the form, which reloads itself.
+        wait_url = url_for("checkout.step", session_id=session.id, step=STEP,
+                           document=document.value, handoff=1)
+        context["handoff"] = {"url": link, "qr_svg": qr_svg(link), "wait_url": wait_url}
+        if request.args.get("handoff") == "1":
+            context["view"] = "handoff"
     return context
 
 

@@ -42,7 +42,7 @@
  *   heading (or its first invalid field), "ready" posted (embed.js brings the frame's top into
  *   view), and a file of its own it needs (filter.js, kyc.js) loaded. An error page is shown
  *   like any answer. Back and reload load the page from the server (no snapshots: htmx-config
- *   in base.html).
+ *   in base.html). A form that could not be sent at all (no network) says so above its button.
  */
 (function () {
   "use strict";
@@ -433,6 +433,26 @@
     for (var i = 0; i < forms.length; i++) forms[i].removeAttribute("aria-busy");
   }
 
+  /* A step's form that never reached the server (no network, the connection dropped on the way):
+   * said above its button, in the page's words; the button is free again (htmx:afterRequest).
+   * Without this a press sent nothing and said nothing: the page stayed as it was. */
+  function sendFailed(event) {
+    var form = event.detail && event.detail.elt;
+    if (!form || form.tagName !== "FORM" || !document.documentElement.contains(form)) return;
+    // A new one each time: an alert put in the page is read out, the same words again too.
+    var said = form.querySelector("[data-send-failed]");
+    if (said) said.parentNode.removeChild(said);
+    var notice = document.createElement("div");
+    notice.className = "notice notice--error";
+    notice.setAttribute("role", "alert");
+    notice.setAttribute("data-send-failed", "");
+    var text = document.createElement("p");
+    text.textContent = meta("checkout-send-failed") || "";
+    notice.appendChild(text);
+    var button = form.querySelector('[type="submit"]');
+    form.insertBefore(notice, button && button.parentNode === form ? button : null);
+  }
+
   /* What the user types while a part of the page is being fetched again (a select changed, and
    * the form comes back with the choices that go with it) is not lost: a text field the user
    * typed into since the request left gets their text back, if the server sent back what it
@@ -586,6 +606,8 @@
       if (departed) event.preventDefault();     // this page is going: its answers go with it
     });
     document.body.addEventListener("htmx:beforeRequest", markBusy);
+    document.body.addEventListener("htmx:sendError", sendFailed);
+    document.body.addEventListener("htmx:timeout", sendFailed);
     document.body.addEventListener("htmx:afterRequest", unmarkBusy);
     // Back to a page from the browser's cache: its forms are not on their way any more. Not the
     // pageshow of the page's own load, which can come after a form was sent (an image still on

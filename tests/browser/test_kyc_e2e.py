@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from .conftest import close_context, screenshot
+from .conftest import LANGUAGES, catalogue, close_context, screenshot
 from .test_onramp_e2e import confirm_order
 
 pytestmark = pytest.mark.browser
@@ -134,6 +134,10 @@ def test_a_computer_without_a_camera_hands_over_to_a_phone(page, shop, quick_kyc
     frame.locator("summary", has_text="No camera on this device?").click()
     link = frame.locator("[data-testid=kyc-handoff-url]").inner_text().strip()
     assert frame.locator("[data-testid=kyc-handoff] svg").count() == 1     # the QR code
+    # With script the form itself follows along: no page to wait on is offered.
+    assert frame.locator("[data-testid=kyc-handoff] p:visible").first.inner_text().endswith(
+        "This page follows along by itself once you are done on the phone.")
+    assert not frame.get_by_role("link", name="Wait for my phone").is_visible()
 
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     try:
@@ -305,3 +309,47 @@ def test_what_is_missing_is_said_at_each_field_before_anything_is_sent(page, sho
     assert frame.locator("#field-last_name-error").count() == 0
     assert frame.locator("#field-photo_front-error").count() == 1
     assert sent == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_send_that_never_reaches_the_server_says_so_and_can_be_sent_again(page, shop,
+                                                                           quick_kyc, language):
+    """No network at the press of "Send for verification" (a phone between two masts): the page
+    says so above the button, in its language, and the button sends again; not a press that
+    sent nothing and said nothing."""
+    _ = catalogue(language).gettext
+    phone = f"07120005{LANGUAGES.index(language) + 1:02d}"
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                      asset="USDT", currency="local", amount=5000, locale=language)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill(f"{phone}@example.com")
+    shop.click_and_load(page, "button", _("Continue"))
+    frame.wait_for_selector("input[name=phoneNumber]")
+    frame.locator("input[name=phoneNumber]").fill(phone)
+    shop.click_and_load(page, "button", _("Continue"))
+    frame.get_by_label(_("National ID")).check()
+    shop.click_and_load(page, "button", _("Continue"))
+    frame.get_by_label(_("First name")).fill("Wanjiru")
+    frame.get_by_label(_("Last name")).fill("Pending")
+    frame.get_by_label(_("Date of birth")).fill("1990-05-17")
+    frame.get_by_label(_("ID number")).fill("40718295")
+
+    def is_the_send(route) -> bool:
+        return route.request.method == "POST" and route.request.url.endswith("/kyc")
+
+    page.route("**/kyc", lambda route: route.abort("internetdisconnected") if is_the_send(route)
+               else route.fallback())
+    shop.steady(page).get_by_role("button", name=_("Send for verification")).click()
+    said = frame.locator("form[data-kyc-form] [role=alert][data-send-failed]")
+    said.wait_for()
+    assert said.inner_text() == _("This could not be sent: check your connection, then press "
+                                  "the button again.")
+    frame.wait_for_selector("form[data-kyc-form]:not([aria-busy])")
+    assert frame.evaluate(OVERFLOW) == 0
+    screenshot(page, f"kyc-send-failed-{language}")
+    # The connection back: the same button sends, and what was typed is still there.
+    page.unroute("**/kyc")
+    shop.click_and_wait_for(page, "button", _("Send for verification"),
+                            "[data-testid=kyc-pending]")

@@ -17,6 +17,8 @@ typed the way that language writes a decimal (``100,5`` in French and Portuguese
 - Off-ramp: payout details, account check, wallet, the order created, its deposit declared by
   pasting a transaction hash, and the status page updating itself until paid out.
 - KYC: a basic document before the order; the pending page updates itself until the review.
+  A computer without a camera hands over to a phone, and its page waiting for the phone follows
+  along by itself.
 
 On every page: no button that needs JavaScript (each visible one submits its form).
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -31,6 +34,7 @@ import pytest
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_currency, format_decimal
 from flask import Flask, Response, abort, render_template_string, request
+from PIL import Image
 
 from .conftest import (
     CHROMIUM,
@@ -318,4 +322,64 @@ def test_a_basic_kyc_before_the_order(plain, short_quotes, checkout_config):
     frame = confirm(plain, "Confirm and pay", "[data-transfer-type]")
     assert frame.locator("[data-testid=order-reference]").inner_text()
     screenshot(page, f"no-js-kyc-2-order-{plain.language}")
+    assert page.context.cookies() == []
+
+
+def test_a_computer_without_a_camera_waits_for_the_phone_on_a_page_that_follows_along(
+        plain, short_quotes, checkout_config, shop, tmp_path: Path):
+    checkout_config(CHECKOUT_KYC_POLL_SECONDS=0)
+    page = plain.page
+    phone_number = f"07120004{LANGUAGES.index(plain.language) + 1:02d}"
+    frame = plain.open(countryIsoCode="KE", paymentChannel="mobile_money", network="CELO",
+                       asset="USDT", currency="local", amount=15000)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill(f"no-js-handoff-{plain.language}@example.com")
+    frame = plain.submit("Continue")
+    frame.locator("input[name=phoneNumber]").fill(phone_number)
+    frame = plain.submit("Continue")
+    frame.get_by_label(plain._("Alien card")).check()
+    frame = plain.submit("Continue")
+    frame.locator("summary", has_text=plain._("No camera on this device? Continue on your phone"))\
+        .click()
+    link = frame.locator("[data-testid=kyc-handoff-url]").inner_text().strip()
+    # The form cannot follow along without script: the page says what to press, not that it will.
+    wait = plain._("Wait for my phone")
+    said = frame.locator("[data-testid=kyc-handoff] p:visible").first.inner_text()
+    assert said == plain._("Scan this code with your phone, or open the link there, then press "
+                           "“%(wait)s” below.") % {"wait": wait}
+    frame = plain.submit("Wait for my phone", role="link")
+    frame.wait_for_selector("[data-testid=kyc-handoff-waiting]")
+    assert frame.locator("[data-testid=kyc-handoff-waiting] svg").count() == 1
+    screenshot(page, f"no-js-handoff-1-waiting-{plain.language}")
+
+    # The phone (here a page without script too) sends the document with its photos.
+    mobile = page.context.new_page()
+    try:
+        mobile.goto(link)
+        mobile.get_by_label(plain._("Alien card")).check()
+        with mobile.expect_navigation():
+            mobile.get_by_role("button", name=plain._("Continue")).click()
+        mobile.get_by_label(plain._("First name")).fill("Wanjiru")
+        # The sandbox's magic last name: under review until the test decides.
+        mobile.get_by_label(plain._("Last name")).fill("Pending")
+        mobile.get_by_label(plain._("Date of birth")).fill("1990-05-17")
+        mobile.get_by_label(plain._("ID number")).fill("7654321")
+        for name in ("selfie", "front", "back"):
+            picture = tmp_path / f"{name}.jpg"
+            Image.effect_noise((800, 600), 40).convert("RGB").save(picture, "JPEG")
+            mobile.locator(f"input[name=photo_{name}]").set_input_files(str(picture))
+        with mobile.expect_navigation():
+            mobile.get_by_role("button", name=plain._("Send for verification")).click()
+        mobile.wait_for_selector("[data-testid=kyc-pending]")
+    finally:
+        mobile.close()
+    # No click on the computer: its page reloads itself, sees the document under review, then
+    # the approval, and goes on to the review.
+    frame = plain.frame()
+    frame.wait_for_selector("[data-testid=kyc-pending]", timeout=SELF_UPDATE)
+    shop.decide_kyc(phone_number, "approve")
+    frame = plain.frame()
+    frame.wait_for_selector(f"h1:text-is('{plain._('Review your order')}')", timeout=SELF_UPDATE)
+    plain.check(frame)
     assert page.context.cookies() == []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import screenshot
-from .test_onramp_e2e import confirm_order, settle, wallet_and_review
+from .conftest import LANGUAGES, catalogue, screenshot
+from .test_onramp_e2e import ADDRESS, confirm_order, settle, wallet_and_review
 
 pytestmark = pytest.mark.browser
 
@@ -13,6 +13,12 @@ PHONE = {"width": 360, "height": 740}
 
 # How far the frame's page is wider than the frame (0: no sideways scrolling).
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+# How many lines the text of an element takes (one rectangle per line box it is laid out on).
+TEXT_LINES = """(element) => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+}"""
 FOCUSED = ("() => document.activeElement ? "
            "(document.activeElement.id || document.activeElement.tagName) : null")
 
@@ -110,3 +116,37 @@ def test_the_providers_payment_link_goes_away_once_the_payment_is_seen(page, con
     assert frame.locator(".resume-provider").count() == 1
     assert not frame.locator(".resume-provider").is_visible() and provider.count() == 0
     screenshot(page, "small-screen-status-paid-no-provider-link")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_order_reference_stays_whole_on_one_line_with_its_copy_button(page, shop, language):
+    """Read out to support character by character: never one character left beside "Copy"
+    (whose label is longer in French), nor pushed sideways out of the frame."""
+    _ = catalogue(language).gettext
+    page.set_viewport_size(PHONE)
+    frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", network="CELO",
+                      asset="USDT", currency="local", amount=5000, locale=language)
+    frame.wait_for_selector("input[name=address]")
+    frame.locator("input[name=address]").fill(ADDRESS)
+    frame.locator("input[name=email]").fill("ada@example.com")
+    shop.click(page, "button", _("Continue"))
+    frame.wait_for_selector(f"h1:text-is('{_('Review your order')}')")
+    for _attempt in range(3):
+        shop.click_and_load(page, "button", _("Confirm and pay"))
+        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
+        if frame.locator("[data-transfer-type]").count():
+            break
+    for page_name in ("pay", "status"):
+        if page_name == "status":
+            frame.goto(frame.url.rsplit("/", 1)[0] + "/status")
+        frame = shop.steady(page)
+        reference = frame.locator("[data-testid=order-reference]")
+        copy = frame.get_by_role("button", name=_("Copy the order reference"))
+        assert len(reference.inner_text()) == 24
+        assert reference.evaluate(TEXT_LINES) == 1, page_name
+        # The button beside the whole reference or under it, never over it, and tappable.
+        code, button = reference.bounding_box(), copy.bounding_box()
+        assert button["x"] >= code["x"] + code["width"] or button["y"] >= code["y"] + code["height"]
+        assert button["height"] >= 36
+        assert frame.evaluate(OVERFLOW) == 0, page_name
+        screenshot(page, f"small-screen-order-reference-{page_name}-{language}")

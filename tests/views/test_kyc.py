@@ -263,6 +263,67 @@ def test_advanced_kyc_sends_clean_photos(app: Flask, flow: Flow, monkeypatch) ->
     assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
 
 
+def test_a_form_whose_body_arrived_cut_short_is_said_not_taken_for_nothing_to_do(
+        flow: Flow) -> None:
+    """A multipart body cut short (a weak connection) parses as no field at all, and with
+    JavaScript the anti-forgery token comes in a header: the step must say the form did not
+    arrive, not show it again emptied as if there were nothing to send."""
+    to_kyc(flow, "5000")
+    flow.get("/kyc?document=NATIONAL_ID")
+    boundary = "----cut-short"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"document\"\r\n\r\n"
+            f"NATIONAL_ID\r\n--{boundary}\r\nContent-Disposition: form-data; "
+            f"name=\"first_name\"\r\n\r\nWanj").encode()
+    page = flow.client.post(f"{flow.base}/kyc", data=body,
+                            content_type=f"multipart/form-data; boundary={boundary}",
+                            headers={"X-Checkout-CSRF": flow.csrf, "HX-Request": "true",
+                                     "HX-Boosted": "true"})
+    assert page.status_code == 200
+    assert "Your form did not reach us" in text(page)
+    assert 'role="alert"' in page.get_data(as_text=True)
+    assert flow.session.kyc.get("submitted") is None
+
+
+def no_script_refresh(response: Any) -> str | None:
+    """Where the page's <noscript> reload takes it (no_script_refresh), or None."""
+    match = re.search(r'<noscript><meta http-equiv="refresh" content="\d+; url=([^"]+)">',
+                      response.get_data(as_text=True))
+    return match.group(1).replace("&amp;", "&") if match else None
+
+
+def test_without_javascript_a_computer_waits_for_the_phone_on_a_page_that_follows_along(
+        app: Flask, flow: Flow) -> None:
+    """The form cannot reload itself (what is typed would be lost), so "Wait for my phone" opens
+    the same step without it: its QR code, and a reload that sees the phone's submission."""
+    to_kyc(flow, "15000")
+    form = flow.get("/kyc?document=ALIEN_CARD")
+    assert no_script_refresh(form) is None
+    wait = re.search(r'<a class="button button--secondary button--block" href="([^"]+)">'
+                     r'Wait for my phone</a>', form.get_data(as_text=True))
+    assert wait is not None
+    assert "then press “Wait for my phone” below" in text(form)
+    waiting = flow.client.get(wait.group(1).replace("&amp;", "&"))
+    assert waiting.status_code == 200
+    html = waiting.get_data(as_text=True)
+    assert 'data-testid="kyc-handoff-url"' in html and "<svg" in html
+    assert "This page follows along by itself once you are done on the phone." in text(waiting)
+    assert "data-kyc-form" not in html and "Wait for my phone" not in html
+    assert no_script_refresh(waiting) == wait.group(1).replace("&amp;", "&")
+    assert "Use this device instead" in text(waiting)
+
+    # The phone (the same session, by its link) sends the document: the reload shows it.
+    data = {**PERSON, "document": "ALIEN_CARD", "id_number": "1234567",
+            "photo_selfie": (io.BytesIO(photo()), "selfie.jpg"),
+            "photo_front": (io.BytesIO(photo(1200, 800)), "front.jpg"),
+            "photo_back": (io.BytesIO(photo(1200, 800)), "back.jpg")}
+    flow.landed(flow.post("/kyc", data), "kyc")
+    pending = flow.client.get(no_script_refresh(waiting))
+    assert "We are checking your document" in text(pending)
+    review_kyc(app)
+    assert flow.follow(flow.client.get(no_script_refresh(pending))).request.path.endswith(
+        "/review")
+
+
 # What a phone (or someone who wants it read) writes into a photo beside its pixels.
 MAKE, MODEL, DATUM = "TellTaleMaker", "TellTale Model 9", "TellTaleDatum"
 JPEG_COMMENT, PNG_COMMENT, PNG_TEXT = "TellTale COM segment", "TellTale png comment", "TellTale"

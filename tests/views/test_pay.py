@@ -122,6 +122,42 @@ def test_ussd_code_with_pin_placeholder_and_dialer_link(flow):
     assert flow.post("/pay/confirm").status_code == 303
 
 
+def plain(text) -> str:
+    """Spaces made plain (French writes a no-break space before a colon)."""
+    return re.sub(r"\s+", " ", str(text))
+
+
+def visible_text(response) -> str:
+    html = response.get_data(as_text=True)
+    html = re.sub(r"<details.*?</details>", " ", html, flags=re.S)      # closed: not read
+    return plain(re.sub(r"<[^>]+>", " ", html)).replace("&#39;", "'")
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "sw", "pt"])
+def test_a_ussd_page_says_what_to_do_once(flow, language):
+    """The partner's sentence ("dial the code below, replace {pin} with your PIN, then confirm")
+    is what the page lays out around the code: said once, in the page's words."""
+    from flask_babel import gettext
+
+    from checkout.upstream_phrases import TEXTS
+    from checkout.upstream_text import INSTRUCTIONS
+    flow.start(locale=language)
+    text = visible_text(flow.to_pay("ussd"))
+    with flow.app.test_request_context(f"/checkout/onramp?locale={language}"):
+        flow.app.preprocess_request()
+        dial = plain(gettext("Dial this code on the phone that pays:"))
+        partners = plain(TEXTS["Dial the code below on the phone that pays, replace {pin} with "
+                               "your PIN, then confirm that you have paid."])
+        ours = plain(INSTRUCTIONS["ussd"])
+        pin = plain(gettext("Where the code shows {pin}, type your own PIN. Never share your "
+                            "PIN with anyone, including us."))
+        after = plain(gettext("Press the button below only after you have sent the money."))
+    assert text.count(dial) == 1 and partners not in text and ours not in text
+    assert text.count(pin) == 1
+    # "then confirm that you have paid", said where the button is.
+    assert text.index(dial) < text.index(pin) < text.index(after)
+
+
 def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
     page = flow.to_pay("stk_push")
     html = page.get_data(as_text=True)

@@ -142,6 +142,14 @@ def test_a_partners_text_never_seen_before_is_shown_as_sent_marked_as_english(ap
         assert str(beside) == '<span lang="en">Send 5000 NGN to agent 12</span>'
         said, beside = instructions_text("stk_push", "Approve the payment request on your phone.")
         assert str(said) == "Validez la demande de paiement sur votre téléphone." and not beside
+        # A page that lays out what to do (a USSD code) does not say it above too: a sentence
+        # the checkout does not know is kept beside, as sent (it may say more).
+        said, beside = instructions_text("ussd", "Dial *123# then wait", page_says=True)
+        assert not said and str(beside) == '<span lang="en">Dial *123# then wait</span>'
+    with app.test_request_context("/checkout/offramp?locale=en"):
+        app.preprocess_request()
+        said, beside = instructions_text("ussd", "Dial *123# then wait", page_says=True)
+        assert str(said) == "Dial *123# then wait" and not beside
 
 
 @pytest.mark.parametrize(("language", "sentence"), [
