@@ -15,13 +15,12 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from babel import Locale
 from flask import has_request_context
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
-from .i18n import format_money
+from .i18n import babel_locale, format_money
 from .upstream_phrases import said
 
 __all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "in_page_language", "field_label",
@@ -186,11 +185,10 @@ def detail_amount(detail: Any) -> dict[str, str] | None:
 
 
 def country_name(code: str | None, sent: str | None) -> str:
-    """A country as the page's language names it (Babel's CLDR names: "Nigéria" in French; in
-    English outside a request), else the upstream's name. Plain text: it goes in <option>
-    elements too."""
-    locale = get_locale() if has_request_context() else Locale("en")
-    named = locale.territories.get((code or "").upper()) if locale is not None else None
+    """A country as the page's language names it (Babel's CLDR names: "Nigéria" in French,
+    "Quénia" in Portuguese; in English outside a request), else the upstream's name. Plain
+    text: it goes in <option> elements too."""
+    named = babel_locale().territories.get((code or "").upper())
     return str(named or sent or code or "")
 
 

@@ -61,8 +61,8 @@ class AmountTexts:
 
 
 def typing_locale(country: str | None) -> Locale:
-    """How the user writes numbers: the money locale of the country being chosen (``pt_MZ``
-    groups with spaces where plain ``pt`` groups with dots), else the page's language."""
+    """How the user writes numbers: the money locale of the country being chosen (``en_ZA``
+    writes 1 500,5 where plain ``en`` writes 1,500.5), else the page's language."""
     return money_locale(country)
 
 

@@ -33,6 +33,7 @@ from checkout.upstream_text import (
     warning_text,
 )
 
+from ..support.portuguese import brazilian_forms
 from .conftest import AMOUNTS, CORRIDORS, EVM_ADDRESS, PHONES, Flow
 
 LANGUAGES = ("fr", "sw", "pt")
@@ -309,3 +310,21 @@ def test_no_page_of_either_flow_shows_the_upstreams_english(app, client, languag
             seen += [(name, text) for english in runs if english in text]
     assert not seen, seen
     assert len(walk.pages) > 50
+
+
+def test_portuguese_pages_are_written_as_portugal_mozambique_and_angola_write(app, client):
+    """The catalogue's words, and what Babel writes among them (country names, dates, money),
+    in one Portuguese: never "Quênia" in a list beside "Introduza"."""
+    walk = Walk(app, client, "pt")
+    walk.countries(walk.start(Flow(app, client), "on-ramp"), "on-ramp")
+    _buy(walk, "manual")
+    read = {}
+    for name, html in walk.pages.items():
+        reader = _Text()
+        reader.feed(html)
+        read[name] = " ".join(reader.read)
+    everything = " ".join(read.values())
+    assert "Quénia" in read["on-ramp: amount"] and "Hora de Nigéria" in everything
+    assert "5 000,00 NGN" in everything                  # the reader reads no-break spaces as spaces
+    found = [(name, brazilian_forms(text)) for name, text in read.items() if brazilian_forms(text)]
+    assert not found, found

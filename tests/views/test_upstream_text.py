@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from babel import Locale, UnknownLocaleError
 
-from checkout.i18n import format_money
+from checkout.i18n import babel_locale, format_money
 from checkout.upstream_text import (
     as_sent,
     detail_amount,
@@ -21,11 +21,12 @@ from .conftest import CORRIDORS
 
 
 def money_locale_of(language: str, country: str) -> Locale:
-    """As the pages choose it: the language in the country when Babel knows the pair."""
+    """As the pages choose it: the language in the country when Babel knows the pair, in the
+    Portuguese of Portugal for "pt" (checkout.i18n.babel_locale)."""
     try:
-        return Locale.parse(f"{language}_{country}")
+        return babel_locale(Locale.parse(f"{language}_{country}"))
     except (ValueError, UnknownLocaleError):
-        return Locale.parse(language)
+        return babel_locale(language)
 
 
 def test_a_french_pay_page_says_the_transfer_details_in_french(flow):
