@@ -25,7 +25,7 @@ from .upstream_phrases import said
 
 __all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "in_page_language", "field_label",
            "detail_label", "detail_description", "detail_amount", "document_title", "instructions_text",
-           "country_name", "payee_label", "warning_text",
+           "country_name", "payee_label", "warning_text", "reason_text",
            "JINJA_GLOBALS"]
 
 UPSTREAM_LANGUAGE = "en"
@@ -165,6 +165,16 @@ def instructions_text(transfer_type: str | None, sent: str | None) -> tuple[Mark
     return escape(str(ours)), as_sent(sent)
 
 
+def reason_text(sent: str | None) -> tuple[Markup, Markup]:
+    """Why the partner refused, in the page's language where it is a reason the partner is known
+    to give, with the partner's own words kept beside: they are what the user quotes to the shop
+    or to the partner. Any other reason is shown as sent, said once."""
+    known = said(sent)
+    if known is None or not _translating():
+        return in_page_language(sent), Markup("")
+    return escape(known), as_sent(sent)
+
+
 _AMOUNT = re.compile(r"\s*([0-9]{1,15}(?:\.[0-9]{1,8})?)\s*([A-Z]{3})\s*")
 
 
@@ -197,4 +207,5 @@ JINJA_GLOBALS: dict[str, Callable[..., Any]] = {
     "country_name": country_name, "payee_label": payee_label,
     "warning_text": warning_text, "detail_label": detail_label,
     "detail_description": detail_description, "detail_amount": detail_amount,
-    "document_title": document_title, "instructions_text": instructions_text}
+    "document_title": document_title, "instructions_text": instructions_text,
+    "reason_text": reason_text}
