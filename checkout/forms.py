@@ -22,12 +22,13 @@ import phonenumbers
 import re2
 from babel.lists import format_list
 from email_validator import EmailNotValidError, validate_email
-from flask_babel import get_locale, ngettext
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from phonenumbers import PhoneNumberType
 
 from .account_numbers import BANK_ACCOUNT_FIELDS, clean_bank_account_number
 from .addresses import AddressError, address_notice, network_has_memo, validate_address, validate_memo
+from .i18n import babel_locale
 from .typed_amounts import parse_amount
 from .upstream.types import RequiredField
 from .upstream_text import country_name, field_label
@@ -236,7 +237,7 @@ def describe_format(fmt: str | None) -> str | None:
         legend.append(_("A: any letter"))
     if not legend:
         return fmt
-    return f"{fmt} ({format_list(legend, style='unit', locale=get_locale() or 'en')})"
+    return f"{fmt} ({format_list(legend, style='unit', locale=babel_locale())})"
 
 
 def _clean_descriptor_value(spec: RequiredField, raw: str, country: str | None) -> str:

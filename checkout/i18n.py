@@ -9,6 +9,8 @@ decides only inside the checkout.
 Locale of a checkout request: the session's ``locale`` claim, else ``?locale=``, else the best
 ``Accept-Language`` match among :data:`SUPPORTED_LANGUAGES`, else English. Money is formatted in
 that language with the session's country when Babel knows the pair (``sw`` + ``KE``: ``sw_KE``).
+Babel writes Portuguese as Portugal, Mozambique and Angola do, as the catalogue is written
+(:func:`babel_locale`): CLDR's plain "pt" is Brazil's.
 Times are shown on the session's country's clock, saying which ("Kenya Time"): a deadline read on
 UTC by a user in Nairobi would look three hours later than it is; they are written in the page's
 locale alone, one clock style per language.
@@ -17,11 +19,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import flask_babel
 import pytz
@@ -33,8 +35,8 @@ from flask_babel import Babel, Domain, get_babel, get_locale, refresh
 
 __all__ = [
     "SUPPORTED_LANGUAGES", "DEFAULT_LANGUAGE", "TRANSLATIONS", "domain", "init_babel",
-    "select_locale", "money_locale", "format_money", "format_crypto", "format_datetime",
-    "use_checkout_domain", "refresh",
+    "select_locale", "babel_locale", "money_locale", "format_money", "format_crypto",
+    "format_datetime", "use_checkout_domain", "refresh", "by_name",
 ]
 
 SUPPORTED_LANGUAGES = ("en", "fr", "sw", "pt")
@@ -111,6 +113,23 @@ def _session_country() -> str | None:
     return country.upper() if isinstance(country, str) else None
 
 
+# CLDR's "pt" is the Portuguese of Brazil ("Quênia", "Horário Nigéria"); the checkout's catalogue
+# is in that of Portugal, which Mozambique and Angola write (CLDR's pt_MZ and pt_AO are Portugal's
+# with their own money). Babel is asked in pt_PT where the page is in plain "pt", so that the
+# names, dates and money it writes are in the same Portuguese as the words around them; the
+# page's public code stays "pt".
+WRITTEN_AS = {"pt": "pt_PT", "pt_BR": "pt_PT"}
+
+
+def babel_locale(locale: str | Locale | None = None) -> Locale:
+    """The locale Babel writes names, money and dates in for ``locale`` (by default the page's,
+    English outside a request): itself, but for Portuguese (:data:`WRITTEN_AS`)."""
+    if locale is None and has_request_context():
+        locale = get_locale()
+    parsed = Locale.parse(locale or DEFAULT_LANGUAGE)
+    return Locale.parse(WRITTEN_AS.get(str(parsed), parsed))
+
+
 def money_locale(country: str | None = None) -> Locale:
     """The request's language with ``country`` (by default the session's) when Babel knows that
     combination: ``en`` + ``NG`` writes ₦, not NGN. A page that is choosing the country passes
@@ -119,13 +138,31 @@ def money_locale(country: str | None = None) -> Locale:
     language = locale.language if locale else DEFAULT_LANGUAGE
     country = country.upper() if country else _session_country()
     if locale is not None and locale.territory:
-        return locale
+        return babel_locale(locale)
     if country:
         try:
-            return Locale.parse(f"{language}_{country}")
+            return babel_locale(Locale.parse(f"{language}_{country}"))
         except (ValueError, UnknownLocaleError):
             pass
-    return locale or Locale.parse(DEFAULT_LANGUAGE)
+    return babel_locale(locale or DEFAULT_LANGUAGE)
+
+
+def name_key(name: str) -> tuple[str, str]:
+    """How a reader looks a name up in a list: by its letters, case and accents aside ("Égypte"
+    among the E, "Sénégal" after "Rwanda"), accents breaking only ties. Not a full collation
+    (no ICU here), but right for the names the checkout lists in its four languages."""
+    folded = unicodedata.normalize("NFKD", name.casefold())
+    bare = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return bare, folded
+
+
+Choice = TypeVar("Choice")
+
+
+def by_name(choices: Iterable[Choice], name: Callable[[Choice], str]) -> list[Choice]:
+    """``choices`` in the order of their ``name`` as the page shows it: a list sorted by the
+    upstream's English names puts "Afrique du Sud" after "Sénégal" on a French page."""
+    return sorted(choices, key=lambda choice: name_key(name(choice)))
 
 
 def _decimal(amount: Any) -> Decimal:
@@ -157,7 +194,7 @@ def _currency_pattern(currency: str, locale: Locale) -> str:
 def format_money(amount: Any, currency: str, locale: str | Locale | None = None) -> str:
     """``amount`` of ``currency`` (ISO 4217) as the user reads money, e.g. ``Ksh 1,500.00``:
     the locale's pattern, its symbol, the currency's decimals (none for XOF)."""
-    locale = Locale.parse(locale or money_locale())
+    locale = babel_locale(locale or money_locale())
     return format_currency(_decimal(amount), currency, format=_currency_pattern(currency, locale),
                            locale=locale)
 
@@ -171,7 +208,7 @@ def format_crypto(amount: Any, asset: str, locale: str | Locale | None = None,
     """
     value = _decimal(amount).quantize(Decimal(1).scaleb(-max_decimals)).normalize()
     number = format_decimal(value, format="#,##0." + "#" * max_decimals,
-                            locale=locale or money_locale())
+                            locale=babel_locale(locale or money_locale()))
     return f"{number}\u00a0{asset}"
 
 
@@ -196,8 +233,7 @@ def format_datetime(value: datetime | str | None, locale: str | Locale | None = 
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    page = get_locale() if has_request_context() else None
-    locale = Locale.parse(locale or page or DEFAULT_LANGUAGE)
+    locale = babel_locale(locale)
     zone = zone or local_zone()
     local = value.astimezone(zone)
     # How the locale joins a date and a time ("{1}, {0}" in English, "{1} {0}" in Swahili).

@@ -1,11 +1,12 @@
 """What the upstream is known to write, in the checkout's words, keyed on its exact English.
 
 The upstream writes English: the description of a way to pay, the name of a payout, the sentences
-of transfer instructions. A field, a transfer detail or a document the checkout knows by its name
-or code gets the checkout's own label (:mod:`checkout.upstream_text`); the texts here have no such
-key, so they are known by their words. The table holds every text of the sandbox's catalogue, the
-faithful copy of what the upstream sends (tests/views/test_one_language.py checks that none is
-missing); a text never seen before has no entry and is shown as sent, marked as English.
+of transfer instructions, why a KYC document was rejected. A field, a transfer detail or a
+document the checkout knows by its name or code gets the checkout's own label
+(:mod:`checkout.upstream_text`); the texts here have no such key, so they are known by their
+words. The table holds every text of the sandbox's catalogue, the faithful copy of what the
+upstream sends (tests/views/test_one_language.py checks that none is missing); a text never seen
+before has no entry and is shown as sent, marked as English.
 
 Each text is its own message id, so an English page shows it exactly as sent. A sentence that
 carries figures is keyed on its words with each figure named in braces: a money
@@ -68,6 +69,19 @@ TEXTS: Mapping[str, Any] = MappingProxyType({
     "Approve the payment request on your phone.": _l("Approve the payment request on your phone."),
     "Enter the code sent to your phone by SMS or WhatsApp.":
         _l("Enter the code sent to your phone by SMS or WhatsApp."),
+    # Why a KYC submission was rejected (kycStatusDescription).
+    "The documents could not be verified. Check the details and submit them again, or use "
+    "another document.":
+        _l("The documents could not be verified. Check the details and submit them again, or "
+           "use another document."),
+    "The ID number was not found in the issuer's records. Check the number, or use another "
+    "document.":
+        _l("The ID number was not found in the issuer's records. Check the number, or use "
+           "another document."),
+    "The name or date of birth does not match the document's records. Check them, or use "
+    "another document.":
+        _l("The name or date of birth does not match the document's records. Check them, or use "
+           "another document."),
 })
 
 SENTENCES_WITH_FIGURES: Mapping[str, Any] = MappingProxyType({

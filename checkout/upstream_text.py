@@ -15,18 +15,17 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from babel import Locale
 from flask import has_request_context
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
-from .i18n import format_money
+from .i18n import babel_locale, format_money
 from .upstream_phrases import said
 
 __all__ = ["UPSTREAM_LANGUAGE", "page_language", "as_sent", "in_page_language", "field_label",
            "detail_label", "detail_description", "detail_amount", "document_title", "instructions_text",
-           "country_name", "payee_label", "warning_text",
+           "country_name", "payee_label", "warning_text", "reason_text",
            "JINJA_GLOBALS"]
 
 UPSTREAM_LANGUAGE = "en"
@@ -171,6 +170,16 @@ def instructions_text(transfer_type: str | None, sent: str | None, *,
     return (Markup("") if page_says else escape(str(ours))), as_sent(sent)
 
 
+def reason_text(sent: str | None) -> tuple[Markup, Markup]:
+    """Why the partner refused, in the page's language where it is a reason the partner is known
+    to give, with the partner's own words kept beside: they are what the user quotes to the shop
+    or to the partner. Any other reason is shown as sent, said once."""
+    known = said(sent)
+    if known is None or not _translating():
+        return in_page_language(sent), Markup("")
+    return escape(known), as_sent(sent)
+
+
 _AMOUNT = re.compile(r"\s*([0-9]{1,15}(?:\.[0-9]{1,8})?)\s*([A-Z]{3})\s*")
 
 
@@ -191,11 +200,10 @@ def detail_amount(detail: Any) -> dict[str, str] | None:
 
 
 def country_name(code: str | None, sent: str | None) -> str:
-    """A country as the page's language names it (Babel's CLDR names: "Nigéria" in French; in
-    English outside a request), else the upstream's name. Plain text: it goes in <option>
-    elements too."""
-    locale = get_locale() if has_request_context() else Locale("en")
-    named = locale.territories.get((code or "").upper()) if locale is not None else None
+    """A country as the page's language names it (Babel's CLDR names: "Nigéria" in French,
+    "Quénia" in Portuguese; in English outside a request), else the upstream's name. Plain
+    text: it goes in <option> elements too."""
+    named = babel_locale().territories.get((code or "").upper())
     return str(named or sent or code or "")
 
 
@@ -204,4 +212,5 @@ JINJA_GLOBALS: dict[str, Callable[..., Any]] = {
     "country_name": country_name, "payee_label": payee_label,
     "warning_text": warning_text, "detail_label": detail_label,
     "detail_description": detail_description, "detail_amount": detail_amount,
-    "document_title": document_title, "instructions_text": instructions_text}
+    "document_title": document_title, "instructions_text": instructions_text,
+    "reason_text": reason_text}

@@ -27,8 +27,10 @@ from checkout.i18n import (
     local_zone,
 )
 from checkout.paths import TEMPLATES
+from checkout.upstream_text import country_name
 
 from .launch_support import claims, install_flow_stub, session_id_from, sign
+from .support.portuguese import brazilian_forms
 
 ROOT = Path(__file__).resolve().parent.parent
 NBSP, NNBSP = "\u00a0", "\u202f"
@@ -87,7 +89,8 @@ class TestMoney:
     @pytest.mark.parametrize(("country", "locale", "expected"), [
         ("KE", "en", "Nov 22, 2026, 12:05\u202fPM (Kenya Time)"),
         ("KE", "sw", "22 Nov 2026 12:05 (Saa za Kenya)"),
-        ("NG", "pt", "22 de nov. de 2026 10:05 (Horário Nigéria)"),
+        # Portuguese as Portugal, Mozambique and Angola write it (CLDR's "pt" is Brazil's).
+        ("NG", "pt", "22/11/2026, 10:05 (Hora de Nigéria)"),
         ("CI", "fr", "22 nov. 2026, 09:05 (heure : Côte d’Ivoire)"),
         ("ZA", "en", "Nov 22, 2026, 11:05\u202fAM (South Africa Time)"),
     ])
@@ -269,6 +272,28 @@ def test_every_language_translates_every_message_with_the_same_placeholders(lang
     if template - seen:
         problems.append(f"missing (run scripts/i18n update): {sorted(template - seen)[:3]}")
     assert not problems, "\n".join(problems[:20])
+
+
+def test_the_portuguese_catalogue_is_portugals_mozambiques_and_angolas():
+    with (TRANSLATIONS / "pt" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalogue = read_po(f)
+    found = [(message.id, brazilian_forms(string)) for message in catalogue if message.id
+             for string in ((message.string,) if isinstance(message.string, str)
+                            else message.string)
+             if brazilian_forms(string)]
+    assert not found, found
+
+
+def test_babel_writes_portuguese_as_the_catalogue_does(app):
+    """Country names, dates and money in the Portuguese of the words around them."""
+    with app.test_request_context("/checkout/offramp?locale=pt"):
+        app.preprocess_request()
+        assert str(get_locale()) == "pt"            # the page's public code is unchanged
+        assert country_name("KE", "Kenya") == "Quénia"
+        assert country_name("BJ", "Benin") == "Benim"
+        assert format_money(Decimal(5000), "NGN") == f"5{NBSP}000,00{NBSP}NGN"
+        assert format_datetime("2026-11-22T09:05:00Z", zone=local_zone("KE")) \
+            == "22/11/2026, 12:05 (Hora de Quénia)"
 
 
 @pytest.mark.parametrize("language", [lang for lang in SUPPORTED_LANGUAGES if lang != "en"])

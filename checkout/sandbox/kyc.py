@@ -79,6 +79,8 @@ REASON_ID_NOT_FOUND = ("The ID number was not found in the issuer's records. Che
                        "use another document.")
 REASON_DETAILS_MISMATCH = ("The name or date of birth does not match the document's records. "
                            "Check them, or use another document.")
+# Every reason the review gives by itself (the console may write any other).
+REASONS = (REASON_DEFAULT, REASON_ID_NOT_FOUND, REASON_DETAILS_MISMATCH)
 # Webhook vocabulary (notes 4) for the store's statuses.
 EVENT_STATUS = {"pending": "initiated", "approved": "approved", "rejected": "rejected"}
 

@@ -24,7 +24,7 @@ from werkzeug.wrappers import Response
 from ..errors import UpstreamError, UpstreamRateLimited, UpstreamRejected
 from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
 from ..htmx import htmx_redirect, is_htmx, render
-from ..i18n import format_crypto, format_money, money_locale
+from ..i18n import by_name, format_crypto, format_money, money_locale
 from ..journey import quotes
 from ..journey.flow import Flow
 from ..journey.steps import update_before_order
@@ -61,8 +61,8 @@ class AmountTexts:
 
 
 def typing_locale(country: str | None) -> Locale:
-    """How the user writes numbers: the money locale of the country being chosen (``pt_MZ``
-    groups with spaces where plain ``pt`` groups with dots), else the page's language."""
+    """How the user writes numbers: the money locale of the country being chosen (``en_ZA``
+    writes 1 500,5 where plain ``en`` writes 1,500.5), else the page's language."""
     return money_locale(country)
 
 
@@ -262,7 +262,9 @@ class AmountStep(StepPage):
         assets = catalog.assets(values.get("network")) if values.get("network") \
             else catalog.assets()
         options = {
-            "countries": [(c.code, country_name(c.code, c.name)) for c in catalog.countries()],
+            # In the order of the names shown, not of the upstream's English ones.
+            "countries": by_name([(c.code, country_name(c.code, c.name))
+                                  for c in catalog.countries()], lambda option: option[1]),
             "channels": [(c.code, self.texts.channel_name(c.code), c.description)
                          for c in (country.channels if country else ())],
             "carriers": [(c.code, c.name) for c in (channel.carriers if channel else ())],

@@ -36,6 +36,8 @@ from babel.numbers import format_currency, format_decimal
 from flask import Flask, Response, abort, render_template_string, request
 from PIL import Image
 
+from checkout.i18n import babel_locale
+
 from .conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -170,11 +172,12 @@ class PlainShop:
 
 def typed(amount: str, language: str, country: str) -> tuple[str, str]:
     """``amount`` as a user of ``language`` in ``country`` types it, and as the pages show it in
-    the country's currency (Babel's words for both, spaces made plain)."""
+    the country's currency (Babel's words for both, spaces made plain; Portuguese as Portugal
+    writes it, as the pages do)."""
     try:
-        locale = Locale.parse(f"{language}_{country}")
+        locale = babel_locale(Locale.parse(f"{language}_{country}"))
     except (ValueError, UnknownLocaleError):
-        locale = Locale.parse(language)
+        locale = babel_locale(language)
     currency = {"GH": "GHS"}[country]
     shown = format_currency(Decimal(amount), currency, locale=locale)
     return format_decimal(Decimal(amount), locale=locale), plain_spaces(shown)

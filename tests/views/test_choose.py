@@ -267,10 +267,11 @@ def test_reference_data_is_cached_between_pages(flow, monkeypatch):
 
 
 def test_an_amount_typed_the_portuguese_way_is_read_so_and_shown_back_so(flow):
-    """pt + Nigeria (no pt_NG): "5.000,5" is five thousand and a half; what was saved comes
-    back in the field as the user types it, and sending the page again keeps it."""
+    """pt + Nigeria (no pt_NG): the Portuguese of Portugal, Mozambique and Angola, "5 000,5" is
+    five thousand and a half; what was saved comes back in the field as the user types it, and
+    sending the page again keeps it."""
     flow.start(locale="pt")
-    flow.choose(amount="5.000,5")
+    flow.choose(amount="5 000,5")
     assert flow.session.answers["amount"] == "5000.5"
     page = flow.get("/choose").get_data(as_text=True)
     assert re.search(r'<input id="field-amount"[^>]*value="5000,5"', page)
@@ -278,10 +279,11 @@ def test_an_amount_typed_the_portuguese_way_is_read_so_and_shown_back_so(flow):
     assert flow.session.answers["amount"] == "5000.5"
 
 
-def test_an_amount_written_another_way_is_a_question_not_a_guess(flow):
+@pytest.mark.parametrize("typed", ["5000.5", "5.000,5"])     # English; Brazil's grouping
+def test_an_amount_written_another_way_is_a_question_not_a_guess(flow, typed):
     flow.start(locale="pt")
-    html = flow.choose(amount="5000.5").get_data(as_text=True)
-    assert "field-amount-error" in html and "5.000,5?" in html
+    html = flow.choose(amount=typed).get_data(as_text=True)
+    assert "field-amount-error" in html and "5\u00a0000,5?" in html
     assert "amount" not in flow.session.answers
 
 
@@ -302,7 +304,7 @@ def test_an_amount_error_is_read_once(flow):
 def test_the_answers_to_did_you_mean_are_one_tap_away(flow):
     flow.start(locale="pt")
     html = flow.choose(amount="5000.5").get_data(as_text=True)
-    assert re.search(r'<button [^>]*name="amount_suggested" value="5000,5">Usar 5.000,5</button>',
+    assert re.search(r'<button [^>]*name="amount_suggested" value="5000,5">Usar 5\u00a0000,5</button>',
                      html)
     # Enter in the field sends what is typed (a plain hidden first button), not an answer.
     first = re.search(r'<form method="post"[^>]*>.*?(<button[^>]*>)', html, re.S).group(1)

@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from markupsafe import escape
 from PIL import ExifTags, Image, PngImagePlugin
 from sqlalchemy import inspect
 from sqlalchemy import text as sql
 
 from checkout.kyc import photos as kyc_photos
 from checkout.kyc import submission
-from checkout.sandbox.kyc import kyc_store
+from checkout.sandbox.kyc import REASON_ID_NOT_FOUND, kyc_store
 from checkout.state import get_state
 from checkout.upstream.types import KycDocument, RequiredField
 from checkout.views import kyc as kyc_views
@@ -80,9 +81,10 @@ def photo(width: int = 800, height: int = 600, kind: str = "JPEG") -> bytes:
     return out.getvalue()
 
 
-def to_kyc(flow: Flow, amount: str) -> Any:
-    """A Kenyan M-PESA purchase of ``amount`` KES up to the page after the details."""
-    flow.start()
+def to_kyc(flow: Flow, amount: str, **claims: Any) -> Any:
+    """A Kenyan M-PESA purchase of ``amount`` KES up to the page after the details (a launch
+    with ``claims``, e.g. its locale, when given)."""
+    flow.start(**claims)
     flow.follow(flow.choose("stk_push", amount=amount))
     flow.follow(flow.wallet())
     return flow.follow(flow.details(phoneNumber=PHONES["KE"]))
@@ -209,6 +211,72 @@ def test_rejected_says_why_and_offers_another_document(app: Flask, flow: Flow) -
                 "kyc")
     review_kyc(app)
     assert flow.follow(flow.get("/kyc")).request.path.endswith("/review")
+
+
+def reject_under_review(app: Flask, reason: str) -> None:
+    """The sandbox's console rejects every submission under review, giving ``reason``."""
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        store = kyc_store()
+        for user in store.users():
+            for pending in [s for s in user.submissions if s.status == "pending"]:
+                store.decide(pending.id, "reject", reason)
+
+
+def the_reason(html: str) -> tuple[str, str]:
+    """The rejection's sentence, and the partner's own words kept below it ("" for none)."""
+    notice = re.search(r'data-testid="kyc-rejected">(.*?)</div>', html, re.S).group(1)
+    sentence = re.findall(r"<p>(.*?)</p>", notice, re.S)[0]
+    kept = re.search(r'<details class="as-sent">(.*?)</details>', notice, re.S)
+    return sentence, kept.group(1) if kept else ""
+
+
+SAYS = {"fr": "Notre partenaire de vérification indique\u00a0:",
+        "sw": "Mshirika wetu wa uthibitishaji anasema:",
+        "pt": "O nosso parceiro de verificação indica:"}
+ID_NOT_FOUND = {
+    "fr": "Le numéro d’identité est introuvable dans les registres de l’organisme qui a délivré "
+          "le document.",
+    "sw": "Nambari ya kitambulisho haikupatikana kwenye kumbukumbu za mamlaka iliyotoa hati.",
+    "pt": "O número de identificação não consta dos registos da entidade emissora.",
+}
+
+
+@pytest.mark.parametrize("language", sorted(SAYS))
+def test_a_known_rejection_reason_is_said_in_the_pages_language_the_partners_kept(
+        app: Flask, flow: Flow, language: str) -> None:
+    """Not an English reason inside a French sentence: the reason the partner is known to give
+    is said in the page's language, its own words kept below, marked as English. The same with
+    JavaScript (the step as htmx asks for it) and without (the whole page)."""
+    to_kyc(flow, "5000", locale=language)
+    flow.landed(flow.post("/kyc", {**NATIONAL_ID, "id_number": "00000000"}), "kyc")
+    review_kyc(app)
+    for page in (flow.get("/kyc"), flow.get("/kyc", headers={"HX-Request": "true"})):
+        sentence, kept = the_reason(page.get_data(as_text=True))
+        assert sentence.startswith(f"{SAYS[language]} {ID_NOT_FOUND[language]}"), sentence
+        assert "issuer" not in sentence and 'lang="en"' not in sentence
+        assert f'<span lang="en">{escape(REASON_ID_NOT_FOUND)}</span>' in kept
+
+
+def test_an_unknown_rejection_reason_is_shown_as_it_came_in_a_translated_sentence(
+        app: Flask, flow: Flow) -> None:
+    to_kyc(flow, "5000", locale="fr")
+    flow.landed(flow.post("/kyc", NATIONAL_ID), "kyc")
+    reject_under_review(app, "Photo too blurry")
+    sentence, kept = the_reason(flow.get("/kyc").get_data(as_text=True))
+    assert sentence == f'{SAYS["fr"]} <span lang="en">Photo too blurry</span>'
+    assert kept == ""                                   # said once, as it came
+
+
+def test_an_english_page_shows_the_partners_reason_once_as_it_came(app: Flask,
+                                                                    flow: Flow) -> None:
+    to_kyc(flow, "5000", locale="en")
+    flow.landed(flow.post("/kyc", {**NATIONAL_ID, "id_number": "00000000"}), "kyc")
+    review_kyc(app)
+    sentence, kept = the_reason(flow.get("/kyc").get_data(as_text=True))
+    assert sentence == f"Our verification partner says: {escape(REASON_ID_NOT_FOUND)}"
+    assert kept == ""
 
 
 def test_an_amount_that_needs_more_brings_the_step_back(app: Flask, flow: Flow) -> None:

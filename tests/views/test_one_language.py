@@ -19,10 +19,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from markupsafe import escape
 
-from checkout.sandbox import payees, reference, transfer
+from checkout.sandbox import kyc, payees, reference, transfer
 from checkout.state import get_state
 from checkout.upstream_phrases import SENTENCES_WITH_FIGURES, TEXTS
 from checkout.upstream_text import (
+    as_sent,
     detail_description,
     detail_label,
     document_title,
@@ -30,9 +31,11 @@ from checkout.upstream_text import (
     in_page_language,
     instructions_text,
     payee_label,
+    reason_text,
     warning_text,
 )
 
+from ..support.portuguese import brazilian_forms
 from .conftest import AMOUNTS, CORRIDORS, EVM_ADDRESS, PHONES, Flow
 
 LANGUAGES = ("fr", "sw", "pt")
@@ -81,6 +84,7 @@ def sandbox_texts() -> list[tuple[str, Any, str]]:
             found.append(("document", document.type, document.title))
             fields(document.required_fields)
     found.append(("payee", None, payees.HOLDER_LABEL))
+    found.extend(("kyc reason", None, reason) for reason in kyc.REASONS)
     for instructions in _instructions_of_every_kind():
         found.append(("instructions", instructions["type"], instructions["instructionsText"]))
         if instructions.get("warningText"):
@@ -118,6 +122,9 @@ def as_the_page_says(kind: str, key: Any, text: str) -> tuple[str, str]:
     if kind == "warning":
         said, beside = warning_text(_warning_of(key))
         return str(said), str(beside)
+    if kind == "kyc reason":
+        said, beside = reason_text(text)
+        return str(said), str(beside)
     return str(in_page_language(text)), ""
 
 
@@ -131,7 +138,10 @@ def test_every_text_the_sandbox_can_send_is_said_in_the_pages_language(app, lang
         untranslated = []
         for kind, key, text in texts:
             said, beside = as_the_page_says(kind, key, text)
-            assert said and 'lang="en"' not in said and not beside, (kind, key, text, said)
+            assert said and 'lang="en"' not in said, (kind, key, text, said)
+            # A rejection's reason keeps the partner's words below it: what the user quotes.
+            kept = str(as_sent(text)) if kind == "kyc reason" else ""
+            assert beside == kept, (kind, key, text, beside)
             if said == str(escape(text)) and text not in SAID_THE_SAME:
                 untranslated.append((kind, key, text))
         assert not untranslated
@@ -309,3 +319,21 @@ def test_no_page_of_either_flow_shows_the_upstreams_english(app, client, languag
             seen += [(name, text) for english in runs if english in text]
     assert not seen, seen
     assert len(walk.pages) > 50
+
+
+def test_portuguese_pages_are_written_as_portugal_mozambique_and_angola_write(app, client):
+    """The catalogue's words, and what Babel writes among them (country names, dates, money),
+    in one Portuguese: never "Quênia" in a list beside "Introduza"."""
+    walk = Walk(app, client, "pt")
+    walk.countries(walk.start(Flow(app, client), "on-ramp"), "on-ramp")
+    _buy(walk, "manual")
+    read = {}
+    for name, html in walk.pages.items():
+        reader = _Text()
+        reader.feed(html)
+        read[name] = " ".join(reader.read)
+    everything = " ".join(read.values())
+    assert "Quénia" in read["on-ramp: amount"] and "Hora de Nigéria" in everything
+    assert "5 000,00 NGN" in everything                  # the reader reads no-break spaces as spaces
+    found = [(name, brazilian_forms(text)) for name, text in read.items() if brazilian_forms(text)]
+    assert not found, found

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from html import unescape
 
 import pytest
 from babel import Locale, UnknownLocaleError
 
-from checkout.i18n import format_money
+from checkout.i18n import babel_locale, format_money
 from checkout.upstream_text import (
     as_sent,
     detail_amount,
@@ -17,15 +18,16 @@ from checkout.upstream_text import (
     instructions_text,
 )
 
-from .conftest import CORRIDORS
+from .conftest import CORRIDORS, Flow
 
 
 def money_locale_of(language: str, country: str) -> Locale:
-    """As the pages choose it: the language in the country when Babel knows the pair."""
+    """As the pages choose it: the language in the country when Babel knows the pair, in the
+    Portuguese of Portugal for "pt" (checkout.i18n.babel_locale)."""
     try:
-        return Locale.parse(f"{language}_{country}")
+        return babel_locale(Locale.parse(f"{language}_{country}"))
     except (ValueError, UnknownLocaleError):
-        return Locale.parse(language)
+        return babel_locale(language)
 
 
 def test_a_french_pay_page_says_the_transfer_details_in_french(flow):
@@ -129,6 +131,40 @@ def test_countries_are_named_in_the_pages_language_and_channel_descriptions_tran
     assert '<option value="NG" selected>Nigéria</option>' in html      # CLDR's Portuguese name
     assert ('<p class="field-help" id="field-paymentChannel-bank-help">Transferência bancária '
             'para uma conta nigeriana</p>') in html
+
+
+# Every country of the sandbox, as a reader of each language looks for it in a list.
+COUNTRIES_IN_ORDER = {
+    "en": ["Benin", "Cameroon", "Côte d’Ivoire", "Ghana", "Kenya", "Nigeria", "Senegal",
+           "South Africa", "Tanzania", "Uganda", "Zambia"],
+    "fr": ["Afrique du Sud", "Bénin", "Cameroun", "Côte d’Ivoire", "Ghana", "Kenya", "Nigeria",
+           "Ouganda", "Sénégal", "Tanzanie", "Zambie"],
+    "sw": ["Afrika Kusini", "Benini", "Cote d’Ivoire", "Ghana", "Kameruni", "Kenya", "Nigeria",
+           "Senegali", "Tanzania", "Uganda", "Zambia"],
+    "pt": ["África do Sul", "Benim", "Camarões", "Côte d’Ivoire (Costa do Marfim)", "Gana",
+           "Nigéria", "Quénia", "Senegal", "Tanzânia", "Uganda", "Zâmbia"],
+}
+
+
+def countries_listed(html: str) -> list[str]:
+    select = re.search(r'<select[^>]*name="countryIsoCode".*?</select>', html, re.S).group(0)
+    return [unescape(name) for name in re.findall(r'<option value="[A-Z]{2}"[^>]*>([^<]*)<',
+                                                  select)]
+
+
+@pytest.mark.parametrize("language", sorted(COUNTRIES_IN_ORDER))
+def test_countries_are_listed_in_the_order_of_the_names_shown(app, client, language):
+    """"Afrique du Sud" first on a French page, not after "Sénégal" where the English "South
+    Africa" would put it: without JavaScript (the whole page, either flow) and with it (the
+    form as htmx asks for it again)."""
+    from .test_offramp import Sale
+
+    for walker in (Flow(app, client), Sale(app, client)):
+        page = walker.start(locale=language).get_data(as_text=True)
+        assert countries_listed(page) == COUNTRIES_IN_ORDER[language], walker.name
+    refreshed = walker.get("/choose", query_string={"countryIsoCode": "KE"},
+                           headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert countries_listed(refreshed) == COUNTRIES_IN_ORDER[language]
 
 
 def test_a_partners_text_never_seen_before_is_shown_as_sent_marked_as_english(app):
