@@ -204,6 +204,26 @@ def test_an_expired_or_altered_link_is_the_friendly_not_found_page(flow, client,
     assert client.get(f"{prefix}/o/{fresh}").status_code == 404
 
 
+@pytest.mark.parametrize(("language", "title"), [("fr", "Reçu introuvable"),
+                                               ("sw", "Risiti haikupatikana"),
+                                               ("pt", "Recibo não encontrado")])
+def test_an_expired_link_says_so_in_the_language_it_was_made_in(app, client, language, title):
+    """Not the browser's: the shop made the link in the user's language, and the browser may be
+    set to another (a shared phone, a phone bought abroad)."""
+    prefix = app.config["CHECKOUT_URL_PREFIX"]
+    with app.test_request_context():
+        expired = receipt_token("a" * 24, "onramp", language, now=time.time() - 91 * DAY)
+    page = client.get(f"{prefix}/r/{expired}", headers={"Accept-Language": "en"})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 404
+    assert f'<html lang="{language}"' in html and title in html
+    # Nothing of it can be read from an altered link: the browser's language, as before.
+    altered = expired[:-6] + ("A" if expired[-6] != "A" else "B") + expired[-5:]
+    html = client.get(f"{prefix}/r/{altered}", headers={"Accept-Language": "en"}).get_data(
+        as_text=True)
+    assert '<html lang="en"' in html and "Receipt not found" in html
+
+
 def test_an_order_the_upstream_does_not_know_has_no_receipt(app, client):
     with app.test_request_context():
         token = receipt_token("0" * 24, "onramp")
