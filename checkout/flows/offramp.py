@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -31,7 +31,8 @@ from ..names import network_name, payout_name
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
 from ..upstream.client import UpstreamClient
-from ..upstream.types import OfframpOrder
+from ..upstream.types import OfframpOrder, SuppliedField
+from ..upstream_text import field_label
 from .common import (
     LOOKUP_PAGE,
     created_during,
@@ -76,6 +77,30 @@ def payout_details_problems(session: CheckoutSession) -> dict[str, str]:
     result = clean_required_fields(quotes.required_fields(session), session.fields,
                                    country=session.value("countryIsoCode"))
     return dict(result.errors)
+
+
+def payout_rows(fields: Iterable[tuple[str | None, str | None, str]]) -> list[tuple[Any, str]]:
+    """Payout details (field name, the partner's label, the value shown) as rows (label, value):
+    each labelled by its field's name in the page's language, else as the partner labels it.
+    The one way every page names them: the steps', the status page's and the receipt's."""
+    return [(field_label(name, label), value) for name, label, value in fields]
+
+
+def named_fields(order: OfframpOrder) -> list[tuple[str | None, SuppliedField]]:
+    """The order's payout details as supplied (``offerRequiredFields``: label, type and the value
+    shown, spec 2.7), each with its field's name where ``requiredFields`` (the same fields, by
+    name) tells it: a value shown as given names its field; a choice (an enum, shown by its
+    option's label) takes the name left over, in order. None where nothing tells."""
+    left = dict(order.required_fields)
+    named: list[tuple[str | None, SuppliedField]] = []
+    for item in order.offer_required_fields:
+        name = None if item.type == "enum" else next(
+            (key for key, value in left.items() if str(value) == item.value), None)
+        if name is not None:
+            del left[name]
+        named.append((name, item))
+    choices = iter(left)        # the names no value shown as given claimed, in order
+    return [(next(choices, None) if item.type == "enum" else name, item) for name, item in named]
 
 
 def payee_holds(session: CheckoutSession) -> bool:
@@ -303,9 +328,9 @@ class OfframpFlow(Flow):
         wallets = () if merchant_funded else (
             Receipt.wallet(_l("Your wallet"), order.network, order.from_address)
             + Receipt.wallet(_l("Sent to"), order.network, order.to_address))
-        details = tuple(
-            (item.label or "", item.value if item.type == "enum" else masked(item.value))
-            for item in order.offer_required_fields if item.value)
+        details = tuple(payout_rows(
+            (name, item.label, item.value if item.type == "enum" else masked(item.value))
+            for name, item in named_fields(order) if item.value))
         channel = order.payment_channel or order.raw.get("offrampType")
         return Receipt(order.id, order.status, order.created_at, order.country_iso_code,
                        order.network, price, wallets=wallets, tx_hash=order.hash,

@@ -65,8 +65,9 @@ class Receipt:
 
     ``price``: what was paid and what was received, the rate and every fee, in the rows (and
     with the labels) of the review the user confirmed. ``wallets``: (label, address), EIP-55
-    where the network has it. ``payout_details``: (label, value), masked unless the value is a
-    choice from the partner's own list (a bank's name). ``country`` gives the clock the time is
+    where the network has it. ``payout_details``: (label, value), labelled as every page labels
+    them (``checkout.flows.offramp.payout_rows``), masked unless the value is a choice from the
+    partner's own list (a bank's name). ``country`` gives the clock the time is
     written in. ``merchant_funded``: an off-ramp paid out of the merchant's balance, whose
     statuses read differently.
     """
@@ -81,7 +82,7 @@ class Receipt:
     memo: str | None = None
     tx_hash: str | None = None
     payout: str | None = None
-    payout_details: tuple[tuple[str, str], ...] = ()
+    payout_details: tuple[tuple[Any, str], ...] = ()
     merchant_funded: bool = False
 
     @staticmethod

@@ -158,6 +158,73 @@ def test_an_off_ramp_receipt_masks_the_payout_details_to_their_last_four(app, cl
     assert "Bank account" in row(html, "Payout")
 
 
+# The payout rows of the receipt and of the status page, as a user reads them in each language.
+PAYOUT_ROWS = {
+    "en": {"bank": ["Bank", "Bank account number"], "airtime": ["Mobile network", "Phone number"]},
+    "fr": {"bank": ["Banque", "Numéro de compte"],
+           "airtime": ["Opérateur mobile", "Numéro de téléphone"]},
+    "sw": {"bank": ["Benki", "Nambari ya akaunti"],
+           "airtime": ["Mtandao wa simu", "Nambari ya simu"]},
+    "pt": {"bank": ["Banco", "Número da conta"],
+           "airtime": ["Operadora móvel", "Número de telemóvel"]},
+}
+
+
+def sale_to_deposit(app: Flask, client: Any, language: str, payout: str) -> Sale:
+    """A sale in ``language`` up to its deposit, paid to a Nigerian bank account or airtime."""
+    sale = Sale(app, client)
+    sale.start(locale=language)
+    if payout == "bank":
+        sale.to_deposit()
+        return sale
+    with app.app_context():
+        carriers = get_state().flows["offramp"].catalog().channel("NG", "airtime").carriers
+    sale.landed(sale.choose(paymentChannel="airtime", amount="2000",
+                            carrierCode=carriers[0].code), "payout")
+    sale.landed(sale.post("/payout", {"phoneNumber": "08012345678"}), "payee")
+    sale.landed(sale.payee(confirm="yes"), "wallet")
+    review = sale.landed(sale.post("/wallet", {"address": EVM_ADDRESS}), "review")
+    sale.landed(sale.create(review), "deposit")
+    return sale
+
+
+def payout_labels(html: str) -> list[str]:
+    """The labels of the receipt's payout rows, but the first (the way it is paid)."""
+    found = re.search(r'data-testid="receipt-payout">(.*?)</dl>', html, re.S)
+    assert found, html[:4000]
+    return [unescape(label) for label in re.findall(r"<dt>(.*?)</dt>", found.group(1))][1:]
+
+
+@pytest.mark.parametrize("payout", ["bank", "airtime"])
+@pytest.mark.parametrize("language", ["en", "fr", "sw", "pt"])
+def test_the_receipt_names_the_payout_rows_as_the_status_page_does(app, client, language, payout):
+    """In the page's language, by the same code: not the partner's English labels."""
+    sale = sale_to_deposit(app, client, language, payout)
+    status = sale.get("/status").get_data(as_text=True)
+    html = client.get(receipt_link(status)).get_data(as_text=True)
+    assert f'<html lang="{language}">' in html
+    expected = PAYOUT_ROWS[language][payout]
+    assert payout_labels(html) == expected
+    for label in expected:
+        assert f"<dt>{label}</dt>" in unescape(status)
+
+
+def test_each_payout_detail_is_named_by_its_own_field_whatever_the_order():
+    """The spec does not say the two lists of an order's fields come in the same order: a value
+    shown as given names its field, a choice takes the name left over."""
+    from checkout.flows.offramp import named_fields
+    from checkout.upstream.types import OfframpOrder
+
+    order = OfframpOrder.from_json({
+        "_id": "a" * 24,
+        "requiredFields": {"bankAccountNumber": "0123456789", "bankCode": "011:02"},
+        "offerRequiredFields": [
+            {"label": "Bank", "type": "enum", "value": "First Bank of Nigeria"},
+            {"label": "Bank account number", "type": "string", "value": "0123456789"},
+            {"label": "Something new", "type": "string", "value": "shown otherwise"}]})
+    assert [name for name, _ in named_fields(order)] == ["bankCode", "bankAccountNumber", None]
+
+
 def test_the_receipt_outlives_the_session(flow, client, app):
     link = receipt_link(paid_on_ramp(flow))
     order_id = flow.session.order_id
