@@ -28,6 +28,7 @@ from ..i18n import SUPPORTED_LANGUAGES, local_zone, money_locale
 from ..journey.flow import Flow
 from ..ratelimits import limited
 from ..state import get_state
+from ..webhooks.refunds import refund_summary
 from . import tracking
 from .context import ReceiptNotFound
 from .tracking import known_at_text
@@ -55,6 +56,11 @@ def _read(flow: Flow, link: ReceiptLink) -> tuple[Any, datetime | None]:
         return flow.parse_order(kept[0]), kept[1]
 
 
+def _explorer_url(network: str | None, tx_hash: str | None) -> str | None:
+    return explorer_tx_url(network or "", tx_hash,
+                           testnet=current_app.config["CHECKOUT_TESTNET"] is True)
+
+
 @limited("page")
 def receipt(token: str) -> Response:
     """The receipt a token opens, in the language it was made in (or the one asked for)."""
@@ -68,16 +74,17 @@ def receipt(token: str) -> Response:
     if flow is None:
         raise ReceiptNotFound()
     order, known_at = _read(flow, link)
-    shown = flow.receipt(order)
+    # What went back, as the webhooks told it (an order read from the upstream does not say).
+    shown = flow.receipt(order, refund_summary(get_state().engine, link.order_id))
     here = url_for("checkout.receipt", token=token)
     return render("checkout/receipt.html", "checkout/receipt.html",
                   receipt=shown,
                   status_text=flow.receipt_status(
                       shown, order_status.webhook_status_of(link.flow, shown.status)),
                   zone=local_zone(shown.country), money_locale=money_locale(shown.country),
-                  explorer_url=explorer_tx_url(
-                      shown.network or "", shown.tx_hash,
-                      testnet=current_app.config["CHECKOUT_TESTNET"] is True),
+                  explorer_url=_explorer_url(shown.network, shown.tx_hash),
+                  refund_explorer_url=_explorer_url(
+                      shown.network, shown.refund.tx_hash if shown.refund else None),
                   known_at=known_at_text(known_at) if known_at else None,
                   languages=[(code, f"{here}?locale={code}") for code in SUPPORTED_LANGUAGES])
 
