@@ -38,7 +38,7 @@ from .inputs import is_session_id
 from .sessions import CheckoutSession
 
 __all__ = ["order_view_token", "session_id_of", "OrderView", "ReceiptLink", "receipt_token",
-           "receipt_link_of"]
+           "receipt_link_of", "receipt_locale_of"]
 
 ALGORITHMS = ["dir", "A256GCM"]
 HEADER = {"alg": "dir", "enc": "A256GCM"}
@@ -63,14 +63,23 @@ def _seal(app: Flask, purpose: bytes, claims: dict[str, Any], now: float | None)
                       algorithms=ALGORITHMS, registry=jwe.JWERegistry(algorithms=ALGORITHMS))
 
 
-def _open(app: Flask, purpose: bytes, token: str) -> dict[str, Any] | None:
-    """The claims of a token we made for ``purpose`` and that has not expired, else None."""
+def _claims(app: Flask, purpose: bytes, token: str) -> dict[str, Any] | None:
+    """The claims of a token we made for ``purpose``, expired or not, else None."""
     if not isinstance(token, str) or not 0 < len(token) <= MAX_TOKEN_LENGTH:
         return None
     try:
-        claims = jwt.decode(token, _key(app, purpose), algorithms=ALGORITHMS,
-                            registry=jwe.JWERegistry(algorithms=ALGORITHMS)).claims
+        claims: dict[str, Any] = jwt.decode(
+            token, _key(app, purpose), algorithms=ALGORITHMS,
+            registry=jwe.JWERegistry(algorithms=ALGORITHMS)).claims
     except (JoseError, ValueError, TypeError):
+        return None
+    return claims
+
+
+def _open(app: Flask, purpose: bytes, token: str) -> dict[str, Any] | None:
+    """The claims of a token we made for ``purpose`` and that has not expired, else None."""
+    claims = _claims(app, purpose, token)
+    if claims is None:
         return None
     expires = claims.get("exp")
     if isinstance(expires, bool) or not isinstance(expires, int) or expires <= time.time():
@@ -137,6 +146,15 @@ def receipt_link_of(token: str, app: Flask | None = None) -> ReceiptLink | None:
     if not isinstance(order_id, str) or not order_id or not isinstance(flow, str):
         return None
     return ReceiptLink(order_id, flow, locale if isinstance(locale, str) else None)
+
+
+def receipt_locale_of(token: str, app: Flask | None = None) -> str | None:
+    """The language a receipt token we made was made in, even once expired: the page saying
+    that the link has expired speaks the link's language, not the browser's. None for a token
+    not ours (altered: nothing of it can be read) or made without one."""
+    claims = _claims(app or current_app, RECEIPT, token)
+    locale = claims.get("loc") if claims is not None else None
+    return locale if isinstance(locale, str) else None
 
 
 class OrderView:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -24,14 +24,15 @@ from flask_babel import lazy_gettext as _l
 from ..addresses import AddressError, validate_address
 from ..forms import clean_required_fields
 from ..journey import quotes
-from ..journey.flow import Breakdown, Flow, PriceRow, Receipt
+from ..journey.flow import Breakdown, Flow, PriceRow, Receipt, Refund
 from ..journey.steps import Journey, Step
 from ..kyc.standing import KycStanding
 from ..names import network_name, payout_name
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
 from ..upstream.client import UpstreamClient
-from ..upstream.types import OfframpOrder
+from ..upstream.types import OfframpOrder, SuppliedField
+from ..upstream_text import field_label
 from .common import (
     LOOKUP_PAGE,
     created_during,
@@ -76,6 +77,30 @@ def payout_details_problems(session: CheckoutSession) -> dict[str, str]:
     result = clean_required_fields(quotes.required_fields(session), session.fields,
                                    country=session.value("countryIsoCode"))
     return dict(result.errors)
+
+
+def payout_rows(fields: Iterable[tuple[str | None, str | None, str]]) -> list[tuple[Any, str]]:
+    """Payout details (field name, the partner's label, the value shown) as rows (label, value):
+    each labelled by its field's name in the page's language, else as the partner labels it.
+    The one way every page names them: the steps', the status page's and the receipt's."""
+    return [(field_label(name, label), value) for name, label, value in fields]
+
+
+def named_fields(order: OfframpOrder) -> list[tuple[str | None, SuppliedField]]:
+    """The order's payout details as supplied (``offerRequiredFields``: label, type and the value
+    shown, spec 2.7), each with its field's name where ``requiredFields`` (the same fields, by
+    name) tells it: a value shown as given names its field; a choice (an enum, shown by its
+    option's label) takes the name left over, in order. None where nothing tells."""
+    left = dict(order.required_fields)
+    named: list[tuple[str | None, SuppliedField]] = []
+    for item in order.offer_required_fields:
+        name = None if item.type == "enum" else next(
+            (key for key, value in left.items() if str(value) == item.value), None)
+        if name is not None:
+            del left[name]
+        named.append((name, item))
+    choices = iter(left)        # the names no value shown as given claimed, in order
+    return [(next(choices, None) if item.type == "enum" else name, item) for name, item in named]
 
 
 def payee_holds(session: CheckoutSession) -> bool:
@@ -141,6 +166,29 @@ class OfframpFlow(Flow):
         "refund_successful": _l("The payout did not go through: the shop has its funds back."),
         "refund_failed": _l("The payout did not go through. We are trying again."),
     }
+
+    # What a receipt says instead of the price, for an order that did not pay out (by the
+    # upstream's status: the receipt has the order, not the session, and a transaction that
+    # failed on chain is not one refused).
+    receipt_outcomes = {
+        "refunded": _l("Refunded: nothing was paid out, and your crypto was sent back to your "
+                       "wallet."),
+        "refunding": _l("Nothing was paid out: your crypto is being sent back to your wallet."),
+        "refund_failed": _l("Nothing was paid out, and your crypto has not been sent back yet."),
+        "offramp_failed": _l("The payout failed: nothing has been paid out so far."),
+        "transaction_failed": _l("Your transaction failed on the network: no crypto arrived and "
+                                 "nothing was paid out."),
+        "transaction_invalid": _l("Your transaction was not accepted: nothing was paid out."),
+        "expired": _l("This order expired before your crypto arrived: nothing was paid out."),
+        "cancelled": _l("This order was cancelled before your crypto arrived: nothing was paid "
+                        "out."),
+    }
+    # Paid from the shop's balance: the user sent nothing, and nothing goes back to them.
+    merchant_funded_outcomes = {
+        **{status: _l("Nothing was paid out.") for status in receipt_outcomes},
+        "offramp_failed": receipt_outcomes["offramp_failed"],
+    }
+    refund_statuses = frozenset({"refunding", "refunded", "refund_failed"})
 
     def status_text(self, status: str | None, session: CheckoutSession | None = None) -> str:
         if session is not None and not user_pays(session):
@@ -290,7 +338,7 @@ class OfframpFlow(Flow):
     def parse_order(self, data: Mapping[str, Any]) -> OfframpOrder:
         return OfframpOrder.from_json(data)
 
-    def receipt(self, order: OfframpOrder) -> Receipt:
+    def receipt(self, order: OfframpOrder, summary: Mapping[str, Any] | None = None) -> Receipt:
         record = {"cashout": order.cashout.raw if order.cashout else {},
                   "offer": {"currencyIsoCode": order.currency_iso_code,
                             "exchangeRate": order.exchange_rate},
@@ -303,14 +351,25 @@ class OfframpFlow(Flow):
         wallets = () if merchant_funded else (
             Receipt.wallet(_l("Your wallet"), order.network, order.from_address)
             + Receipt.wallet(_l("Sent to"), order.network, order.to_address))
-        details = tuple(
-            (item.label or "", item.value if item.type == "enum" else masked(item.value))
-            for item in order.offer_required_fields if item.value)
+        details = tuple(payout_rows(
+            (name, item.label, item.value if item.type == "enum" else masked(item.value))
+            for name, item in named_fields(order) if item.value))
         channel = order.payment_channel or order.raw.get("offrampType")
-        return Receipt(order.id, order.status, order.created_at, order.country_iso_code,
-                       order.network, price, wallets=wallets, tx_hash=order.hash,
-                       payout=payout_name(channel) if isinstance(channel, str) else None,
-                       payout_details=details, merchant_funded=merchant_funded)
+        receipt = Receipt(order.id, order.status, order.created_at, order.country_iso_code,
+                          order.network, price, wallets=wallets, tx_hash=order.hash,
+                          payout=payout_name(channel) if isinstance(channel, str) else None,
+                          payout_details=details, merchant_funded=merchant_funded)
+        status = order.status or ""
+        outcome = (self.merchant_funded_outcomes if merchant_funded
+                   else self.receipt_outcomes).get(status)
+        if outcome is None:
+            return receipt
+        refund = None
+        if status in self.refund_statuses and not merchant_funded:
+            # Back to the wallet the crypto came from, unless the refund leg says otherwise.
+            refund = Refund.of(summary, order.network, done=status == "refunded",
+                               to=order.from_address)
+        return receipt.ended(outcome, refund)
 
     def receipt_status(self, receipt: Receipt, status: str | None) -> str:
         if receipt.merchant_funded:

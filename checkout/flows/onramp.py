@@ -83,6 +83,16 @@ class OnrampFlow(Flow):
             return str(self.said_paid_text)
         return super().status_text(status, session)
 
+    # What a receipt says instead of the price, for an order that did not deliver (by the
+    # upstream's status: the receipt has the order, not the session).
+    receipt_outcomes = {
+        "failed": _l("Sending your crypto failed: none was sent to your wallet."),
+        "swap_seller_rejected": _l("Your payment was not accepted: no crypto was sent."),
+        "swap_expired": _l("No payment arrived before this order expired: no crypto was sent."),
+        "swap_buyer_rejected": _l("This order was cancelled: nothing was charged and no crypto "
+                                  "was sent."),
+    }
+
     completed_statuses = frozenset({"payout_successful"})
     # The payment was refused, or is going back (or stuck going back): the crypto will not come.
     failed_statuses = frozenset(
@@ -237,7 +247,7 @@ class OnrampFlow(Flow):
     def parse_order(self, data: Mapping[str, Any]) -> OnrampOrder:
         return OnrampOrder.from_json(data)
 
-    def receipt(self, order: OnrampOrder) -> Receipt:
+    def receipt(self, order: OnrampOrder, summary: Mapping[str, Any] | None = None) -> Receipt:
         paid, fees = order.local_currency_amount, order.fee_amount_local_currency
         if fees is None and order.fee_amount_local_currency_service is not None:
             # Every field of an order is optional (spec 2.4): the total is its two parts.
@@ -253,7 +263,12 @@ class OnrampFlow(Flow):
                   "offer": {"currencyIsoCode": order.currency_iso_code,
                             "cryptoExchangeRate": rate},
                   "params": {"asset": order.asset}}
-        return Receipt(order.id, order.status, order.created_at or order.date,
-                       order.country_iso_code, order.network, self.breakdown(record),
-                       wallets=Receipt.wallet(_l("Your wallet"), order.network, order.address),
-                       memo=order.memo, tx_hash=order.hash)
+        receipt = Receipt(order.id, order.status, order.created_at or order.date,
+                          order.country_iso_code, order.network, self.breakdown(record),
+                          wallets=Receipt.wallet(_l("Your wallet"), order.network,
+                                                 order.address),
+                          memo=order.memo, tx_hash=order.hash)
+        outcome = self.receipt_outcomes.get(order.status or "")
+        # The on-ramp's orders have no refund statuses (spec 3.1): a payment sent back is the
+        # payment partner's, told by the status text.
+        return receipt if outcome is None else receipt.ended(outcome)

@@ -18,7 +18,9 @@ from typing import Any, ClassVar
 from flask_babel import lazy_gettext as _l
 
 from ..addresses import checksummed
+from ..errors import UpstreamBadResponse
 from ..sessions import CheckoutSession
+from ..upstream.types import OrderLeg
 from .steps import Journey
 
 
@@ -59,16 +61,58 @@ class Breakdown:
 
 
 @dataclass(frozen=True)
+class Refund:
+    """What goes back to the user of an order that did not deliver, as far as the upstream has
+    told: ``amount`` (a row: how much of what), the ``address`` it goes to and the refund's own
+    transaction. ``done``: sent back, not still on its way (or stuck)."""
+
+    done: bool
+    amount: PriceRow | None = None
+    address: str | None = None
+    tx_hash: str | None = None
+
+    @staticmethod
+    def of(summary: Mapping[str, Any] | None, network: str | None, *, done: bool,
+           to: str | None) -> Refund:
+        """The refund the ``refund`` leg of a webhook's summary of the order tells of (spec 6.2);
+        ``to``: where it goes when no leg says (the wallet the crypto came from)."""
+        leg = refund_leg(summary)
+        cashout = leg.cashout if leg is not None else None
+        meta = leg.transaction.meta if leg is not None and leg.transaction is not None else None
+        amount = None
+        if leg is not None and leg.currency_code and cashout is not None \
+                and cashout.amount_after_fees is not None:
+            amount = PriceRow(_l("Refund"), cashout.amount_after_fees,
+                              "crypto" if leg.currency_type == "crypto" else "money",
+                              leg.currency_code, testid="refund-amount")
+        address = (meta.to_address if meta is not None else None) or to
+        return Refund(done, amount, checksummed(network or "", address) if address else None,
+                      meta.transaction_hash if meta is not None else None)
+
+
+def refund_leg(summary: Mapping[str, Any] | None) -> OrderLeg | None:
+    """The ``refund`` leg of a webhook's summary of an order, when it has one that reads."""
+    leg = (summary or {}).get("refund")
+    if not isinstance(leg, Mapping):
+        return None
+    try:
+        return OrderLeg.from_json(leg)
+    except UpstreamBadResponse:
+        return None         # a summary is kept as it came: a leg that does not read tells nothing
+
+
+@dataclass(frozen=True)
 class Receipt:
     """One order as its receipt shows it (checkout.views.receipts), every word of it read from
     the upstream's order by its flow (:meth:`Flow.receipt`), never from the quote.
 
     ``price``: what was paid and what was received, the rate and every fee, in the rows (and
     with the labels) of the review the user confirmed. ``wallets``: (label, address), EIP-55
-    where the network has it. ``payout_details``: (label, value), masked unless the value is a
-    choice from the partner's own list (a bank's name). ``country`` gives the clock the time is
+    where the network has it. ``payout_details``: (label, value), labelled as every page labels
+    them (``checkout.flows.offramp.payout_rows``), masked unless the value is a choice from the
+    partner's own list (a bank's name). ``country`` gives the clock the time is
     written in. ``merchant_funded``: an off-ramp paid out of the merchant's balance, whose
-    statuses read differently.
+    statuses read differently. ``outcome``, ``refund``: see :meth:`ended`.
     """
 
     order_id: str
@@ -81,8 +125,19 @@ class Receipt:
     memo: str | None = None
     tx_hash: str | None = None
     payout: str | None = None
-    payout_details: tuple[tuple[str, str], ...] = ()
+    payout_details: tuple[tuple[Any, str], ...] = ()
     merchant_funded: bool = False
+    outcome: Any = None
+    refund: Refund | None = None
+
+    def ended(self, outcome: Any, refund: Refund | None = None) -> Receipt:
+        """This receipt, for an order that ended (or stands) without what it was for: ``outcome``
+        says what happened instead of the price and the payout it did not make (no "You
+        receive", no fees as if charged); ``refund``: what goes back. The deposit's
+        transaction stays with the deposit's address, unless it is the refund's own."""
+        tx_hash = None if refund is not None and refund.tx_hash == self.tx_hash else self.tx_hash
+        return replace(self, price=replace(self.price, rows=()), payout=None, payout_details=(),
+                       tx_hash=tx_hash, outcome=outcome, refund=refund)
 
     @staticmethod
     def wallet(label: Any, network: str | None, address: str | None) -> tuple[tuple[Any, str], ...]:
@@ -223,8 +278,10 @@ class Flow(ABC):
         """An order as kept (the upstream's JSON), read as :meth:`fetch_order` returns it."""
 
     @abstractmethod
-    def receipt(self, order: Any) -> Receipt:
-        """What the order's receipt shows, all of it from ``order`` (never the quote)."""
+    def receipt(self, order: Any, summary: Mapping[str, Any] | None = None) -> Receipt:
+        """What the order's receipt shows, all of it from ``order`` (never the quote) and
+        ``summary`` (a webhook's ``data.order`` with a refund status, whose ``refund`` leg tells
+        what went back: :func:`checkout.webhooks.refunds.refund_summary`)."""
 
     def receipt_status(self, receipt: Receipt, status: str | None) -> str:
         """What ``status`` (in the webhook set) means on ``receipt``, which has no session."""

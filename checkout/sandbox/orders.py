@@ -535,7 +535,17 @@ def _offramp_refunding(store: OrderStore, order: Order) -> None:
 
 def _offramp_refund_done(store: OrderStore, order: Order) -> None:
     # A forced refund failure stays put: only someone retrying it (the console) moves it on.
-    store.set_status(order, "refund_failed" if order.outcome == "refund_failed" else "refunded")
+    if order.outcome == "refund_failed":
+        store.set_status(order, "refund_failed")
+    else:
+        _offramp_refunded(store, order)
+
+
+def _offramp_refunded(store: OrderStore, order: Order) -> None:
+    """The crypto is back in the sender's wallet, by a transaction of its own: its hash is in
+    the webhook's ``refund`` leg (spec 6.2), not the order's ``hash`` (the user's deposit)."""
+    order.data["refundHash"] = fake_transaction_hash(order.data["network"])
+    store.set_status(order, "refunded")
 
 
 def offramp_retry_refund(store: OrderStore, order: Order) -> None:
@@ -548,4 +558,4 @@ def offramp_retry_refund(store: OrderStore, order: Order) -> None:
         raise InvalidRequest(f"only a failed refund can be retried (status {order.status})")
     if "refund" in order.timers:
         raise InvalidRequest("the refund is already being retried")
-    store.schedule(order, "refund", PAYOUT_DELAY, lambda o: store.set_status(o, "refunded"))
+    store.schedule(order, "refund", PAYOUT_DELAY, lambda o: _offramp_refunded(store, o))

@@ -216,5 +216,5 @@ def webhook_summary(order: Order) -> dict[str, Any]:
         if order.status in ("refunding", "refunded", "refund_failed"):
             summary["refund"] = _crypto_leg(data, _leg_cashout(
                 _ratio(crypto, usd), _ratio(crypto, usd), crypto, crypto, usd, usd),
-                {"toAddress": data.get("fromAddress")})
+                {"toAddress": data.get("fromAddress"), "transactionHash": data.get("refundHash")})
     return summary

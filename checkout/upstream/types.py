@@ -924,6 +924,49 @@ class FieldDetail(FromJson):
 
 
 
+# ---------------------------------------------------------------------------------------------
+# The legs of an order as a webhook summarises it (spec 6.2)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LegCashout(FromJson):
+    exchange_rate: Decimal | None = None
+    exchange_rate_after_fees: Decimal | None = None
+    amount_before_fees: Decimal | None = None
+    amount_after_fees: Decimal | None = None
+    amount_before_fees_usd: Decimal | None = None
+    amount_after_fees_usd: Decimal | None = None
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LegTransactionMeta(FromJson):
+    transaction_hash: str | None = None
+    from_address: str | None = None
+    to_address: str | None = None
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LegTransaction(FromJson):
+    meta: LegTransactionMeta | None = None
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True, kw_only=True)
+class OrderLeg(FromJson):
+    """One leg of an order (``deposit``, ``payout``, ``refund``): what moved, in
+    ``currency_code`` (a currency, or an asset when ``currency_type`` is ``crypto``), and on a
+    crypto leg its transaction."""
+
+    payment_channel: str | None = None
+    currency_type: str | None = None
+    currency_code: str | None = None
+    cashout: LegCashout | None = None
+    transaction: LegTransaction | None = None
+    raw: Mapping[str, Any] = _raw()
+
+
 def field_details_from_json(data: object) -> list[FieldDetail]:
     """The answer of ``/api/offramp/validate-fields``: ``{details: [{label, value}]}``."""
     return _Reader(data, "ValidatedFields").items("details", FieldDetail.from_json)

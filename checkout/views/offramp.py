@@ -41,6 +41,7 @@ from ..flows.offramp import (
     fields_digest,
     payment_type,
     payout_details_problems,
+    payout_rows,
     user_pays,
 )
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
@@ -53,7 +54,6 @@ from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import flow_named, get_state
 from ..upstream.types import OfframpOrder
-from ..upstream_text import field_label
 from . import journey, tracking
 from . import status as status_views
 from .amount import AmountStep, AmountTexts
@@ -507,8 +507,9 @@ def _release(session: CheckoutSession, owner: str, *, keep_hash: bool) -> None:
 def given_details(session: CheckoutSession) -> list[tuple[Any, str]]:
     """The payout details the user gave, as (label, value shown), in the order they were asked."""
     specs = {spec.name: spec for spec in quotes.required_fields(session)}
-    return [(field_label(name, specs[name].label if name in specs else None),
-             display_value(specs.get(name), value)) for name, value in session.fields.items()]
+    return payout_rows((name, specs[name].label if name in specs else None,
+                        display_value(specs.get(name), value))
+                       for name, value in session.fields.items())
 
 
 def _payout_details(session: CheckoutSession) -> list[tuple[Any, str]]:

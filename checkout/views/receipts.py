@@ -4,7 +4,8 @@ Linked from the order's status page and from its order view (the address a payme
 the user back to); a merchant's server makes one with ``Checkout.receipt_url``. The token
 (:mod:`checkout.capabilities`) names the order, its flow and the language to show it in: no
 session, so a receipt still opens after the session's seven days, until the token expires
-(``CHECKOUT_RECEIPT_DAYS``). An expired or altered token gets the friendly not-found page.
+(``CHECKOUT_RECEIPT_DAYS``). An expired or altered token gets the friendly not-found page,
+in the link's language when it can still be read (expired, not altered).
 
 Everything on it comes from the upstream's order, read now (or, while the upstream does not
 answer, as last read, saying when). It is a page to keep: no script but the print button's, a
@@ -20,13 +21,14 @@ from werkzeug.wrappers import Response
 
 from .. import order_status
 from ..addresses import explorer_tx_url
-from ..capabilities import ReceiptLink, receipt_link_of, receipt_token
+from ..capabilities import ReceiptLink, receipt_link_of, receipt_locale_of, receipt_token
 from ..errors import OrderNotAvailable, UpstreamNotFound, UpstreamUnavailable
 from ..htmx import render
 from ..i18n import SUPPORTED_LANGUAGES, local_zone, money_locale
 from ..journey.flow import Flow
 from ..ratelimits import limited
 from ..state import get_state
+from ..webhooks.refunds import refund_summary
 from . import tracking
 from .context import ReceiptNotFound
 from .tracking import known_at_text
@@ -54,28 +56,35 @@ def _read(flow: Flow, link: ReceiptLink) -> tuple[Any, datetime | None]:
         return flow.parse_order(kept[0]), kept[1]
 
 
+def _explorer_url(network: str | None, tx_hash: str | None) -> str | None:
+    return explorer_tx_url(network or "", tx_hash,
+                           testnet=current_app.config["CHECKOUT_TESTNET"] is True)
+
+
 @limited("page")
 def receipt(token: str) -> Response:
     """The receipt a token opens, in the language it was made in (or the one asked for)."""
     link = receipt_link_of(token)
+    # The language the link was made in, unless the reader chose another (?locale=): the
+    # receipt's, and that of the page saying the link has expired.
+    g.checkout_page_locale = link.locale if link is not None else receipt_locale_of(token)
     if link is None:
         raise ReceiptNotFound()
-    # The language the link was made in, unless the reader chose another (?locale=).
-    g.checkout_page_locale = link.locale
     flow = get_state().flows.get(link.flow)
     if flow is None:
         raise ReceiptNotFound()
     order, known_at = _read(flow, link)
-    shown = flow.receipt(order)
+    # What went back, as the webhooks told it (an order read from the upstream does not say).
+    shown = flow.receipt(order, refund_summary(get_state().engine, link.order_id))
     here = url_for("checkout.receipt", token=token)
     return render("checkout/receipt.html", "checkout/receipt.html",
                   receipt=shown,
                   status_text=flow.receipt_status(
                       shown, order_status.webhook_status_of(link.flow, shown.status)),
                   zone=local_zone(shown.country), money_locale=money_locale(shown.country),
-                  explorer_url=explorer_tx_url(
-                      shown.network or "", shown.tx_hash,
-                      testnet=current_app.config["CHECKOUT_TESTNET"] is True),
+                  explorer_url=_explorer_url(shown.network, shown.tx_hash),
+                  refund_explorer_url=_explorer_url(
+                      shown.network, shown.refund.tx_hash if shown.refund else None),
                   known_at=known_at_text(known_at) if known_at else None,
                   languages=[(code, f"{here}?locale={code}") for code in SUPPORTED_LANGUAGES])
 

@@ -10,6 +10,8 @@ from flask import Flask
 from checkout.views.receipts import receipt_url
 
 from ..views.conftest import Flow
+from ..views.test_receipts import ended_sale
+from .conftest import assert_accessible
 
 pytestmark = pytest.mark.browser
 
@@ -65,5 +67,30 @@ def test_without_javascript_the_receipt_is_all_there_and_shows_no_dead_button(br
         assert not page.get_by_role("button", name="Print or save").is_visible()
         page.get_by_role("link", name="Français").click()
         assert page.locator("h1").inner_text() == "Reçu"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_a_refunded_sale_s_receipt_on_a_narrow_phone(browser, checkout_app, checkout_server,
+                                                      unpaid_orders_wait, javascript):
+    """What went back, where and by which transaction, whole on a 320 px screen with or without
+    JavaScript (long addresses and hashes wrap), in French as the link was made."""
+    _, path = ended_sale(checkout_app, checkout_app.test_client(), "refund", "fr")
+    context = browser.new_context(java_script_enabled=javascript,
+                                  viewport={"width": 320, "height": 720})
+    try:
+        page = context.new_page()
+        page.goto(checkout_server.origin + path.replace("&amp;", "&"))
+        assert page.evaluate("() => document.documentElement.lang") == "fr"
+        for part in ("receipt-outcome", "refund-amount", "refund-address", "refund-tx-hash"):
+            assert visible(page, f"[data-testid={part}]"), part
+        assert not page.locator("[data-testid=receipt-amounts]").count()
+        assert page.get_by_role("link", name="Voir sur l’explorateur").count() == 2
+        overflow = page.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow == 0, f"the receipt scrolls sideways by {overflow}px"
+        if javascript:      # axe-core runs as a script: the page without it is the same page
+            assert_accessible(page, "refunded receipt")
     finally:
         context.close()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -106,7 +107,13 @@ def test_offramp_refund_webhooks(sandbox_factory, receiver):
     assert summary["payout"]["cashout"]["amountAfterFees"] == order["cashout"]["localCurrencyAmount"]
     payout_cashout = summary["payout"]["cashout"]
     assert payout_cashout["exchangeRateAfterFees"] < payout_cashout["exchangeRate"]
-    assert summary["refund"]["transaction"]["meta"] == {"toAddress": EVM_ADDRESS}
+    # Sent back to the wallet it came from, by a transaction of its own (not the deposit's).
+    refund = summary["refund"]["transaction"]["meta"]
+    assert refund["toAddress"] == EVM_ADDRESS
+    assert re.fullmatch(r"0x[0-9a-f]{64}", refund["transactionHash"])
+    assert refund["transactionHash"] != TX_HASH
+    assert events[-2]["data"]["order"]["refund"]["transaction"]["meta"] == {
+        "toAddress": EVM_ADDRESS}                       # none yet while it is being sent
     history = api.get(f"/api/offramp/order/{order['_id']}")["statusHistory"]
     assert len(history) == len(expected)
 

@@ -2,6 +2,7 @@
 signed link that expires; and the order view's address expiring by the same rule."""
 from __future__ import annotations
 
+import json
 import re
 import time
 from decimal import Decimal
@@ -30,6 +31,7 @@ from checkout.state import get_state
 from checkout.store.tables import sessions_table
 from tests.conftest import make_app
 
+from ..support.waiting import wait_for
 from .conftest import EVM_ADDRESS, Flow, move_sandbox_order, sandbox_order
 from .test_assets import BOTH, asset_addresses, decoded
 from .test_offramp import Sale
@@ -158,6 +160,258 @@ def test_an_off_ramp_receipt_masks_the_payout_details_to_their_last_four(app, cl
     assert "Bank account" in row(html, "Payout")
 
 
+# The payout rows of the receipt and of the status page, as a user reads them in each language.
+PAYOUT_ROWS = {
+    "en": {"bank": ["Bank", "Bank account number"], "airtime": ["Mobile network", "Phone number"]},
+    "fr": {"bank": ["Banque", "Numéro de compte"],
+           "airtime": ["Opérateur mobile", "Numéro de téléphone"]},
+    "sw": {"bank": ["Benki", "Nambari ya akaunti"],
+           "airtime": ["Mtandao wa simu", "Nambari ya simu"]},
+    "pt": {"bank": ["Banco", "Número da conta"],
+           "airtime": ["Operadora móvel", "Número de telemóvel"]},
+}
+
+
+def sale_to_deposit(app: Flask, client: Any, language: str, payout: str) -> Sale:
+    """A sale in ``language`` up to its deposit, paid to a Nigerian bank account or airtime."""
+    sale = Sale(app, client)
+    sale.start(locale=language)
+    if payout == "bank":
+        sale.to_deposit()
+        return sale
+    with app.app_context():
+        carriers = get_state().flows["offramp"].catalog().channel("NG", "airtime").carriers
+    sale.landed(sale.choose(paymentChannel="airtime", amount="2000",
+                            carrierCode=carriers[0].code), "payout")
+    sale.landed(sale.post("/payout", {"phoneNumber": "08012345678"}), "payee")
+    sale.landed(sale.payee(confirm="yes"), "wallet")
+    review = sale.landed(sale.post("/wallet", {"address": EVM_ADDRESS}), "review")
+    sale.landed(sale.create(review), "deposit")
+    return sale
+
+
+def payout_labels(html: str) -> list[str]:
+    """The labels of the receipt's payout rows, but the first (the way it is paid)."""
+    found = re.search(r'data-testid="receipt-payout">(.*?)</dl>', html, re.S)
+    assert found, html[:4000]
+    return [unescape(label) for label in re.findall(r"<dt>(.*?)</dt>", found.group(1))][1:]
+
+
+@pytest.mark.parametrize("payout", ["bank", "airtime"])
+@pytest.mark.parametrize("language", ["en", "fr", "sw", "pt"])
+def test_the_receipt_names_the_payout_rows_as_the_status_page_does(app, client, language, payout):
+    """In the page's language, by the same code: not the partner's English labels."""
+    sale = sale_to_deposit(app, client, language, payout)
+    status = sale.get("/status").get_data(as_text=True)
+    html = client.get(receipt_link(status)).get_data(as_text=True)
+    assert f'<html lang="{language}">' in html
+    expected = PAYOUT_ROWS[language][payout]
+    assert payout_labels(html) == expected
+    for label in expected:
+        assert f"<dt>{label}</dt>" in unescape(status)
+
+
+def test_each_payout_detail_is_named_by_its_own_field_whatever_the_order():
+    """The spec does not say the two lists of an order's fields come in the same order: a value
+    shown as given names its field, a choice takes the name left over."""
+    from checkout.flows.offramp import named_fields
+    from checkout.upstream.types import OfframpOrder
+
+    order = OfframpOrder.from_json({
+        "_id": "a" * 24,
+        "requiredFields": {"bankAccountNumber": "0123456789", "bankCode": "011:02"},
+        "offerRequiredFields": [
+            {"label": "Bank", "type": "enum", "value": "First Bank of Nigeria"},
+            {"label": "Bank account number", "type": "string", "value": "0123456789"},
+            {"label": "Something new", "type": "string", "value": "shown otherwise"}]})
+    assert [name for name, _ in named_fields(order)] == ["bankCode", "bankAccountNumber", None]
+
+
+# -- orders that did not deliver --------------------------------------------------------------
+
+def force(client: Any, app: Flask, order_id: str, outcome: str) -> None:
+    """The sandbox's forced outcome for the rest of the order's life (its console's button)."""
+    answer = client.post(f"{app.config['CHECKOUT_URL_PREFIX']}/sandbox/orders/{order_id}/outcome",
+                         json={"outcome": outcome})
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+
+
+def ended_sale(app: Flask, client: Any, outcome: str, language: str = "en") -> tuple[Sale, str]:
+    """A sale whose deposit was sent and that the sandbox ended with ``outcome``; the sale and
+    its receipt's address, once the checkout has the order's last webhook."""
+    sale = Sale(app, client)
+    sale.start(locale=language)
+    sale.to_deposit()
+    order_id = sale.session.order_id
+    force(client, app, order_id, outcome)
+    sale.post("/deposit/sent", {"tx_hash": TX})
+    settle(app, order_id)
+    wait_for_webhooks(app, order_id)
+    return sale, receipt_link(sale.get("/status").get_data(as_text=True))
+
+
+def wait_for_webhooks(app: Flask, order_id: str) -> None:
+    """Until the checkout has received (and stored) every webhook the sandbox sent of the
+    order, the one of its last status among them."""
+    from checkout.order_status import webhook_status_of
+
+    with app.app_context():
+        sender = get_state().sandbox.extensions["sandbox"].webhooks
+    last = webhook_status_of("offramp", sandbox_order(app, order_id, "offramp").status)
+
+    def delivered() -> bool:
+        sent = [d for d in sender.deliveries() if d.order_id == order_id]
+        statuses = {json.loads(d.body)["data"]["order"]["status"] for d in sent}
+        return last in statuses and all(d.state == "succeeded" for d in sent)
+
+    wait_for(delivered)
+
+
+def ended_purchase(flow: Flow, outcome: str) -> str:
+    """An on-ramp order the user said they paid, that the sandbox ended with ``outcome``; its
+    receipt's address."""
+    flow.to_pay("manual")
+    force(flow.client, flow.app, flow.session.order_id, outcome)
+    flow.follow(flow.post("/pay/confirm"))
+    settle(flow.app, flow.session.order_id)
+    return receipt_link(flow.get("/status").get_data(as_text=True))
+
+
+def reads_like_a_payout(html: str) -> list[str]:
+    """What a receipt of an order that did not deliver must not say (in any language: by what
+    marks the rows)."""
+    marks = ['data-testid="receipt-amounts"', 'data-testid="receive-amount"',
+             'data-testid="pay-amount"', 'data-testid="receipt-payout"', "You receive",
+             "You get", "Paid to", "Service fee", "Payment partner fee"]
+    return [mark for mark in marks if mark in html]
+
+
+def test_a_refunded_sale_s_receipt_says_what_went_back_where_and_by_which_transaction(app,
+                                                                                     client):
+    sale, link = ended_sale(app, client, "refund")
+    order = sandbox_order(app, sale.session.order_id, "offramp")
+    assert order.status == "refunded"
+    html = client.get(link).get_data(as_text=True)
+    assert reads_like_a_payout(html) == []
+    assert unescape(shown(html, "receipt-outcome")) == \
+        "Refunded: nothing was paid out, and your crypto was sent back to your wallet."
+    with app.test_request_context():
+        sent_back = format_crypto(order.data["cashout"]["cryptoAmount"], "USDC")
+    assert row(html, "Refund") == sent_back
+    # Back to the wallet it came from, by the refund's own transaction, labelled as such.
+    assert re.search(r"<dt>Sent back to</dt><dd><code data-testid=\"refund-address\">"
+                     + EVM_ADDRESS, html)
+    refund_hash = order.data["refundHash"]
+    assert re.search(r"<dt>Refund transaction</dt><dd><code data-testid=\"refund-tx-hash\">"
+                     + refund_hash, html)
+    assert f'href="https://amoy.polygonscan.com/tx/{refund_hash}"' in html
+    # The user's own deposit stays beside the deposit address; the refund's is not there.
+    chain = html.split('data-testid="receipt-chain"', 1)[1]
+    assert shown(chain, "receipt-tx-hash") == TX and refund_hash not in chain
+
+
+def test_a_receipt_names_the_refund_of_what_arrived_not_what_was_quoted(app, client):
+    sale, link = ended_sale(app, client, "underpayment")
+    order = sandbox_order(app, sale.session.order_id, "offramp")
+    html = client.get(link).get_data(as_text=True)
+    assert reads_like_a_payout(html) == []
+    with app.test_request_context():
+        half = format_crypto(Decimal(str(order.data["cashout"]["cryptoAmount"])) / 2, "USDC")
+    assert row(html, "Refund") == half
+
+
+def test_the_refund_is_told_even_when_a_status_page_read_the_refunded_order_first(app, client):
+    """The status page stored "refunded" from its own read of the order (which has no refund
+    leg); the webhook of the same moment then changes nothing in the stored order, but what it
+    tells of the refund is still on the receipt."""
+    from checkout import order_status
+    from checkout.sandbox.orders import fake_transaction_hash
+    from checkout.sandbox.state import current
+
+    sale = Sale(app, client)
+    sale.start()
+    sale.to_deposit()
+    order_id = sale.session.order_id
+    sale.post("/deposit/sent", {"tx_hash": TX})
+    stop_the_order(app, order_id)
+    for status in ("offramp_failed", "refunding"):
+        move_sandbox_order(app, order_id, status, "offramp")
+    sandbox_order(app, order_id, "offramp").data["refundHash"] = fake_transaction_hash("POLYGON")
+    move_sandbox_order(app, order_id, "refunded", "offramp", webhook=False)
+    link = receipt_link(sale.get("/status").get_data(as_text=True))     # reads it: refunded
+    with app.app_context():
+        sandbox = get_state().sandbox
+    with sandbox.app_context():
+        store = current().orders
+        with store.lock:
+            store._announce(store.get(order_id))    # its webhook, late, of the same updatedAt
+    wait_for_webhooks(app, order_id)
+    with app.app_context():
+        kept = order_status.get(get_state().engine, order_id)
+    assert kept is not None and kept.status == "refund_successful"
+    assert kept.summary is None or kept.summary["status"] != "refund_successful"
+    html = client.get(link).get_data(as_text=True)
+    refund_hash = sandbox_order(app, order_id, "offramp").data["refundHash"]
+    assert shown(html, "refund-tx-hash") == refund_hash
+
+
+@pytest.mark.parametrize(("language", "outcome", "label"), [
+    ("fr", "Remboursé\u00a0: rien n’a été versé, et vos cryptos ont été renvoyées sur votre "
+           "portefeuille.", "Transaction de remboursement"),
+    ("sw", "Imerejeshwa: hakuna kilicholipwa, na crypto yako imerejeshwa kwenye pochi yako.",
+           "Muamala wa marejesho"),
+    ("pt", "Reembolsado: nada foi pago, e a sua cripto foi devolvida para a sua carteira.",
+           "Transação de reembolso"),
+])
+def test_a_refunded_sale_s_receipt_in_the_user_s_language(app, client, language, outcome, label):
+    _, link = ended_sale(app, client, "refund", language)
+    html = client.get(link).get_data(as_text=True)
+    assert f'<html lang="{language}">' in html
+    assert reads_like_a_payout(html) == []
+    assert unescape(shown(html, "receipt-outcome")) == outcome
+    assert f"<dt>{label}</dt>" in html and 'data-testid="refund-tx-hash"' in html
+
+
+@pytest.mark.parametrize(("outcome", "said", "goes_to"), [
+    ("refund_failed", "Nothing was paid out, and your crypto has not been sent back yet.",
+     "A refund goes to"),
+    ("transaction_failed", "Your transaction failed on the network: no crypto arrived and "
+                           "nothing was paid out.", None),
+    ("deposit_invalid", "Your transaction was not accepted: nothing was paid out.", None),
+    ("payout_failed", "The payout failed: nothing has been paid out so far.", None),
+])
+def test_a_failed_sale_s_receipt_says_what_happened(app, client, outcome, said, goes_to):
+    _, link = ended_sale(app, client, outcome)
+    html = client.get(link).get_data(as_text=True)
+    assert reads_like_a_payout(html) == []
+    assert unescape(shown(html, "receipt-outcome")) == said
+    assert 'data-testid="refund-tx-hash"' not in html       # nothing was sent back (yet)
+    if goes_to:
+        assert re.search(rf"<dt>{goes_to}</dt><dd><code data-testid=\"refund-address\">"
+                         + EVM_ADDRESS, html)
+    else:
+        assert 'data-testid="receipt-refund"' not in html
+
+
+@pytest.mark.parametrize(("outcome", "said"), [
+    ("payout_failed", "Sending your crypto failed: none was sent to your wallet."),
+    ("deposit_invalid", "Your payment was not accepted: no crypto was sent."),
+    ("expire", "No payment arrived before this order expired: no crypto was sent."),
+])
+def test_a_failed_purchase_s_receipt_says_what_happened(flow, client, outcome, said):
+    html = client.get(ended_purchase(flow, outcome)).get_data(as_text=True)
+    assert reads_like_a_payout(html) == []
+    assert unescape(shown(html, "receipt-outcome")) == said
+
+
+def test_a_failed_purchase_s_receipt_in_french(flow, client):
+    flow.start(locale="fr")
+    html = client.get(ended_purchase(flow, "deposit_invalid")).get_data(as_text=True)
+    assert '<html lang="fr">' in html and reads_like_a_payout(html) == []
+    assert unescape(shown(html, "receipt-outcome")) == \
+        "Votre paiement n’a pas été accepté\u00a0: aucune crypto n’a été envoyée."
+
+
 def test_the_receipt_outlives_the_session(flow, client, app):
     link = receipt_link(paid_on_ramp(flow))
     order_id = flow.session.order_id
@@ -202,6 +456,26 @@ def test_an_expired_or_altered_link_is_the_friendly_not_found_page(flow, client,
         assert order_id not in html
     # Nor does a receipt's token open the order view.
     assert client.get(f"{prefix}/o/{fresh}").status_code == 404
+
+
+@pytest.mark.parametrize(("language", "title"), [("fr", "Reçu introuvable"),
+                                               ("sw", "Risiti haikupatikana"),
+                                               ("pt", "Recibo não encontrado")])
+def test_an_expired_link_says_so_in_the_language_it_was_made_in(app, client, language, title):
+    """Not the browser's: the shop made the link in the user's language, and the browser may be
+    set to another (a shared phone, a phone bought abroad)."""
+    prefix = app.config["CHECKOUT_URL_PREFIX"]
+    with app.test_request_context():
+        expired = receipt_token("a" * 24, "onramp", language, now=time.time() - 91 * DAY)
+    page = client.get(f"{prefix}/r/{expired}", headers={"Accept-Language": "en"})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 404
+    assert f'<html lang="{language}"' in html and title in html
+    # Nothing of it can be read from an altered link: the browser's language, as before.
+    altered = expired[:-6] + ("A" if expired[-6] != "A" else "B") + expired[-5:]
+    html = client.get(f"{prefix}/r/{altered}", headers={"Accept-Language": "en"}).get_data(
+        as_text=True)
+    assert '<html lang="en"' in html and "Receipt not found" in html
 
 
 def test_an_order_the_upstream_does_not_know_has_no_receipt(app, client):
