@@ -19,8 +19,6 @@ SUPPORT = {"email": "help@mama-mboga.example", "whatsapp": "+254 712 345 678",
     ({"fax": "+254712345678"}, "unknown fax"),
     ({"email": "help"}, "CHECKOUT_SUPPORT['email'] must be one plain address"),
     ({"email": "help@shop"}, "CHECKOUT_SUPPORT['email']"),
-    ({"email": "a@shop.example?bcc=b@evil.example"}, "CHECKOUT_SUPPORT['email']"),
-    ({"email": "a@shop.example\r\nBcc: b@evil.example"}, "CHECKOUT_SUPPORT['email']"),
     ({"email": ""}, "CHECKOUT_SUPPORT['email'] must be a non-empty string"),
     ({"web": "http://shop.example/help"}, "CHECKOUT_SUPPORT['web'] must be an https://"),
     ({"web": "https://"}, "CHECKOUT_SUPPORT['web']"),
@@ -35,6 +33,40 @@ def test_a_support_contact_no_one_could_reach_is_refused_at_start_up(config, set
     with pytest.raises(ConfigurationError) as refused:
         make_app(config)
     assert said in str(refused.value)
+
+
+@pytest.mark.parametrize("address", [
+    "help?cc=spy@evil.example",                 # valid for RFC 5322; a Cc in a mailto: link
+    "help&cc=spy@evil.example", "help%3Fcc%3Dspy@evil.example", "help#x@shop.example",
+    "help=x@shop.example", "help/x@shop.example",
+    "help@shop.example?cc=spy@evil.example", "help@shop.example,spy@evil.example",
+    "help@shop.example, spy@evil.example", "help@shop.example;spy@evil.example",
+    "Help <help@shop.example>", '"help desk"@shop.example', "help@[192.0.2.1]",
+    "help@shop.example\r\nBcc: spy@evil.example",
+])
+def test_a_support_address_is_one_plain_address_and_nothing_a_mailto_link_reads_more_in(
+        config, address):
+    config["CHECKOUT_SUPPORT"] = {"email": address}
+    with pytest.raises(ConfigurationError) as refused:
+        make_app(config)
+    said = str(refused.value)
+    assert said.startswith("CHECKOUT_SUPPORT['email'] must be one plain address")
+    assert "evil.example" not in said and address not in said    # the value is never echoed
+
+
+@pytest.mark.parametrize(("given", "kept"), [
+    ("help@shop.example", "help@shop.example"),
+    (" help+orders@Shop.Example ", "help+orders@shop.example"),
+    ("mama.mboga_help-1@shop.co.ke", "mama.mboga_help-1@shop.co.ke"),
+])
+def test_a_plain_support_address_is_taken(config, given, kept):
+    config["CHECKOUT_SUPPORT"] = {"email": given}
+    app = make_app(config)
+    from checkout.support import support_links
+
+    with app.test_request_context():
+        (link,) = support_links("ord_1")
+    assert urlsplit(link.href).path == kept
 
 
 def test_each_contact_is_a_link_with_the_order_reference_written_where_it_can_be(config):

@@ -11,6 +11,8 @@ Names and labels (the README's "Metrics" lists them for operators):
 ``checkout_order_status_changes_total{flow, status}``  one per ``order_status_changed`` sent
 ``checkout_ratelimited_requests_total{limit}``, ``checkout_reconciler_checks_total{flow, result}``
 ``checkout_orders{flow, status}``  gauge: the stored orders (``checkout_orders`` table) now
+
+A ``status`` or ``flow`` label is one the checkout knows, else ``other``: see :func:`status_label`.
 """
 from __future__ import annotations
 
@@ -31,9 +33,15 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from sqlalchemy.engine import Engine
 
 from .. import signals
+from ..flows import FLOW_TYPES
 from ..ratelimits import DEFAULT_LIMITS
 from ..upstream.breaker import STATES as BREAKER_STATES
-from ..webhooks.orders import count_by_status
+from ..webhooks.orders import (
+    OFFRAMP_TO_WEBHOOK,
+    ONRAMP_TO_WEBHOOK,
+    WEBHOOK_STATUSES,
+    count_by_status,
+)
 from . import MULTIPROC_ENV, Metrics
 
 if TYPE_CHECKING:
@@ -45,6 +53,23 @@ log = logging.getLogger(__name__)
 UPSTREAM_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0)
 # An acknowledgement is one INSERT: milliseconds; the sender gives up after some seconds.
 ACK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+# A stored order's status and flow come from signed webhooks too, which carry whatever the sender
+# wrote: an e-mail address, a new string in each delivery (a series each, kept for ever by every
+# scraper). Only the values the checkout knows are labels of their own: the webhook statuses
+# (upstream notes 4), the on-ramp and off-ramp orders' own (spec 3.1, 3.3), the checkout's flows.
+KNOWN_STATUSES = frozenset(WEBHOOK_STATUSES) | ONRAMP_TO_WEBHOOK.keys() | OFFRAMP_TO_WEBHOOK.keys()
+OTHER = "other"
+
+
+def status_label(status: str | None) -> str:
+    """``status`` as a label: itself when known, else ``other``."""
+    return status if status in KNOWN_STATUSES else OTHER
+
+
+def flow_label(flow: str | None) -> str:
+    """``flow`` as a label: ``onramp``, ``offramp``, ``unknown`` (none stored) or ``other``."""
+    return "unknown" if flow is None else flow if flow in FLOW_TYPES else OTHER
 
 
 @dataclass(frozen=True)
@@ -158,8 +183,12 @@ class StoredOrders:
         if rows is None:
             return
         family = GaugeMetricFamily(self.NAME, self.HELP, labels=["flow", "status"])
-        for flow, status, count in rows:
-            family.add_metric([flow or "unknown", status], count)
+        counts: dict[tuple[str, str], int] = {}
+        for flow, status, count in rows:     # the statuses nobody knows are added up as one
+            labels = (flow_label(flow), status_label(status))
+            counts[labels] = counts.get(labels, 0) + count
+        for labels, count in counts.items():
+            family.add_metric(list(labels), count)
         yield family
 
     def _rows(self) -> list[tuple[str | None, str, int]] | None:
@@ -282,4 +311,4 @@ class PrometheusMetrics(Metrics):
     @_never_raises
     def _status_changed(self, _sender: Any, *, flow: str | None, status: str,
                         **_details: Any) -> None:
-        self.families.status_changes.labels(flow or "unknown", status).inc()
+        self.families.status_changes.labels(flow_label(flow), status_label(status)).inc()

@@ -154,6 +154,8 @@ watch_table = Table(
     Column("next_check_at", DateTime(timezone=True), nullable=False, index=True),
     # Checks in a row that learned nothing new (or failed): the exponent of the backoff.
     Column("quiet_checks", Integer, nullable=False, default=0),
+    # When the last check ended; empty while one is under way (the claim clears it), so that an
+    # operator's "reconcile --now" takes an order resting in its back-off, never one being checked.
     Column("last_checked_at", DateTime(timezone=True), nullable=True),
     Column("last_error", Text, nullable=True),
 )

@@ -28,6 +28,7 @@ import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, request, url_for
 from flask_babel import gettext as _
@@ -340,6 +341,11 @@ def page_context(session: CheckoutSession, form: Mapping[str, Any] | None,
         inputs=field_inputs(document.required_fields, country) if document else [],
         photo_kinds=kyc_photos.kinds_asked(document) if document else (),
     )
+    if document is not None and len(documents) > 1:
+        # The document chosen is in the page's query, which the language menu does not echo
+        # (_language.html): it comes back to this document's form, named by its checked value.
+        context["language_next"] = (f"{journey.step_url(session, STEP)}?"
+                                    f"{urlencode({'document': document.value})}")
     if document is not None and not form:
         # Start from what the user already gave the checkout (their email, say).
         who = standing.contact(session)

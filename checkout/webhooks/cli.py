@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import click
+from babel.dates import format_timedelta
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
@@ -22,6 +23,7 @@ from .dispatch import status_signal_states
 from .dispatcher import process_pending
 from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
 from .printable import for_spreadsheet, for_terminal
+from .reconcile import Watched
 from .store import DISPATCHING, PENDING, SIGNAL_FAILED, utcnow
 
 webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
@@ -84,15 +86,21 @@ orders_cli = AppGroup("orders", help="Orders: list and show them; ask the upstre
 @orders_cli.command("reconcile")
 @click.option("--older-than", type=click.FloatRange(min=0), default=None,
               help="seconds an order's status has not been known current  "
-                   "[default: CHECKOUT_RECONCILE_AFTER]")
+                   "[default: CHECKOUT_RECONCILE_AFTER; 0 with --now]")
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True,
               help="orders asked about at most (CHECKOUT_RECONCILE_PER_MINUTE also bounds them)")
-def reconcile_command(older_than: float | None, limit: int) -> None:
+@click.option("--now", "at_once", is_flag=True,
+              help="ask about every order not settled now, whatever its back-off")
+def reconcile_command(older_than: float | None, limit: int, at_once: bool) -> None:
     """Ask the upstream once about each due order that is not settled, store what it says, and
-    send the signals owed."""
+    send the signals owed; then list the orders not settled that were not asked about, with
+    when each is due."""
     app = real_app(current_app)
     started = utcnow()
-    done = state_of(app).reconciler.run(older_than=older_than, limit=limit)
+    if at_once and older_than is None:
+        older_than = 0
+    reconciler = state_of(app).reconciler
+    done = reconciler.run(older_than=older_than, limit=limit, ignore_backoff=at_once)
     for check in done.checks:
         outcome = (f"error: {check.error}" if check.error
                    else f"{check.before or '-'} -> {check.after}" if check.moved
@@ -109,6 +117,43 @@ def reconcile_command(older_than: float | None, limit: int) -> None:
                + (f", {sending} still being sent" if sending else "")
                + (f"; {left} left for later (per-minute bound reached)" if done.budget_spent
                   else ""))
+    checked = {check.order_id for check in done.checks}
+    _print_waiting([order for order in reconciler.outlook(older_than=older_than)
+                    if order.order_id not in checked], now=utcnow())
+
+
+WAITING_LISTED = 50         # orders listed at most, soonest due first
+
+
+def _print_waiting(orders: list[Watched], *, now: datetime) -> None:
+    """The orders not settled that this pass did not ask about, and when each is due: one line
+    each, with nothing about the person (the order id and flow)."""
+    if not orders:
+        return
+    click.echo(f"{len(orders)} order(s) not settled and not checked now (--now asks about them "
+               f"all):")
+    for order in orders[:WAITING_LISTED]:
+        click.echo(f"  {_cut(order.order_id, 26):<26}  {order.flow:<7}  "
+                   f"due {order.due_at:%Y-%m-%d %H:%M:%S} UTC  {_why_waiting(order, now)}")
+    if len(orders) > WAITING_LISTED:
+        click.echo(f"  ... and {len(orders) - WAITING_LISTED} more")
+
+
+def _why_waiting(order: Watched, now: datetime) -> str:
+    if order.checking:
+        return "being checked now by another process"
+    if order.due_at <= now:
+        return "due now (left for the next pass: --limit or the per-minute bound)"
+    due = f"in {_span(order.due_at - now)}"
+    if not order.backing_off:
+        return f"{due}: status known current {_span(now - order.heard_at)} ago"
+    if order.quiet_checks:
+        return f"{due}: backing off after {order.quiet_checks} check(s) that learned nothing"
+    return f"{due}: checked lately"
+
+
+def _span(delta: timedelta) -> str:
+    return format_timedelta(max(delta, timedelta(0)), threshold=2, locale="en")
 
 
 SIGNALS_WAIT = 10.0         # seconds the command waits for signals another thread is sending

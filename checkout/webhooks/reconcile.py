@@ -18,13 +18,16 @@ webhook that arrives after the reconciler changes nothing it already recorded, a
 twice; there is no second path that fires signals.
 
 Each order has its own next check time in ``checkout_order_watch``. Claiming is a conditional
-UPDATE that pushes it a lease ahead, so of several workers one asks. A check that learns nothing
+UPDATE that pushes it a lease ahead and clears ``last_checked_at`` until the check ends, so of
+several workers one asks; an order resting in its back-off (``last_checked_at`` set) may be
+taken early (``--now``), never one whose check is under way. A check that learns nothing
 new (or fails: upstream down, 404) waits ``CHECKOUT_RECONCILE_AFTER`` × 2, 4, 8 ... seconds, at
 most ``CHECKOUT_RECONCILE_MAX_BACKOFF``; a status move starts over. Each process makes at most
 ``CHECKOUT_RECONCILE_PER_MINUTE`` calls a minute (0 turns the background reconciler off). It runs
 from the dispatcher thread (a pass per quarter of ``CHECKOUT_RECONCILE_AFTER``, at most 30 s
-apart) and from ``flask checkout orders reconcile``. Logs name the order, never
-a session.
+apart) and from ``flask checkout orders reconcile``, which also lists the orders left waiting
+(:meth:`Reconciler.outlook`) and can ask about them all at once, back-off or not (``--now``).
+Logs name the order, never a session.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, func, not_, or_, select, update
+from sqlalchemy import Select, and_, delete, func, not_, or_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -44,7 +47,14 @@ from ..pacing import CallBudget, Schedule
 from ..sessions import SESSION_LIFETIME
 from ..store.tables import sessions_table
 from .orders import OrderStatuses, get
-from .store import dialect_insert, orders_table, utcnow, watch_table, write_transaction
+from .store import (
+    aware,
+    dialect_insert,
+    orders_table,
+    utcnow,
+    watch_table,
+    write_transaction,
+)
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +98,24 @@ class Pass:
     budget_spent: bool    # stopped because the per-minute bound was reached
 
 
+@dataclass(frozen=True)
+class Watched:
+    """An order the reconciler watches (not settled), and when it will next ask about it."""
+
+    order_id: str
+    flow: str
+    heard_at: datetime             # when its status was last known current
+    next_check_at: datetime | None  # its back-off, or a check's lease; None: never asked
+    quiet_checks: int              # checks in a row that learned nothing: the back-off's exponent
+    due_at: datetime               # the later of heard_at + CHECKOUT_RECONCILE_AFTER and that
+    checking: bool                 # a check is under way (a worker holds its lease)
+
+    @property
+    def backing_off(self) -> bool:
+        """Waiting for its back-off, rather than because its status was known current lately."""
+        return self.next_check_at is not None and self.next_check_at >= self.due_at
+
+
 class Reconciler:
     """The app's reconciler, built with what it uses (composition.py): the order statuses it
     stores what it learns through, the app's config (read at each pass: an operator or a test may
@@ -103,27 +131,29 @@ class Reconciler:
         self.schedule = Schedule()      # when this process's dispatcher last reconciled
 
     def run(self, *, older_than: float | None = None, now: datetime | None = None,
-            limit: int = BATCH) -> Pass:
+            limit: int = BATCH, ignore_backoff: bool = False) -> Pass:
         """Ask the upstream about due orders (one pass) and store what it says. Never raises for
         one order's failure; raises if the database cannot be read.
 
-        ``older_than`` overrides ``CHECKOUT_RECONCILE_AFTER``; ``now`` is for tests.
+        ``older_than`` overrides ``CHECKOUT_RECONCILE_AFTER``; ``ignore_backoff`` asks about
+        orders whose next check is later too (an operator's ``--now``); ``now`` is for tests.
         """
         engine = self.statuses.engine
         now = now or utcnow()
-        after = float(self.config.get("CHECKOUT_RECONCILE_AFTER", 300) if older_than is None
-                      else older_than)
+        after = self._after(older_than)
         per_minute = int(self.config.get("CHECKOUT_RECONCILE_PER_MINUTE", 30))
         cap = float(self.config.get("CHECKOUT_RECONCILE_MAX_BACKOFF", 3600))
         forget_finished(engine, now=now)
-        due = due_orders(engine, now=now, after=timedelta(seconds=after), limit=limit)
+        due = due_orders(engine, now=now, after=timedelta(seconds=after), limit=limit,
+                         ignore_backoff=ignore_backoff)
         checks: list[Check] = []
         spent = False
-        for order_id, flow in due:
+        for order in due:
+            order_id, flow = order.order_id, order.flow
             if not self.budget.take(per_minute, now.timestamp()):
                 spent = True
                 break
-            quiet_checks = _claim(engine, order_id, flow, now)
+            quiet_checks = _claim(engine, order_id, flow, now, ignore_backoff=ignore_backoff)
             if quiet_checks is None:
                 self.budget.give_back(now.timestamp())
                 continue                  # another worker has it, or it moved meanwhile
@@ -132,6 +162,17 @@ class Reconciler:
             checks.append(check)
             _schedule(engine, check, quiet_checks, after, cap, now)
         return Pass(checks=checks, due=len(due), budget_spent=spent)
+
+    def outlook(self, *, older_than: float | None = None,
+                now: datetime | None = None) -> list[Watched]:
+        """Every order the reconciler watches now, soonest due first: what a pass would find,
+        and when each of the others is due. Reads only."""
+        return watched_orders(self.statuses.engine, now=now or utcnow(),
+                              after=timedelta(seconds=self._after(older_than)))
+
+    def _after(self, older_than: float | None) -> float:
+        return float(self.config.get("CHECKOUT_RECONCILE_AFTER", 300) if older_than is None
+                     else older_than)
 
     def maybe_run(self) -> Pass | None:
         """One pass from the dispatcher thread, unless turned off. Never raises."""
@@ -150,39 +191,78 @@ class Reconciler:
             return None
 
 
-def due_orders(engine: Engine, *, now: datetime, after: timedelta,
-               limit: int = BATCH) -> list[tuple[str, str]]:
-    """(order_id, flow) of orders not settled, not known current for ``after``, and due."""
+def _watched_queries(now: datetime) -> list[tuple[Select[Any], ColumnElement[Any]]]:
+    """The two sources of watched orders (not settled): sessions with an order, and stored
+    orders of the last ``SESSION_LIFETIME`` without one. Each selects order_id, flow, heard_at,
+    next_check_at, quiet_checks, last_checked_at; with its heard_at expression, to filter on."""
     s, o, w = sessions_table.c, orders_table.c, watch_table.c
-    quiet_since = now - after
-    due: ColumnElement[bool] = or_(w.order_id.is_(None), w.next_check_at <= now)
-    with engine.connect() as conn:
-        from_sessions = conn.execute(
-            select(s.order_id, s.flow)
-            .select_from(sessions_table
-                         .outerjoin(orders_table, o.order_id == s.order_id)
-                         .outerjoin(watch_table, w.order_id == s.order_id))
-            .where(s.order_id.is_not(None), s.flow.in_(FLOWS),
-                   or_(o.order_id.is_(None), not_(_settled(s.flow, o.status))),
-                   func.coalesce(o.refreshed_at, s.updated_at) <= quiet_since, due)
-            .order_by(func.coalesce(w.next_check_at, s.updated_at))
-            .limit(limit)).all()
-        has_session = select(s.order_id).where(s.order_id == o.order_id).exists()
-        from_orders = conn.execute(
-            select(o.order_id, o.flow)
-            .select_from(orders_table.outerjoin(watch_table, w.order_id == o.order_id))
-            .where(o.flow.in_(FLOWS), not_(_settled(o.flow, o.status)),
-                   o.refreshed_at <= quiet_since, o.created_at > now - SESSION_LIFETIME,
-                   not_(has_session), due)
-            .order_by(func.coalesce(w.next_check_at, o.refreshed_at))
-            .limit(limit)).all()
+    session_heard = func.coalesce(o.refreshed_at, s.updated_at)
+    from_sessions = (
+        select(s.order_id, s.flow, session_heard.label("heard_at"), w.next_check_at,
+               w.quiet_checks, w.last_checked_at)
+        .select_from(sessions_table
+                     .outerjoin(orders_table, o.order_id == s.order_id)
+                     .outerjoin(watch_table, w.order_id == s.order_id))
+        .where(s.order_id.is_not(None), s.flow.in_(FLOWS),
+               or_(o.order_id.is_(None), not_(_settled(s.flow, o.status)))))
+    has_session = select(s.order_id).where(s.order_id == o.order_id).exists()
+    from_orders = (
+        select(o.order_id, o.flow, o.refreshed_at.label("heard_at"), w.next_check_at,
+               w.quiet_checks, w.last_checked_at)
+        .select_from(orders_table.outerjoin(watch_table, w.order_id == o.order_id))
+        .where(o.flow.in_(FLOWS), not_(_settled(o.flow, o.status)),
+               o.created_at > now - SESSION_LIFETIME, not_(has_session)))
+    return [(from_sessions, session_heard), (from_orders, o.refreshed_at)]
+
+
+def _watched(row: Any, after: timedelta, now: datetime) -> Watched:
+    heard_at = aware(row.heard_at)
+    next_check_at = aware(row.next_check_at)
+    due_at = max(heard_at + after, next_check_at or heard_at)
+    checking = next_check_at is not None and next_check_at > now and row.last_checked_at is None
+    return Watched(str(row.order_id), str(row.flow), heard_at, next_check_at,
+                   int(row.quiet_checks or 0), due_at, checking)
+
+
+def _unique(rows: list[Watched]) -> list[Watched]:
     seen: set[str] = set()
-    found: list[tuple[str, str]] = []
-    for order_id, flow in [*from_sessions, *from_orders]:
-        if order_id not in seen:
-            seen.add(order_id)
-            found.append((str(order_id), str(flow)))
-    return found[:limit]
+    found = []
+    for row in rows:
+        if row.order_id not in seen:
+            seen.add(row.order_id)
+            found.append(row)
+    return found
+
+
+def due_orders(engine: Engine, *, now: datetime, after: timedelta, limit: int = BATCH,
+               ignore_backoff: bool = False) -> list[Watched]:
+    """Orders not settled, not known current for ``after``, and due (or, ``ignore_backoff``,
+    resting in their back-off): those of sessions first, each source soonest due first."""
+    found: list[Watched] = []
+    with engine.connect() as conn:
+        for query, heard_at in _watched_queries(now):
+            rows = conn.execute(
+                query.where(heard_at <= now - after, _takeable(now, ignore_backoff))
+                .order_by(func.coalesce(watch_table.c.next_check_at, heard_at))
+                .limit(limit)).all()
+            found += [_watched(row, after, now) for row in rows]
+    return _unique(found)[:limit]
+
+
+def _takeable(now: datetime, ignore_backoff: bool) -> ColumnElement[bool]:
+    """Orders a pass may claim: never asked, or due; ``ignore_backoff``: or resting in their
+    back-off (a check ended: never one whose check is under way)."""
+    w = watch_table.c
+    return or_(w.order_id.is_(None), w.next_check_at <= now,
+               *([w.last_checked_at.is_not(None)] if ignore_backoff else []))
+
+
+def watched_orders(engine: Engine, *, now: datetime, after: timedelta) -> list[Watched]:
+    """Every order the reconciler watches (not settled), soonest due first."""
+    with engine.connect() as conn:
+        rows = [_watched(row, after, now) for query, _heard in _watched_queries(now)
+                for row in conn.execute(query).all()]
+    return sorted(_unique(rows), key=lambda order: (order.due_at, order.order_id))
 
 
 def forget_finished(engine: Engine, *, now: datetime) -> int:
@@ -205,8 +285,10 @@ def _settled(flow: ColumnElement[str | None], status: ColumnElement[str | None]
                  for name in FLOWS))
 
 
-def _claim(engine: Engine, order_id: str, flow: str, now: datetime) -> int | None:
-    """Take the order for one check: its quiet checks so far, or None if not ours now."""
+def _claim(engine: Engine, order_id: str, flow: str, now: datetime, *,
+           ignore_backoff: bool = False) -> int | None:
+    """Take the order for one check: its quiet checks so far, or None if not ours now (another
+    worker's, or not due). ``last_checked_at`` stays empty while the check is under way."""
     w = watch_table.c
     with write_transaction(engine) as conn:
         inserted = conn.execute(
@@ -217,8 +299,9 @@ def _claim(engine: Engine, order_id: str, flow: str, now: datetime) -> int | Non
         if inserted is not None:
             return 0
         claimed = conn.execute(
-            update(watch_table).where(w.order_id == order_id, w.next_check_at <= now)
-            .values(next_check_at=now + LEASE).returning(w.quiet_checks)).first()
+            update(watch_table).where(w.order_id == order_id, _takeable(now, ignore_backoff))
+            .values(next_check_at=now + LEASE, last_checked_at=None)
+            .returning(w.quiet_checks)).first()
     return int(claimed.quiet_checks) if claimed is not None else None
 
 

@@ -103,6 +103,29 @@ def test_webhook_deliveries_by_result_and_stored_orders_by_flow_and_status(app, 
     assert seen.value("checkout_order_status_changes_total", flow="onramp") == 2
 
 
+@pytest.mark.parametrize("status", ["spy@evil.example", "deposit_awaiting\u200b", "SWAP_EXPIRED"])
+def test_a_status_nobody_knows_is_counted_as_other_and_never_becomes_a_label(app, client,
+                                                                              status):
+    # Signed (the sender holds the secret), but the status and type are whatever it wrote.
+    receive = app.test_client()
+    for n, (order_status, order_type) in enumerate([(status, "on_ramp"),
+                                                    (status, "bob@evil.example"),
+                                                    ("payout_pending", "on_ramp")]):
+        delivery = signed_webhook(order_id=f"ord_other_{n}", status=order_status,
+                                  order_type=order_type)
+        assert receive.post("/checkout/webhooks", data=delivery.body,
+                            headers=delivery.headers).status_code == 200
+    process_pending(app)
+    seen = scrape(client)
+    assert status not in seen.text and "evil.example" not in seen.text
+    assert seen.value("checkout_order_status_changes_total", flow="onramp", status="other") == 1
+    assert seen.value("checkout_order_status_changes_total", flow="other", status="other") == 1
+    assert seen.value("checkout_orders", flow="onramp", status="other") == 1
+    assert seen.value("checkout_orders", flow="other", status="other") == 1
+    assert seen.value("checkout_orders", flow="onramp", status="payout_pending") == 1
+    assert seen.label_values("status") <= {"other", "payout_pending"}
+
+
 def test_the_stored_orders_are_counted_at_most_once_per_cache_period(config):
     app = make_app({**config, "CHECKOUT_METRICS_ORDERS_CACHE_SECONDS": 3600})
     client = app.test_client()

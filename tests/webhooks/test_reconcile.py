@@ -3,6 +3,7 @@ were lost, and stores what it learns as a status page's refresh does (same order
 once-only signals)."""
 from __future__ import annotations
 
+import re
 import threading
 import time
 from datetime import timedelta
@@ -258,6 +259,87 @@ def test_the_cli_checks_due_orders_once_and_sends_the_signals(app, recorder, fak
     again = runner.invoke(args=["checkout", "orders", "reconcile", "--older-than", "0"])
     assert "0 order(s) checked" in again.output and recorder.statuses() == \
         [("ord_cli", "payout_successful")]
+
+
+def test_the_cli_lists_the_orders_in_back_off_with_when_each_is_due_and_now_asks_them(
+        app, recorder, fake_upstream):
+    # Orders the upstream does not know yet (a 404 each): a background pass asked about them
+    # and backs off. The operator then runs the command.
+    app.config.update(CHECKOUT_RECONCILE_AFTER=300, CHECKOUT_RECONCILE_MAX_BACKOFF=3600)
+    orders = [f"ord_wait_{n}" for n in range(3)]
+    for order_id in orders:
+        _session_with_order(app, "onramp", order_id)
+    passed = utcnow() + timedelta(seconds=301)
+    assert len(reconcile(app, now=passed).checks) == 3         # 404s: next check 600 s later
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["checkout", "orders", "reconcile", "--older-than", "0"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "0 order(s) checked, 0 moved, 0 failed, 0 signal(s) sent"
+    assert lines[1] == "3 order(s) not settled and not checked now (--now asks about them all):"
+    for order_id in orders:
+        due = _watch(app, order_id).next_check_at
+        (line,) = [line for line in lines if order_id in line]
+        assert f"onramp   due {due:%Y-%m-%d %H:%M:%S} UTC  in 15 minutes: backing off after " \
+               f"1 check(s) that learned nothing" in line
+    assert len(fake_upstream.calls) == 3
+
+    # An order heard of lately waits for --older-than (the default here: 300 s), said so.
+    _session_with_order(app, "offramp", "ord_fresh")
+    fresh = runner.invoke(args=["checkout", "orders", "reconcile"]).output
+    assert "4 order(s) not settled and not checked now" in fresh
+    (line,) = [line for line in fresh.splitlines() if "ord_fresh" in line]
+    assert re.search(r"ord_fresh +offramp  due .* UTC  in [45] minutes: status known current "
+                     r"\d+ seconds? ago", line), line
+
+    # --now asks about every one of them at once, whatever its back-off.
+    fake_upstream.orders["ord_wait_0"] = {"id": "ord_wait_0", "status": "complete"}
+    now = runner.invoke(args=["checkout", "orders", "reconcile", "--now"])
+    assert now.exit_code == 0, now.output
+    assert "4 order(s) checked, 1 moved, 3 failed, 1 signal(s) sent" in now.output
+    assert "not checked now" not in now.output
+    assert sorted(fake_upstream.calls[3:]) == ["ord_fresh", *orders]
+    assert recorder.statuses() == [("ord_wait_0", "payout_successful")]
+
+
+def test_now_never_takes_an_order_whose_check_is_under_way(webhook_config, fake_upstream, app):
+    assert_now_takes_an_order_resting_in_back_off_once(app, webhook_config, fake_upstream)
+
+
+@pytest.mark.postgres
+def test_on_postgresql_now_never_takes_an_order_whose_check_is_under_way(webhook_config,
+                                                                        postgres_url):
+    webhook_config["CHECKOUT_DATABASE_URL"] = postgres_url
+    app = make_app(dict(webhook_config))
+    fake = FakeUpstream()
+    use_upstream(app, fake)
+    try:
+        assert_now_takes_an_order_resting_in_back_off_once(app, webhook_config, fake)
+    finally:
+        app.extensions["checkout"].close()
+
+
+def assert_now_takes_an_order_resting_in_back_off_once(app, config, fake_upstream) -> None:
+    """Two operators run --now at once (or one does while a background pass asks): an order
+    resting in its back-off is asked about once."""
+    app.config.update(CHECKOUT_RECONCILE_AFTER=300)
+    other = make_app(dict(config))
+    other_upstream = FakeUpstream()
+    use_upstream(other, other_upstream)
+    _session_with_order(app, "onramp", "ord_twice")
+    reconcile(app, now=utcnow() + timedelta(seconds=301))        # a 404: backing off
+    assert reconcile(app, older_than=0).checks == []
+    seen_by_other: list = []
+    fake_upstream.during_fetch = lambda: seen_by_other.append(
+        (reconcile(other, older_than=0, ignore_backoff=True),
+         other.extensions["checkout"].reconciler.outlook(older_than=0)))
+    checks = reconcile(app, older_than=0, ignore_backoff=True).checks
+    assert [c.order_id for c in checks] == ["ord_twice"]
+    (other_pass, other_outlook), = seen_by_other
+    assert other_pass.checks == [] and other_upstream.calls == []
+    assert [(o.order_id, o.checking) for o in other_outlook] == [("ord_twice", True)]
+    assert len(fake_upstream.calls) == 2
+    assert _watch(app, "ord_twice").last_checked_at is not None     # the check has ended
 
 
 def test_the_cli_counts_the_signals_the_dispatcher_thread_sent_for_it(config):
