@@ -19,15 +19,9 @@ from ..gunicorn_support import ROOT
 from ..support.waiting import wait_for
 from .conftest import Receiver
 from .helpers import order_payload, signed_webhook
+from .worker_app import start_worker
 
 ORDERS = 12
-
-
-def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    flask = str(Path(sys.executable).with_name("flask"))
-    return subprocess.Popen([flask, "--app", "tests.webhooks.worker_app:create", "checkout",
-                             "worker"], cwd=ROOT, env={**os.environ, **env},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _all_dispatched(app) -> bool:

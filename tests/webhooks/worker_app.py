@@ -6,16 +6,30 @@ the receiver of the process's signal number ``CHECKOUT_TEST_STALL_AFTER`` + 1 (t
 default) makes that file and waits for ever, before it writes anything down: a process that stalls
 in the middle of sending its signals, ready to be killed (kill -9) by the test. Only the first
 process to get there stalls (the file is made once), so a worker started beside it does not.
+With ``CHECKOUT_TEST_METRICS_TOKEN`` the app's metrics are on.
 """
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from flask import Flask
 
 from checkout import Checkout
 from checkout.signals import order_status_changed
+
+from ..gunicorn_support import ROOT
+
+
+def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``flask checkout worker`` on this module's app, in a process of its own."""
+    flask = str(Path(sys.executable).with_name("flask"))
+    return subprocess.Popen([flask, "--app", "tests.webhooks.worker_app:create", "checkout",
+                             "worker"], cwd=ROOT, env={**os.environ, **env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def create() -> Flask:
@@ -25,6 +39,7 @@ def create() -> Flask:
         CHECKOUT_WEBHOOK_BACKGROUND=False, CHECKOUT_WEBHOOK_FETCH_ORDERS=False,
         CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.2, CHECKOUT_SIGNAL_LEASE=2,
         CHECKOUT_RECONCILE_PER_MINUTE=0,
+        CHECKOUT_METRICS_TOKEN=os.environ.get("CHECKOUT_TEST_METRICS_TOKEN"),
     )
     Checkout(app)
     log_path = os.environ["CHECKOUT_TEST_SIGNAL_LOG"]
