@@ -127,17 +127,19 @@ def worker_command(once: bool) -> None:
     import signal
     import threading
 
+    from .metrics import counting_process
     from .state import real_app
     from .webhooks.dispatcher import run_worker, sweep
 
     app = real_app(current_app)
-    if once:
-        sweep(app)
-        return
-    stop = threading.Event()
-    for stop_signal in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(stop_signal, lambda *_args: stop.set())
-    run_worker(app, stop)
+    with counting_process(app):
+        if once:
+            sweep(app)
+            return
+        stop = threading.Event()
+        for stop_signal in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(stop_signal, lambda *_args: stop.set())
+        run_worker(app, stop)
 
 from .store.cli import db_cli  # noqa: E402 - the store's subgroup
 

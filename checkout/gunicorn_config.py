@@ -26,7 +26,9 @@ or, from a configuration file of your own (its settings and hooks are plain name
   gunicorn's master process, before any app is loaded (workers inherit it). When it is not set
   already, a private directory is made for this server and removed when it stops.
 * ``on_starting``: empties that directory of prometheus_client's files left by an earlier run
-  (only ``counter_*.db``, ``histogram_*.db``, ``gauge_*.db``, ``summary_*.db``).
+  (only ``counter_*.db``, ``histogram_*.db``, ``gauge_*.db``, ``summary_*.db``), but for those of
+  processes still running: a ``flask checkout worker`` given the same directory counts there
+  too, and a file removed under it would take its counts out of every scrape.
 * ``child_exit``: ``prometheus_client.multiprocess.mark_process_dead`` for a worker that stopped.
   Its counts stay (the totals must not go down); live gauges of that worker go.
 """
@@ -71,7 +73,20 @@ def on_starting(server: Any) -> None:
     """In the master, before any worker: no count of an earlier run is added to this one's."""
     for pattern in _PROMETHEUS_FILES:
         for path in glob.glob(os.path.join(_DIRECTORY, pattern)):
-            os.remove(path)
+            if not _of_a_running_process(path):
+                os.remove(path)
+
+
+def _of_a_running_process(path: str) -> bool:
+    """Whether the process that wrote ``path`` (``<type>_<pid>.db``) still runs."""
+    try:
+        pid = int(os.path.basename(path).removesuffix(".db").rsplit("_", 1)[1])
+        os.kill(pid, 0)
+    except (ValueError, IndexError, ProcessLookupError):
+        return False
+    except PermissionError:         # another user's process
+        return True
+    return True
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -24,9 +24,11 @@ its route template (``/api/offramp/order/{id}``), never the path that was sent.
 
 Across gunicorn workers: prometheus_client's multiprocess mode, chosen by the
 ``PROMETHEUS_MULTIPROC_DIR`` environment variable before prometheus_client is imported (see
-:mod:`checkout.gunicorn_config`, which sets it up). Without it each app has its own registry,
-never prometheus_client's global one: the host's own metrics stay apart, and two apps in one
-process (tests) do not collide.
+:mod:`checkout.gunicorn_config`, which sets it up). A ``flask checkout worker`` given the same
+directory counts there too (:func:`counting_process`), so what it counts (the signals it sends,
+the reconciler's checks) is in the web app's scrape. Without the variable each app has its own
+registry, never prometheus_client's global one: the host's own metrics stay apart, and two apps
+in one process (tests) do not collide.
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from flask import Flask
@@ -43,7 +47,7 @@ from ..errors import ConfigurationError
 if TYPE_CHECKING:
     from ..readiness import Readiness
 
-__all__ = ["MULTIPROC_ENV", "Metrics", "check_config", "enabled"]
+__all__ = ["MULTIPROC_ENV", "Metrics", "check_config", "counting_process", "enabled"]
 
 log = logging.getLogger(__name__)
 
@@ -138,3 +142,31 @@ def _check_multiprocess() -> None:
             f"prometheus_client was imported before {MULTIPROC_ENV} was set: its counts would "
             "stay in each process. Set it in the environment of the server process (or use "
             "gunicorn -c python:checkout.gunicorn_config)")
+
+
+@contextmanager
+def counting_process(app: Flask) -> Iterator[None]:
+    """Around the life of a process of its own that counts (``flask checkout worker``).
+
+    Its counts reach ``{prefix}/metrics``, served by the web processes, only through the
+    multiprocess directory they read: without one it says so at its start. At its end its live
+    gauges leave the directory (its counts stay in the totals), as gunicorn's ``child_exit`` does
+    for a web worker (:mod:`checkout.gunicorn_config`).
+    """
+    directory = os.environ.get(MULTIPROC_ENV)
+    if not enabled(app):
+        yield
+        return
+    if not directory:
+        log.warning("%s is set but %s is not: this process's counts (signals sent, reconciler "
+                    "checks, upstream calls) never reach the web processes' metrics; give it "
+                    "the directory the web server uses (see the README, Metrics)",
+                    TOKEN_KEY, MULTIPROC_ENV)
+        yield
+        return
+    try:
+        yield
+    finally:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(os.getpid(), directory)  # type: ignore[no-untyped-call]

@@ -5,21 +5,28 @@ Every owed signal is a row (``checkout_signal_log`` for ``order_status_changed``
 
 1. claim: a conditional UPDATE pending -> dispatching (a small batch at a time), committed before
    any merchant code runs, so two workers never both send it;
-2. send with the Flask app as sender, inside an app context;
-3. mark the batch dispatched, or failed with the receiver's error (logged;
-   ``flask checkout webhooks replay`` sends it again).
+2. send each row with the Flask app as sender, inside an app context, one at a time;
+3. as soon as its receivers return, mark that row dispatched (or failed with the receiver's
+   error: logged; ``flask checkout webhooks replay`` sends it again), in a transaction of its own.
 
 Trade-off: the decision to send is exactly-once (a UNIQUE constraint, in the same transaction as
-the status move); the call into merchant code is exactly-once while the process lives. If the
-process dies between the claim and the mark, the row is claimed again after
-``CHECKOUT_SIGNAL_LEASE`` seconds: delivery is at-least-once across crashes, never lost. Receivers
-that move money should therefore be idempotent on (order_id, status).
+the status move); a signal whose receivers have returned is never sent again, since it is marked
+before the next is sent. If the process dies while a receiver runs, that row (the one in flight)
+and the rows of its batch not yet sent are claimed again after ``CHECKOUT_SIGNAL_LEASE`` seconds:
+a death repeats at most the one in flight, and loses none. Receivers that move money should
+therefore be idempotent on (order_id, status).
+
+The lease runs from the claim and is renewed by each mark, for the batch's rows still to send:
+a batch of slow receivers keeps its rows while its process lives, each receiver having the whole
+lease. A row another worker took meanwhile (its lease ran out: a receiver slower than the lease)
+is left to that worker.
 """
 from __future__ import annotations
 
 import json
 import logging
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
@@ -54,8 +61,10 @@ OUTBOX_SIGNALS: dict[str, NamedSignal] = {
 
 
 def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000,
-                     between_batches: Callable[[], None] | None = None) -> int:
-    """Send owed signals, oldest first; return how many were sent (failed ones included)."""
+                     between_batches: Callable[[], None] | None = None,
+                     clock: Callable[[], datetime] = utcnow) -> int:
+    """Send owed signals, oldest first; return how many were sent (failed ones included).
+    ``clock`` times the claims and their leases."""
     lease = timedelta(seconds=float(app.config.get("CHECKOUT_SIGNAL_LEASE", 300)))
     sent = 0
     # webhook_received first: for one delivery it was owed before the status move was.
@@ -63,13 +72,11 @@ def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000,
         while sent < limit:
             if between_batches is not None and sent:
                 between_batches()
-            claimed = _claim_batch(engine, table, lease)
-            if not claimed:
+            claim = _claim_batch(engine, table, lease, clock)
+            if not claim.rows:
                 break
-            bodies = _event_bodies(engine, {row.event_id for row in claimed})
-            outcomes = [_send(app, table, row, bodies.get(row.event_id)) for row in claimed]
-            _finish(engine, table, outcomes)
-            sent += len(claimed)
+            bodies = _event_bodies(engine, {row.event_id for row in claim.rows})
+            sent += _send_claimed(app, engine, table, claim, bodies, clock)
     return sent
 
 
@@ -103,16 +110,39 @@ def _claim_statement(table: Table) -> Any:
             .returning(*table.c))
 
 
-def _claim_batch(engine: Engine, table: Table, lease: timedelta) -> list[Any]:
+@dataclass(frozen=True)
+class Claim:
+    """Rows this worker claimed and has not sent yet, and the time they were claimed at (or
+    their lease last renewed at): what tells them from rows another worker claimed since."""
+
+    rows: list[Any]
+    at: datetime
+
+
+def _claim_batch(engine: Engine, table: Table, lease: timedelta,
+                 clock: Callable[[], datetime]) -> Claim:
     """Take due rows, committed before any merchant code runs.
 
-    Small batches: every row of a batch must be sent well within the lease, or another worker
-    would take it again. PostgreSQL skips rows another worker is claiming; SQLite has one writer.
+    Small batches: a row is claimed for the lease; each mark renews it (see the module's
+    docstring). PostgreSQL skips rows another worker is claiming; SQLite has one writer.
     """
-    now = utcnow()
+    now = clock()
     with write_transaction(engine) as conn:
         rows = conn.execute(_claim_statement(table), {"now": now, "stale": now - lease}).all()
-    return sorted(rows, key=lambda row: row.id)
+    return Claim(sorted(rows, key=lambda row: row.id), now)
+
+
+def _send_claimed(app: Flask, engine: Engine, table: Table, claim: Claim,
+                  bodies: dict[int, bytes], clock: Callable[[], datetime]) -> int:
+    """Send the claimed rows in order, each marked as soon as its receivers return (so a death
+    repeats only the one in flight); return how many were sent."""
+    sent = 0
+    while claim.rows:
+        row = claim.rows[0]
+        error = _send(app, table, row, bodies.get(row.event_id))
+        claim = _finish(engine, table, row.id, error, Claim(claim.rows[1:], claim.at), clock())
+        sent += 1
+    return sent
 
 
 def _event_bodies(engine: Engine, event_ids: set[int | None]) -> dict[int, bytes]:
@@ -124,8 +154,8 @@ def _event_bodies(engine: Engine, event_ids: set[int | None]) -> dict[int, bytes
             select(events_table.c.id, events_table.c.body).where(events_table.c.id.in_(wanted)))}
 
 
-def _send(app: Flask, table: Table, row: Any, body: bytes | None) -> tuple[int, str | None]:
-    """Call the receivers; return the row id and the error, if one raised."""
+def _send(app: Flask, table: Table, row: Any, body: bytes | None) -> str | None:
+    """Call the receivers; return the error, if one raised."""
     event = json.loads(body) if body is not None else None
     try:
         with app.app_context():
@@ -138,20 +168,30 @@ def _send(app: Flask, table: Table, row: Any, body: bytes | None) -> tuple[int, 
                 OUTBOX_SIGNALS[row.signal].send(app, event=event)
     except Exception as exc:  # merchant code: record it, never lose the row
         log.exception("a receiver of %s failed (row %s)", _name(table, row), row.id)
-        return row.id, f"{type(exc).__name__}: {exc}"[:2000]
-    return row.id, None
+        return f"{type(exc).__name__}: {exc}"[:2000]
+    return None
 
 
-def _finish(engine: Engine, table: Table, outcomes: list[tuple[int, str | None]]) -> None:
-    sent = [row_id for row_id, error in outcomes if error is None]
+def _finish(engine: Engine, table: Table, row_id: int, error: str | None, rest: Claim,
+            now: datetime) -> Claim:
+    """Mark one row sent (or failed with ``error``) and renew the lease of the ``rest`` of its
+    batch, in one transaction; return the rest still this worker's."""
     with write_transaction(engine) as conn:
-        if sent:
-            conn.execute(update(table).where(table.c.id.in_(sent))
-                         .values(state=DISPATCHED, error=None, dispatched_at=utcnow()))
-        for row_id, error in outcomes:
-            if error is not None:
-                conn.execute(update(table).where(table.c.id == row_id)
-                             .values(state=SIGNAL_FAILED, error=error, dispatched_at=None))
+        if error is None:
+            conn.execute(update(table).where(table.c.id == row_id)
+                         .values(state=DISPATCHED, error=None, dispatched_at=now))
+        else:
+            conn.execute(update(table).where(table.c.id == row_id)
+                         .values(state=SIGNAL_FAILED, error=error, dispatched_at=None))
+        if not rest.rows:
+            return rest
+        # Still ours: claimed at the time we claimed (or last renewed) them. Another worker's
+        # claim of a row whose lease ran out wrote its own time.
+        kept = set(conn.execute(
+            update(table).where(table.c.id.in_([row.id for row in rest.rows]),
+                                table.c.state == DISPATCHING, table.c.claimed_at == rest.at)
+            .values(claimed_at=now).returning(table.c.id)).scalars())
+    return Claim([row for row in rest.rows if row.id in kept], now)
 
 
 def _name(table: Table, row: Any) -> str:

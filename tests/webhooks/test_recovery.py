@@ -41,7 +41,7 @@ def test_events_stored_by_a_dead_process_are_processed_by_the_next_one(webhook_c
             with second.extensions["checkout"].engine.connect() as conn:
                 return set(conn.execute(select(signal_log_table.c.state)).scalars())
 
-        # The dispatcher sends a batch's signals, then marks the batch dispatched: wait for both.
+        # The dispatcher marks each signal dispatched once its receivers returned: wait for both.
         wait_for(lambda: len(recorder.of("order_status_changed")) == 2
                   and states() == {"dispatched"})
         assert recorder.statuses() == [("ord_dead", "deposit_successful"),

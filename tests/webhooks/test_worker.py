@@ -1,6 +1,8 @@
 """``flask checkout worker``: the background work in a process of its own, for hosts whose web
 processes keep no threads. Killed (kill -9) in the middle of sending signals, it leaves nothing
-stuck: another worker takes what it had claimed once its lease is over, each signal once."""
+stuck: another worker takes what it had claimed once its lease is over, each signal once. A
+signal whose receiver has returned is never sent again: a death repeats at most the one in
+flight."""
 from __future__ import annotations
 
 import os
@@ -17,17 +19,9 @@ from ..gunicorn_support import ROOT
 from ..support.waiting import wait_for
 from .conftest import Receiver
 from .helpers import order_payload, signed_webhook
-
-pytestmark = pytest.mark.postgres
+from .worker_app import start_worker
 
 ORDERS = 12
-
-
-def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    flask = str(Path(sys.executable).with_name("flask"))
-    return subprocess.Popen([flask, "--app", "tests.webhooks.worker_app:create", "checkout",
-                             "worker"], cwd=ROOT, env={**os.environ, **env},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _all_dispatched(app) -> bool:
@@ -41,6 +35,7 @@ def _all_dispatched(app) -> bool:
     return states == {DISPATCHED}
 
 
+@pytest.mark.postgres
 def test_a_worker_killed_while_sending_leaves_nothing_stuck(config, postgres_url, tmp_path):
     config.update(CHECKOUT_DATABASE_URL=postgres_url, CHECKOUT_WEBHOOK_BACKGROUND=False,
                   CHECKOUT_WEBHOOK_FETCH_ORDERS=False)
@@ -72,6 +67,47 @@ def test_a_worker_killed_while_sending_leaves_nothing_stuck(config, postgres_url
     assert {line.split()[0] for line in signals.read_text().splitlines()} == {str(second.pid)}
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request, config) -> str:
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgres_url")
+    return config["CHECKOUT_DATABASE_URL"]
+
+
+def test_a_dead_workers_returned_receivers_are_not_called_again(config, database_url, tmp_path):
+    # Two workers side by side; the one sending signals is killed (kill -9) after five of its
+    # receivers returned, while the sixth is running. The other takes over once the lease is
+    # over: the five are never sent again, the sixth (in flight, never returned) is.
+    config.update(CHECKOUT_DATABASE_URL=database_url, CHECKOUT_WEBHOOK_BACKGROUND=False,
+                  CHECKOUT_WEBHOOK_FETCH_ORDERS=False)
+    web = Receiver(make_app(dict(config)))
+    for n in range(ORDERS):
+        assert web.post(signed_webhook(order_payload(f"ord_{n}", "payout_successful"))
+                        ).status_code == 200
+    signals, stall = tmp_path / "signals.log", tmp_path / "stalled"
+    env = {"CHECKOUT_TEST_DATABASE_URL": database_url, "CHECKOUT_TEST_SIGNAL_LOG": str(signals),
+           "CHECKOUT_TEST_STALL": str(stall), "CHECKOUT_TEST_STALL_AFTER": "5"}
+    workers = [start_worker(env), start_worker(env)]
+    try:
+        killed = int(wait_for(lambda: stall.exists() and stall.read_text(), timeout=30))
+        dying, = (worker for worker in workers if worker.pid == killed)
+        dying.send_signal(signal.SIGKILL)
+        dying.wait(10)
+        wait_for(lambda: signals.exists() and
+                 len(signals.read_text().splitlines()) >= ORDERS, timeout=30)
+        wait_for(lambda: _all_dispatched(web.app), timeout=30)
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                assert worker.wait(20) == 0
+    lines = [line.split() for line in signals.read_text().splitlines()]
+    returned = Counter((order_id, status) for _, order_id, status in lines)
+    assert returned == Counter({(f"ord_{n}", "payout_successful"): 1 for n in range(ORDERS)})
+    assert sum(pid == str(killed) for pid, *_ in lines) == 5
+
+
+@pytest.mark.postgres
 def test_once_does_one_round_and_exits(config, postgres_url, tmp_path):
     config.update(CHECKOUT_DATABASE_URL=postgres_url, CHECKOUT_WEBHOOK_BACKGROUND=False,
                   CHECKOUT_WEBHOOK_FETCH_ORDERS=False)
