@@ -11,7 +11,7 @@ from flask import Flask
 from hypothesis import settings
 
 from checkout import Checkout
-from checkout.store import make_engine
+from checkout.store import availability, make_engine
 from checkout.store.schema import prepare
 
 from . import postgres, redis_server
@@ -106,3 +106,12 @@ def redis():
     clear what they wrote."""
     with redis_server.server() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def no_database_time_outlives_its_request():
+    """A request's time for the database (checkout.store.availability) ends with it, also when it
+    is served inside another request of the same app (they share its ``g``): left set, every
+    later database wait of the thread would find no time left (a test's other tab, racing)."""
+    yield
+    assert availability.remaining() is None, "a request's time for the database outlived it"

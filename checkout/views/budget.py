@@ -12,6 +12,9 @@ from ..store import REQUEST_DATABASE_TIME, availability
 from ..upstream import budget
 
 
+_DATABASE_BUDGET = "checkout.database_budget"
+
+
 def _begin() -> None:
     this = request._get_current_object()  # type: ignore[attr-defined]
 
@@ -21,14 +24,17 @@ def _begin() -> None:
 
     g.checkout_upstream_budget = budget.begin(
         float(current_app.config["CHECKOUT_REQUEST_BUDGET"]), current)
-    g.checkout_database_budget = availability.begin(REQUEST_DATABASE_TIME)
+    # Kept with this request itself, not in ``g``: a request served inside another of the same
+    # app (they share its app context, and ``g``) would take the outer one's token, which would
+    # never be given back, and every later database wait of this thread would find no time left.
+    request.environ[_DATABASE_BUDGET] = availability.begin(REQUEST_DATABASE_TIME)
 
 
 def _end(_exc: BaseException | None) -> None:
     token = g.pop("checkout_upstream_budget", None)
     if token is not None:
         budget.end(token)
-    database = g.pop("checkout_database_budget", None)
+    database = request.environ.pop(_DATABASE_BUDGET, None)
     if database is not None:
         availability.end(database)
 
