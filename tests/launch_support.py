@@ -70,6 +70,6 @@ def session_count(app: Flask) -> int:
 
 
 def session_id_from(location: str) -> str:
-    """The id in ``/checkout/s/<id>/``."""
+    """The id in ``/checkout/s/<id>/`` or ``/checkout/s/<id>/<step>``."""
     parts = location.rstrip("/").split("/")
     return parts[parts.index("s") + 1]

@@ -250,6 +250,7 @@ def test_gunicorn_with_the_logger_class_writes_no_secret_and_the_request_id(conf
 
     from tests.conftest import make_app
     from tests.gunicorn_support import gunicorn_workers
+    from tests.launch_support import session_id_from
 
     database = f"sqlite:///{tmp_path}/logs.sqlite3"
     make_app({**config, "CHECKOUT_DATABASE_URL": database})          # the tables, once
@@ -262,7 +263,7 @@ def test_gunicorn_with_the_logger_class_writes_no_secret_and_the_request_id(conf
         base = f"http://127.0.0.1:{port}/checkout"
         opened = requests.get(base + "/onramp", allow_redirects=False, timeout=20)
         session_url = opened.headers["Location"]
-        session_id = session_url.rstrip("/").rsplit("/", 1)[-1]
+        session_id = session_id_from(session_url)
         page = requests.get(session_url if session_url.startswith("http") else
                             f"http://127.0.0.1:{port}{session_url}",
                             headers={"Referer": f"{base}/launch?token={LAUNCH_TOKEN}"},

@@ -331,7 +331,7 @@ class TestAntiForgery:
 class TestParentOrigin:
     def test_page_names_the_exact_parent_origin(self, app, client):
         sid, _ = open_session(app, client, parentOrigin=SHOP)
-        body = client.get(f"/checkout/s/{sid}/").get_data(as_text=True)
+        body = client.get(f"/checkout/s/{sid}/", follow_redirects=True).get_data(as_text=True)
         assert f'<meta name="checkout-parent-origin" content="{SHOP}">' in body
 
     @pytest.mark.parametrize("ancestors, parent, expected", [

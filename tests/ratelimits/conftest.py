@@ -11,6 +11,8 @@ import pytest
 from flask import Flask
 from werkzeug.test import TestResponse
 
+from ..launch_support import session_id_from
+
 PREFIX = "/checkout"
 
 
@@ -41,7 +43,7 @@ class Shopper:
     def open_session(self, flow: str = "onramp", **query: str) -> str:
         response = self.get(f"/{flow}", query_string=query)
         assert response.status_code == 303, response.status_code
-        return response.headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+        return session_id_from(response.headers["Location"])
 
 
 @pytest.fixture

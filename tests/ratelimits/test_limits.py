@@ -277,7 +277,8 @@ def test_a_client_that_asks_for_json_gets_json(config):
 
 
 def test_htmx_swaps_429_and_only_429_of_the_4xx(app, shopper):
-    html = shopper.get(f"/s/{shopper.open_session()}/").get_data(as_text=True)
+    html = shopper.get(f"/s/{shopper.open_session()}/", follow_redirects=True).get_data(
+        as_text=True)
     config = re.search(r"<meta name=\"htmx-config\" content='([^']+)'>", html).group(1)
     handling = json.loads(config)["responseHandling"]
     assert handling == [{"code": "204", "swap": False}, {"code": "[23]..", "swap": True},

@@ -16,6 +16,7 @@ import requests
 
 from ..conftest import make_app
 from ..gunicorn_support import free_port, gunicorn_workers
+from ..launch_support import session_id_from
 from ..redis_server import RedisServer
 from .conftest import Shopper
 
@@ -134,8 +135,8 @@ def test_two_gunicorn_workers_hold_one_limit(config, postgres_url, redis_url, tm
         with ThreadPoolExecutor(8) as pool:
             opened = list(pool.map(get, ["/onramp"] * 60))
         assert Counter(code for code, _ in opened) == Counter({303: 20, 429: 40})
-        session = next(location for code, location in opened if code == 303).rstrip("/")
-        session_id = session.rsplit("/", 1)[-1]
+        session_id = session_id_from(next(location for code, location in opened
+                                          if code == 303))
         with ThreadPoolExecutor(8) as pool:
             priced = list(pool.map(get, [f"/s/{session_id}/quote?amount={n}"
                                          for n in range(40)]))
