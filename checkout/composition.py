@@ -25,6 +25,7 @@ from .sessions import SessionStore
 from .state import CheckoutState
 from .store import make_engine
 from .store.schema import prepare
+from .store.writing import open_writer_turn
 from .theme import theme_of
 from .upstream import UpstreamClient
 from .upstream.breaker import Breaker, breaker_told
@@ -32,10 +33,8 @@ from .upstream.inprocess import mount_wsgi_app
 from .views import context as session_context
 from .webhooks import dispatcher
 from .webhooks.background import Dispatcher
-from .webhooks.intake import Intake
 from .webhooks.orders import OrderStatuses
 from .webhooks.reconcile import Reconciler
-from .webhooks.store import open_writer_turn
 
 
 def build(app: Flask) -> CheckoutState:
@@ -86,7 +85,7 @@ def build(app: Flask) -> CheckoutState:
     background = Dispatcher(app, dispatcher.sweep)
     statuses = OrderStatuses(engine, upstream, app.config, notify=background.notify)
     return CheckoutState(
-        engine=engine, intake=Intake(engine),
+        engine=engine,
         sessions=sessions,
         upstream=upstream,
         embedded_sandbox=sandbox,

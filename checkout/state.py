@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from .theme import Theme
     from .upstream.client import UpstreamClient
     from .webhooks.background import Dispatcher
-    from .webhooks.intake import Intake
     from .webhooks.orders import OrderStatuses
     from .webhooks.reconcile import Reconciler
 
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
 @dataclass
 class CheckoutState:
     engine: Engine
-    intake: Intake                  # webhook deliveries into the engine's database
     sessions: SessionStore
     upstream: UpstreamClient
     # The embedded sandbox upstream, when no base URL is set (built on its first call).
@@ -71,16 +69,14 @@ class CheckoutState:
         return self.embedded_sandbox.app if self.embedded_sandbox is not None else None
 
     def close(self) -> None:
-        """Give back the database connections: the intake's, then the pool's (an app thrown away,
-        or a test's). Each process's webhook intake keeps one connection while the app lives."""
-        self.intake.close()
+        """Give back the database connections (an app thrown away, or a test's)."""
         self.engine.dispose()
 
     def ensure_schema(self, app: Flask) -> None:
         """What start-up does with the schema, once: upgrade it or refuse it (``SchemaError``)."""
         if self.schema_unchecked:
             prepare(self.engine, auto_upgrade=bool(app.config["CHECKOUT_DATABASE_AUTO_UPGRADE"]))
-            from .webhooks.store import open_writer_turn
+            from .store.writing import open_writer_turn
 
             open_writer_turn(self.engine)
             self.schema_unchecked = False

@@ -31,7 +31,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..sessions import CheckoutSession, find_by_order
 from ..store.tables import kyc_levels_table
-from ..webhooks.store import dialect_insert, write_transaction
+from ..store.writing import dialect_insert, write_transaction
 from .levels import LEVELS, rank
 
 # Only passed levels are kept: "none" is what an unknown person has anyway.

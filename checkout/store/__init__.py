@@ -124,8 +124,6 @@ def _make_engine(url: str) -> Engine:
         availability = _availabilities[engine] = Availability()
         bounded_connections(engine, DATABASE_WAIT + 1.0, availability)
     _ping_idle_connections(engine)
-    if engine.dialect.driver == "psycopg":     # another driver has its own way with lists
-        _send_arrays_in_binary(engine)
     return engine
 
 
@@ -155,23 +153,6 @@ def _postgresql_bounds(url: URL) -> dict[str, Any]:
         wait_ms = int(DATABASE_WAIT * 1000)
         args["options"] = f"-c statement_timeout={wait_ms} -c lock_timeout={wait_ms}"
     return args
-
-
-def _send_arrays_in_binary(engine: Engine) -> None:
-    """Send a list parameter as a binary array, not as text.
-
-    The webhook intake sends each batch of deliveries as one array per column. psycopg's default
-    for a list is the text format, built in Python with a regular expression run on every element
-    to quote it: about 40 % of the intake's own time, with the GIL held. The binary format copies
-    each element as it is (the elements' dumpers are psycopg's C ones) and the server reads it
-    with no parsing either.
-    """
-    from psycopg.types.array import ListBinaryDumper
-
-    @event.listens_for(engine, "connect")
-    def _binary_lists(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
-        # Registered last, the binary dumper is also the one a plain %s placeholder picks.
-        dbapi_conn.adapters.register_dumper(list, ListBinaryDumper)
 
 
 def _ping_idle_connections(engine: Engine) -> None:

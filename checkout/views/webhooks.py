@@ -108,10 +108,8 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
     parsed, reason = parse_or_reason(body)
     headers = {name: value for name in KEPT_HEADERS
                if (value := delivery.headers.get(name)) is not None}
-    dispatcher = state.dispatcher
     try:
-        with dispatcher.acknowledging():
-            receipt = record_delivery(state.intake, body, headers, parsed, reason, signed=signed)
+        receipt = record_delivery(state.engine, body, headers, parsed, reason, signed=signed)
     except SQLAlchemyError as exc:
         # One line with the reason: a database that is down refuses every delivery, and a
         # traceback each would bury the log (the sender retries; nothing is lost).
@@ -125,7 +123,7 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
     if parsed is None:
         return Answer(400, {"error": reason, "id": receipt.event_id,
                             "duplicate": receipt.duplicate}, "invalid", rid)
-    dispatcher.notify()
+    state.dispatcher.notify()
     return Answer(200, {"received": True, "duplicate": receipt.duplicate,
                         "id": receipt.event_id},
                   "duplicate" if receipt.duplicate else "accepted", rid)

@@ -5,9 +5,9 @@ package itself imports nothing, so that a module reading one of its tables does 
 whole pipeline.
 
 ``events``      signature verification (spec 6.3, or the opt-in ``data`` mode) and payload parsing
-``store``       the tables
-``processing``  storing a delivery (in the request); the newer-only status move (after the ack)
-``group_commit`` concurrent deliveries of a process stored by one INSERT and one commit
+``store``       the tables (written as :mod:`checkout.store.writing` says)
+``processing``  storing a delivery, one transaction (in the request); the newer-only status move
+                (after the acknowledgement)
 ``dispatch``    sending owed signals after commit
 ``fetch``       the full-order fetch with retries
 ``dispatcher``  one sweep of the background work, and :func:`process_pending` (one round, now)

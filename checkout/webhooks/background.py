@@ -3,32 +3,21 @@
 
 One daemon thread per process and app, started lazily by the first checkout request (and again
 after a fork, so each gunicorn worker has its own). It wakes when a delivery is stored and every
-``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds, and gives way to acknowledgements between batches.
-It is given the sweep it runs, so that the app's state can hold it without the sweep's modules.
+``CHECKOUT_WEBHOOK_SWEEP_INTERVAL`` seconds. It is given the sweep it runs, so that the app's
+state can hold it without the sweep's modules.
 """
 from __future__ import annotations
 
 import os
 import threading
-import time
 import weakref
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 from flask import Flask
 
 from ..process_local import ProcessLocal
 
-Sweep = Callable[..., None]     # sweep(app, *, between_batches=...)
-
-# Between batches the dispatcher waits until no delivery has been stored for GIVE_WAY_QUIET
-# seconds, for GIVE_WAY_MAX at most. During a burst of deliveries its batches would take CPU (and
-# SQLite's one writer) from the acknowledgements, which a sender waits on and may give up on; so
-# while they keep coming it processes a batch a second at least, and catches up at full speed as
-# soon as the burst pauses. Processing a batch costs about 20 ms of CPU, more than 50
-# acknowledgements.
-GIVE_WAY_MAX = 1.0
-GIVE_WAY_QUIET = 0.02
+Sweep = Callable[[Flask], None]
 
 
 class Dispatcher:
@@ -46,11 +35,6 @@ class Dispatcher:
         # This process's thread: after a fork the parent's does not exist, and the child starts
         # its own (under a lock no thread of the parent can be holding).
         self._thread: ProcessLocal[threading.Thread | None] = ProcessLocal(lambda: None)
-        # Deliveries being stored in this process: not its parent's, stored when it forked (this
-        # process's dispatcher would give way to them between every batch, for ever).
-        self._acks: ProcessLocal[int] = ProcessLocal(int)
-        self._last_ack = 0.0        # when the last one was stored (monotonic)
-        self._acknowledging = _Acknowledging(self)
 
     def enabled(self, app: Flask) -> bool:
         return bool(app.config.get("CHECKOUT_WEBHOOK_BACKGROUND", True))
@@ -77,22 +61,6 @@ class Dispatcher:
                     target=self._run, daemon=True, name=f"checkout-webhooks-{os.getpid()}")
                 thread.start()
         return True
-
-    def acknowledging(self) -> AbstractContextManager[None]:
-        """Wrap the storing of a delivery: the dispatcher gives way meanwhile."""
-        return self._acknowledging
-
-    def _give_way(self) -> None:
-        # Acknowledgements come first (the sender waits on them; processing can lag a little):
-        # between batches, wait for a pause in this process's deliveries, up to a bound. Polled at
-        # the pause's length: each wake-up takes the GIL from the requests.
-        deadline = time.monotonic() + GIVE_WAY_MAX
-        while not self._stop.is_set():
-            now = time.monotonic()
-            quiet = now - self._last_ack
-            if (not self._acks.value and quiet >= GIVE_WAY_QUIET) or now >= deadline:
-                return
-            time.sleep(min(deadline - now, max(GIVE_WAY_QUIET - quiet, GIVE_WAY_QUIET / 2)))
 
     def _app_gone(self, _ref: object) -> None:
         # Called by the collector, in whichever thread it runs: only set events here.
@@ -123,28 +91,5 @@ class Dispatcher:
             self._wake.clear()
             if self._stop.is_set():
                 return
-            self._sweep(app, between_batches=self._give_way)
+            self._sweep(app)
             del app
-
-
-class _Acknowledging:
-    """The context of :meth:`Dispatcher.acknowledging` (a class: cheaper than a generator, on
-    every delivery)."""
-
-    __slots__ = ("_dispatcher",)
-
-    def __init__(self, dispatcher: Dispatcher) -> None:
-        self._dispatcher = dispatcher
-
-    def __enter__(self) -> None:
-        dispatcher = self._dispatcher
-        acks = dispatcher._acks
-        with acks.lock:
-            acks.value += 1
-
-    def __exit__(self, *exc: object) -> None:
-        dispatcher = self._dispatcher
-        acks = dispatcher._acks
-        with acks.lock:
-            acks.value -= 1
-            dispatcher._last_ack = time.monotonic()

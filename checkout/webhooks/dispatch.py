@@ -61,7 +61,6 @@ OUTBOX_SIGNALS: dict[str, NamedSignal] = {
 
 
 def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000,
-                     between_batches: Callable[[], None] | None = None,
                      clock: Callable[[], datetime] = utcnow) -> int:
     """Send owed signals, oldest first; return how many were sent (failed ones included).
     ``clock`` times the claims and their leases."""
@@ -70,8 +69,6 @@ def dispatch_signals(app: Flask, engine: Engine, *, limit: int = 1000,
     # webhook_received first: for one delivery it was owed before the status move was.
     for table in (outbox_table, signal_log_table):
         while sent < limit:
-            if between_batches is not None and sent:
-                between_batches()
             claim = _claim_batch(engine, table, lease, clock)
             if not claim.rows:
                 break

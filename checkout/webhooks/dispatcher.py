@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Flask
@@ -43,8 +42,7 @@ class Round:
         return bool(self.events or self.signals or self.fetches)
 
 
-def process_pending(app: Flask, *, fetch: bool | None = None,
-                    between_batches: Callable[[], None] | None = None) -> Round:
+def process_pending(app: Flask, *, fetch: bool | None = None) -> Round:
     """Process stored events, send owed signals, fetch due full orders, until nothing is left.
 
     Runs in the calling thread. Safe to run in several threads and processes at once: every step
@@ -55,29 +53,29 @@ def process_pending(app: Flask, *, fetch: bool | None = None,
         fetch = bool(app.config.get("CHECKOUT_WEBHOOK_FETCH_ORDERS", True))
     total = Round(0, 0, 0)
     while True:
-        done = _one_round(app, fetch, between_batches)
+        done = _one_round(app, fetch)
         total = Round(total.events + done.events, total.signals + done.signals,
                       total.fetches + done.fetches)
         if not done.busy:
             return total
 
 
-def _one_round(app: Flask, fetch: bool, between_batches: Callable[[], None] | None) -> Round:
+def _one_round(app: Flask, fetch: bool) -> Round:
     state = state_of(app)
     engine = state.engine
-    events = process_stored_events(app, engine, between_batches=between_batches)
-    signals = dispatch_signals(app, engine, between_batches=between_batches)
+    events = process_stored_events(app, engine)
+    signals = dispatch_signals(app, engine)
     attempts = int(app.config.get("CHECKOUT_WEBHOOK_FETCH_ATTEMPTS", 8))
     fetches = fetch_due_orders(state.order_statuses, max_attempts=attempts) if fetch else 0
     return Round(events, signals, fetches)
 
 
-def sweep(app: Flask, *, between_batches: Callable[[], None] | None = None) -> None:
+def sweep(app: Flask) -> None:
     """One round of the background work (never raises): stored events and owed signals, then the
     hourly purge, the create answers no page took, and the orders whose webhooks were lost."""
     round_failed = False
     try:
-        process_pending(app, between_batches=between_batches)
+        process_pending(app)
     except OperationalError as exc:    # the database is down: one line an outage
         log.log(logging.WARNING if availability_of(state_of(app).engine).first_of_kind(
             "dispatcher") else logging.DEBUG,

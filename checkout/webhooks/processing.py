@@ -1,9 +1,9 @@
 """Storing deliveries (inside the request) and processing them (after the acknowledgement).
 
-Store first (:func:`record_delivery`): the raw bytes and the headers that matter are committed
-(by :mod:`.intake`, with the other deliveries of the moment) before the upstream gets its 2xx. A
-repeated body is recorded against the first (``duplicates``, and a ``webhook_received`` outbox
-row) and changes nothing else.
+Store first (:func:`record_delivery`): the raw bytes and the headers that matter are committed,
+one transaction per delivery, before the upstream gets its 2xx. A repeated body is recorded
+against the first (``duplicates``, and a ``webhook_received`` outbox row) and changes nothing
+else.
 
 Then, on the dispatcher (:func:`process_stored_events`), each stored event is locked
 (``FOR UPDATE SKIP LOCKED`` on PostgreSQL) and claimed by a conditional UPDATE, so with several
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -37,7 +37,6 @@ from ..inputs import storable
 from ..kyc import memory as kyc_memory
 from . import statements
 from .events import EVENT_AUTH, EVENT_KYC, EVENT_ORDER_STATUS, ParsedEvent, parse_event
-from .intake import Intake, Receipt
 from .store import (
     FAILED,
     INVALID,
@@ -74,10 +73,20 @@ class Settings:
                    person_secret=str(app.config.get("CHECKOUT_LAUNCH_SECRET") or ""))
 
 
-def record_delivery(intake: Intake, body: bytes, headers: Mapping[str, str],
+@dataclass(frozen=True)
+class Receipt:
+    """What the receiver answers: the stored event's id and whether the body was seen before."""
+
+    event_id: int
+    duplicate: bool
+    state: str
+
+
+def record_delivery(engine: Engine, body: bytes, headers: Mapping[str, str],
                     parsed: ParsedEvent | None, error: str | None = None, *,
                     signed: bytes | None = None) -> Receipt:
-    """Store one verified delivery (or count it as a duplicate) and commit. Raises on DB failure.
+    """Store one verified delivery (or count it as a duplicate) and commit, in one transaction.
+    Raises on a database failure (the receiver answers 503; the sender retries).
 
     ``signed`` is what the signature covers (see ``verify_delivery``), the dedupe key; by default
     the body. In ``data`` signature mode two bodies that differ only outside the signed data
@@ -97,14 +106,22 @@ def record_delivery(intake: Intake, body: bytes, headers: Mapping[str, str],
     if parsed is not None:
         values.update(event_type=parsed.type, order_id=parsed.order_id, status=parsed.status,
                       updated_at=parsed.updated_at)
-    # Written with the other deliveries of the moment, and committed before any is answered: a
-    # new one as a row of one INSERT; a copy counted (and its webhook_received owed; a new
-    # delivery's is owed when processed) in one transaction with the batch's other copies.
-    return intake.submit(values)
+    with write_transaction(engine) as conn:
+        # The UNIQUE body digest decides, whatever another process stores at the same moment.
+        row = conn.execute(statements.insert_event(conn.dialect.name), values).first()
+        if row is not None:
+            return Receipt(event_id=row.id, duplicate=False, state=row.state)
+        stored = conn.execute(statements.COUNT_DUPLICATE, {"digest": digest, "now": now}).one()
+        if parsed is not None:
+            # A copy that is an event owes its own webhook_received (the first delivery's is
+            # owed when it is processed); a signed body that is not an event owes none.
+            conn.execute(outbox_table.insert().values(
+                signal="webhook_received", event_id=stored.id, duplicate=1, created_at=now,
+                state=PENDING, attempts=0))
+    return Receipt(event_id=stored.id, duplicate=True, state=stored.state)
 
 
-def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,
-                          between_batches: Callable[[], None] | None = None) -> int:
+def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500) -> int:
     """Process stored events in receipt order; return how many this call processed.
 
     A batch shares one transaction (one commit, one turn of SQLite's single writer). If anything
@@ -114,8 +131,6 @@ def process_stored_events(app: Flask, engine: Engine, *, limit: int = 500,
     settings = Settings.of(app)
     done = 0
     while done < limit:
-        if between_batches is not None and done:
-            between_batches()
         with engine.connect() as conn:
             ids = list(conn.execute(statements.STORED_IDS, {"batch": BATCH}).scalars())
         if not ids:

@@ -10,62 +10,27 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from sqlalchemy import String, Text, bindparam, case, func, or_, select, update
+from sqlalchemy import bindparam, case, func, or_, select, update
 
 from .store import PROCESSED, STORED, dialect_insert, events_table, orders_table, signal_log_table
 
-# Every column a new delivery is given.
-EVENT_COLUMNS = ("body_sha256", "body", "headers", "received_at", "last_seen_at", "duplicates",
-                 "attempts", "state", "error", "event_type", "order_id", "status", "updated_at",
-                 "received_owed")
-
 
 @cache
-def insert_events(dialect: str) -> Any:
-    """INSERT a batch of deliveries unless their body was seen; RETURNING body_sha256, id, state
-    of each one inserted (nothing for one seen before). Execute with :func:`insert_events_params`.
-
-    On PostgreSQL the batch is one array per column, unnested: the statement's text is the same
-    for every batch size, so psycopg parses it once and prepares it. A multi-row ``VALUES`` list
-    has a new text and hundreds of parameters for each size, and psycopg scans it again every time
-    (while holding the GIL, under every request of the process). SQLite gets the multi-row
-    ``VALUES`` (SQLAlchemy's insertmanyvalues), which costs it nothing of the kind.
-    """
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import ARRAY
-
-        def array_of(name: str) -> ARRAY[Any]:
-            # Strings as text[]: a cast to varchar(n)[] would cut a long value short silently,
-            # where the insert's own conversion to the column refuses it.
-            kind = events_table.c[name].type
-            return ARRAY(Text() if isinstance(kind, String) else kind)
-
-        arrays = func.unnest(*(bindparam(name, type_=array_of(name)) for name in EVENT_COLUMNS)
-                             ).table_valued(*EVENT_COLUMNS).render_derived()
-        insert = dialect_insert(dialect, events_table).from_select(
-            EVENT_COLUMNS, select(*(arrays.c[name] for name in EVENT_COLUMNS)))
-    else:
-        insert = dialect_insert(dialect, events_table).values(
-            {name: bindparam(name) for name in EVENT_COLUMNS})
-    return _new_only(insert)
+def insert_event(dialect: str) -> Any:
+    """INSERT a delivery unless its body was seen; RETURNING its id and state if inserted
+    (nothing for one seen before)."""
+    columns = ("body_sha256", "body", "headers", "received_at", "last_seen_at", "duplicates",
+               "attempts", "state", "error", "event_type", "order_id", "status", "updated_at",
+               "received_owed")
+    return (dialect_insert(dialect, events_table)
+            .values({name: bindparam(name) for name in columns})
+            .on_conflict_do_nothing(index_elements=["body_sha256"])
+            .returning(events_table.c.id, events_table.c.state))
 
 
-def insert_events_params(dialect: str, batch: list[dict[str, Any]]) -> Any:
-    """The parameters of :func:`insert_events` for ``batch`` (one dict per delivery)."""
-    if dialect == "postgresql":
-        return {name: [values[name] for values in batch] for name in EVENT_COLUMNS}
-    return batch
-
-
-def _new_only(insert: Any) -> Any:
-    return (insert.on_conflict_do_nothing(index_elements=["body_sha256"])
-            .returning(events_table.c.body_sha256, events_table.c.id, events_table.c.state))
-
-
-COUNT_DUPLICATES = (
+COUNT_DUPLICATE = (
     update(events_table).where(events_table.c.body_sha256 == bindparam("digest"))
-    .values(duplicates=events_table.c.duplicates + bindparam("copies"),
-            last_seen_at=bindparam("now"))
+    .values(duplicates=events_table.c.duplicates + 1, last_seen_at=bindparam("now"))
     .returning(events_table.c.id, events_table.c.state))
 
 STORED_IDS = (select(events_table.c.id).where(events_table.c.state == STORED)
