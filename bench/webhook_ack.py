@@ -1,6 +1,6 @@
 """The webhook receiver at a merchant's busiest, on SQLite and PostgreSQL; then a storm.
 
-    PYTHONPATH=. .venv/bin/python bench/webhook_ack.py                  # both parts, ~4 minutes
+    PYTHONPATH=. .venv/bin/python bench/webhook_ack.py                  # both parts, ~3 minutes
     PYTHONPATH=. .venv/bin/python bench/webhook_ack.py --no-storm --seconds 20
     PYTHONPATH=. .venv/bin/python bench/webhook_ack.py --storm-only --storm 10000
     PYTHONPATH=. .venv/bin/python bench/webhook_ack.py --worker   # processing in its own process
@@ -10,13 +10,14 @@ Needs Debian's ``postgresql`` server binaries (a throw-away cluster is started, 
 **Acknowledgements.** For SQLite and for PostgreSQL, gunicorn with the shipped settings
 (``checkout.gunicorn_config``: gthread, 2 workers) serves the checkout app. 50 senders (5
 processes x 10 threads, each thread with its own ``requests.Session``) post distinct signed
-deliveries at 300 a second in all, evenly spread, for 60 s: an open loop, so a slow answer delays
-no later delivery, and each latency is counted from when its delivery was due. The dispatcher
-runs as in production (processing and signals after the acknowledgement); the full-order fetch is
-off (nothing upstream). One table shows both databases side by side: p50, p99 and the slowest
-acknowledgement, answers other than 200, and lost deliveries (acknowledged, but never processed);
-then whether the target is met (issue 24: p99 under 100 ms, none lost, none refused). A checkout's
-deliveries are a handful per order: 300 a second is far beyond a busy merchant's tens.
+deliveries, evenly spread, for 20 s: 50 a second on SQLite, 300 on PostgreSQL (``TARGETS``); an
+open loop, so a slow answer delays no later delivery, and each latency is counted from when its
+delivery was due. The dispatcher runs as in production (processing and signals after the
+acknowledgement); the full-order fetch is off (nothing upstream). One table shows both databases
+side by side: p50, p99 and the slowest acknowledgement, answers other than 200, and lost
+deliveries (acknowledged, but never processed); then whether each target is met (issue 39: p99 at
+most 100 ms on SQLite and 250 ms on PostgreSQL, none lost, none refused). A checkout's deliveries
+are a handful per order: a busy merchant sees tens a second.
 
 **Storm.** 10,000 deliveries against 2 workers, on SQLite and on PostgreSQL: the order-status
 histories of many orders (statuses skipped at random, as the upstream may), plus 30 % exact
@@ -57,8 +58,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SENDER_PROCESSES = 5
-TARGET_P99_MS = 100.0       # acknowledgement p99, at TARGET_RATE deliveries a second
-TARGET_RATE = 300
+# Per database: (deliveries a second, acknowledgement p99 target in ms). A busy merchant sees tens
+# a second: SQLite, the embedded default on one host, at 50; PostgreSQL, a production database,
+# at 300 (issue 39).
+TARGETS = {"SQLite": (50.0, 100.0), "PostgreSQL": (300.0, 250.0)}
 
 Send = tuple[Any, bytes, str]       # (key, body, x-signature)
 
@@ -308,21 +311,27 @@ def _keyed(sends: list[Send]) -> list[Send]:
     return [(hashlib.sha256(body).hexdigest(), body, signature) for _, body, signature in sends]
 
 
+def rate_of(name: str, args) -> float:
+    return args.rate if args.rate is not None else TARGETS[name][0]
+
+
 def bench_backend(name: str, database_url: str, args) -> dict[str, Any]:
     from sqlalchemy import create_engine
 
+    rate = rate_of(name, args)
     engine = create_engine(database_url)
     procs, base = serve(database_url, args.workers, args.log, worker=args.worker)
     url = f"{base}/checkout/webhooks"
-    per_sender = [_keyed(_distinct_deliveries(int(args.seconds * args.rate / args.senders),
+    per_sender = [_keyed(_distinct_deliveries(max(1, int(args.seconds * rate / args.senders)),
                                               f"{name}-{s}"))
                   for s in range(args.senders)]
     try:
         # Both workers up, their dispatchers started: a second at the same rate, not counted.
-        send_paced(url, [_distinct_deliveries(int(args.rate / args.senders), f"warm-{name}-{s}")
-                         for s in range(args.senders)], args.rate)
+        send_paced(url, [_distinct_deliveries(max(1, int(rate / args.senders)),
+                                              f"warm-{name}-{s}")
+                         for s in range(args.senders)], rate)
         t0 = time.monotonic()
-        results = send_paced(url, per_sender, args.rate)
+        results = send_paced(url, per_sender, rate)
         sent = time.monotonic() - t0
         acked = {key for key, status, _ in results if status == 200}
         processed: set[str] = set()
@@ -340,19 +349,20 @@ def bench_backend(name: str, database_url: str, args) -> dict[str, Any]:
     def pct(q: float) -> float:
         return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
 
-    return {"deliveries": len(results), "rate": len(results) / sent,
+    return {"deliveries": len(results), "asked": rate, "rate": len(results) / sent,
             "refused": sum(status != 200 for _, status, _ in results),
             "lost": len(acked - processed), "p50": pct(0.50), "p99": pct(0.99),
             "max": latencies[-1] * 1000, "backlog": until_processed}
 
 
 def print_ack_table(results: dict[str, dict[str, Any]], args) -> bool:
-    print(f"\nAcknowledgements: {args.rate:g} distinct deliveries a second for {args.seconds:g} s "
-          f"from {args.senders} senders, gunicorn {args.workers} gthread workers (the shipped "
-          f"settings), {os.cpu_count()} CPUs shared with the senders\n")
+    print(f"\nAcknowledgements: distinct deliveries for {args.seconds:g} s from {args.senders} "
+          f"senders, gunicorn {args.workers} gthread workers (the shipped settings), "
+          f"{os.cpu_count()} CPUs shared with the senders\n")
     names = list(results)
     print(f"{'':<34}" + "".join(f"{name:>14}" for name in names))
-    for key, label, fmt in (("deliveries", "deliveries", "{:.0f}"),
+    for key, label, fmt in (("asked", "asked a second", "{:.0f}"),
+                            ("deliveries", "deliveries", "{:.0f}"),
                             ("rate", "sent a second", "{:.0f}"),
                             ("p50", "ack p50 ms", "{:.1f}"), ("p99", "ack p99 ms", "{:.1f}"),
                             ("max", "slowest ack ms", "{:.0f}"),
@@ -364,10 +374,13 @@ def print_ack_table(results: dict[str, dict[str, Any]], args) -> bool:
     all_met = True
     for name in names:
         r = results[name]
-        met = r["p99"] < TARGET_P99_MS and not r["lost"] and not r["refused"]
+        target = TARGETS[name][1]
+        met = r["p99"] <= target and not r["lost"] and not r["refused"] \
+            and r["asked"] >= TARGETS[name][0]
         all_met &= met
-        print(f"{name}: p99 {r['p99']:.1f} ms (target < {TARGET_P99_MS:g}), {r['lost']} lost, "
-              f"{r['refused']} refused (targets 0): {'met' if met else 'NOT MET'}")
+        print(f"{name}: {r['asked']:g} a second, p99 {r['p99']:.1f} ms (target <= {target:g} at "
+              f"{TARGETS[name][0]:g} a second), {r['lost']} lost, {r['refused']} refused "
+              f"(targets 0): {'met' if met else 'NOT MET'}")
     return all_met
 
 
@@ -441,7 +454,7 @@ def run_storm(database_url: str, args) -> dict[str, Any]:
             # Both workers up and their dispatchers started, as in production before a storm.
             send_paced(f"{base}/checkout/webhooks",
                        [_distinct_deliveries(6, f"warm-storm-{s}") for s in range(args.senders)],
-                       args.rate)
+                       300.0)
             t0 = time.monotonic()
             results = send_all(f"{base}/checkout/webhooks",
                                [storm.sends[i::args.senders] for i in range(args.senders)])
@@ -521,8 +534,9 @@ def print_storm(name: str, r: dict[str, Any], args) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--rate", type=float, default=TARGET_RATE, help="deliveries a second")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--rate", type=float, default=None,
+                        help="deliveries a second on both databases (default: each its target's)")
     parser.add_argument("--senders", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", choices=["sqlite", "postgresql"])
