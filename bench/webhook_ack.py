@@ -114,7 +114,7 @@ def _order_body(order_id: str, status: str, updated_at: datetime, ref: str) -> b
 
 
 def _sign(body: bytes, secret: str | None = None) -> str:
-    from checkout.config import SANDBOX_WEBHOOK_SECRET
+    from checkout.sandbox.credentials import WEBHOOK_SECRET as SANDBOX_WEBHOOK_SECRET
     from checkout.signature import sign
 
     return sign(body, secret or SANDBOX_WEBHOOK_SECRET)

@@ -45,6 +45,7 @@ class Checkout:
         # set up by the host (checkout.logs).
         logs.show_by_default()
         config.apply_defaults(app)
+        embedded_sandbox.apply_defaults(app)
         config.validate(app)
         for module in (ratelimits, metrics, public_address, embedded_sandbox, support, theme):
             module.check_config(app)

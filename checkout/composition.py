@@ -51,7 +51,7 @@ def build(app: Flask) -> CheckoutState:
     counts = _metrics(app, engine)
     sandbox = embedded_sandbox.EmbeddedSandbox(app) if config.uses_sandbox(app) else None
     base_url = app.config["CHECKOUT_API_BASE_URL"] if sandbox is None \
-        else config.EMBEDDED_SANDBOX_URL
+        else embedded_sandbox.EMBEDDED_SANDBOX_URL
     every_call = app.config.get("CHECKOUT_HTTP_TIMEOUT")
     upstream = UpstreamClient(
         base_url,

@@ -15,15 +15,9 @@ from flask import Flask
 
 from .errors import ConfigurationError
 
-# The sandbox's published credentials. They protect nothing (the sandbox moves no money) and are
-# documented in the README so merchants can point their own code at a standalone sandbox.
-SANDBOX_CLIENT_ID = "sandbox-client-7f3c2a"
-SANDBOX_CLIENT_SECRET = "c2FuZGJveC1jbGllbnQtc2VjcmV0LWZvci10ZXN0cy0wMQ"  # base64, unpadded
-SANDBOX_WEBHOOK_SECRET = "sandbox-webhook-secret-4be1"
+# The launch tokens' key on the embedded sandbox (its own credentials are the sandbox's:
+# checkout.embedded_sandbox). It protects nothing: on the sandbox no money moves.
 SANDBOX_LAUNCH_SECRET = "sandbox-launch-secret-do-not-use-in-production-0001"
-
-# The in-process sandbox answers at this address; nothing listens there on the network.
-EMBEDDED_SANDBOX_URL = "http://sandbox.checkout.invalid"
 
 DEFAULTS: dict[str, Any] = {
     "CHECKOUT_API_BASE_URL": None,
@@ -159,8 +153,7 @@ def apply_defaults(app: Flask) -> None:
     # asked to send mainnet tokens to a testnet order.
     app.config.setdefault("CHECKOUT_TESTNET", True if uses_sandbox(app) else None)
     if uses_sandbox(app):
-        app.config.setdefault("CHECKOUT_CLIENT_ID", SANDBOX_CLIENT_ID)
-        app.config.setdefault("CHECKOUT_WEBHOOK_SECRET", SANDBOX_WEBHOOK_SECRET)
+        # The sandbox's client id and webhook secret: checkout.embedded_sandbox.apply_defaults.
         app.config.setdefault("CHECKOUT_LAUNCH_SECRET", SANDBOX_LAUNCH_SECRET)
     app.config.setdefault(
         "CHECKOUT_DATABASE_URL", f"sqlite:///{app.instance_path}/checkout.sqlite3"

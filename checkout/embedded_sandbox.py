@@ -17,10 +17,22 @@ from . import config
 from .errors import ConfigurationError
 from .process_local import ProcessLocal
 from .public_address import external_url
+from .sandbox import credentials
 from .sandbox.state import PUBLIC_BASE_ENVIRON
+from .upstream.inprocess import WSGIAdapter
 
 SANDBOX_PAGES = "/sandbox/"
 IN_PROCESS_HOST = "checkout.embedded.invalid"   # never resolved: delivered in process
+# The in-process sandbox answers at this address; nothing listens there on the network.
+EMBEDDED_SANDBOX_URL = "http://sandbox.checkout.invalid"
+
+
+def apply_defaults(app: Flask) -> None:
+    """With no upstream configured, the sandbox's published credentials are the checkout's
+    (a host that sets its own keeps them: the sandbox is given them instead, :func:`settings`)."""
+    if config.uses_sandbox(app):
+        app.config.setdefault("CHECKOUT_CLIENT_ID", credentials.CLIENT_ID)
+        app.config.setdefault("CHECKOUT_WEBHOOK_SECRET", credentials.WEBHOOK_SECRET)
 
 
 class EmbeddedSandbox:
@@ -117,7 +129,7 @@ def settings(app: Flask) -> dict[str, Any]:
         base = f"http://{app.config.get('SERVER_NAME') or IN_PROCESS_HOST}"
         prefix = app.config["CHECKOUT_URL_PREFIX"].rstrip("/")
         sandbox_config["SANDBOX_WEBHOOK_URL"] = f"{base}{prefix}/webhooks"
-        sandbox_config["SANDBOX_WEBHOOK_IN_PROCESS"] = {base: app}
+        sandbox_config["SANDBOX_WEBHOOK_IN_PROCESS"] = {base: WSGIAdapter(app)}
     return sandbox_config
 
 

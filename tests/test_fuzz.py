@@ -89,7 +89,7 @@ def target(request, tmp_path_factory):
     flow.to_review()
     secrets = [str(app.config[k]) for k in ("CHECKOUT_CLIENT_ID", "CHECKOUT_WEBHOOK_SECRET",
                                             "CHECKOUT_LAUNCH_SECRET")]
-    from checkout.config import SANDBOX_CLIENT_SECRET
+    from checkout.sandbox.credentials import CLIENT_SECRET as SANDBOX_CLIENT_SECRET
 
     secrets.append(SANDBOX_CLIENT_SECRET)
     return app, flow, secrets

@@ -34,6 +34,10 @@ RENDER = textwrap.dedent("""
     assert b"vendor/htmx-2.0.11.min.js" in page.data
     js = client.get("/checkout/static/vendor/htmx-2.0.11.min.js")
     assert js.status_code == 200 and len(js.data) == 52182
+    # The embedded sandbox's console and its style, from its own folders in the package.
+    console = client.get("/checkout/sandbox/")
+    assert console.status_code == 200 and b"sandbox.css" in console.data, console.status_code
+    assert client.get("/checkout/sandbox/sandbox.css").status_code == 200
     print("RENDERED")
 
     # Every distribution the package imports is declared by the wheel (directly, in one of its
@@ -119,6 +123,10 @@ def test_wheel_ships_templates_and_static_and_renders(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "checkout/templates/checkout/base.html" in names
     assert "checkout/static/checkout/vendor/htmx-2.0.11.min.js" in names
+    # The sandbox's pages and style, in folders of its own (it shares none with the checkout).
+    assert "checkout/sandbox/templates/sandbox/pay.html" in names
+    assert "checkout/sandbox/static/sandbox.css" in names
+    assert not any(name.startswith("checkout/templates/checkout/sandbox/") for name in names)
     for name in ("script.py.mako", "env.py", "versions/0001_released_schema.py"):
         assert f"checkout/store/migrations/{name}" in names
     assert not any(name.startswith("tests/") for name in names)

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 
 from checkout import embedded_sandbox
-from checkout.config import EMBEDDED_SANDBOX_URL
+from checkout.embedded_sandbox import EMBEDDED_SANDBOX_URL
 from checkout.upstream.inprocess import mount_wsgi_app
 
 

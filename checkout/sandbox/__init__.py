@@ -25,13 +25,12 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from flask.json.provider import DefaultJSONProvider
+from requests.adapters import BaseAdapter
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
-from .. import config as checkout_config
-from ..errors import ConfigurationError
-from ..paths import TEMPLATES
-from ..upstream.signing import decode_secret
+from ..signature import InvalidSecret, decode_secret
+from . import credentials
 from .clock import Clock, Scheduler
 from .kyc import DECISIONS as KYC_DECISIONS
 from .orders import OUTCOMES
@@ -44,9 +43,9 @@ __all__ = ["create_app", "DEFAULTS"]
 log = logging.getLogger(__name__)
 
 DEFAULTS: dict[str, Any] = {
-    "SANDBOX_CLIENT_ID": checkout_config.SANDBOX_CLIENT_ID,
+    "SANDBOX_CLIENT_ID": credentials.CLIENT_ID,
     "SANDBOX_CLIENT_SECRET": None,
-    "SANDBOX_WEBHOOK_SECRET": checkout_config.SANDBOX_WEBHOOK_SECRET,
+    "SANDBOX_WEBHOOK_SECRET": credentials.WEBHOOK_SECRET,
     "SANDBOX_WEBHOOK_URL": None,
     "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": False,
     "SANDBOX_WEBHOOK_EVENTS": ["order"],
@@ -60,8 +59,9 @@ DEFAULTS: dict[str, Any] = {
     # API request came in on. An embedded sandbox answers at an address no browser can open, so its
     # host site mounts the pages somewhere public and says where here.
     "SANDBOX_PUBLIC_URL": None,
-    # {base URL: WSGI app}: webhooks to URLs under a base are POSTed to that app in process (an
-    # embedding host that receives its own sandbox's webhooks need not listen on a socket).
+    # {base URL: requests transport adapter}: webhooks to URLs under a base go through that
+    # adapter, which serves them in process (an embedding host that receives its own sandbox's
+    # webhooks need not listen on a socket: checkout.embedded_sandbox gives its app's).
     "SANDBOX_WEBHOOK_IN_PROCESS": None,
     # Seconds every /api/ request waits before it is answered: the upstream's round trip as a
     # merchant's server will see it (about 0.1 from a nearby region), so that pages and their
@@ -99,7 +99,7 @@ def _check_settings(cfg: Mapping[str, Any]) -> None:
     if cfg.get("SANDBOX_CLIENT_SECRET"):
         try:
             decode_secret(cfg["SANDBOX_CLIENT_SECRET"])
-        except ConfigurationError as exc:
+        except InvalidSecret as exc:
             raise ValueError(f"SANDBOX_CLIENT_SECRET: {exc}") from None
     if not cfg["SANDBOX_CLIENT_ID"]:
         raise ValueError("SANDBOX_CLIENT_ID must not be empty")
@@ -117,9 +117,9 @@ def _check_settings(cfg: Mapping[str, Any]) -> None:
     if in_process is not None and not (
             isinstance(in_process, Mapping)
             and all(isinstance(base, str) and base.startswith(("http://", "https://"))
-                    and callable(target) for base, target in in_process.items())):
+                    and isinstance(target, BaseAdapter) for base, target in in_process.items())):
         raise ValueError("SANDBOX_WEBHOOK_IN_PROCESS must map absolute http(s) base URLs to "
-                         "WSGI apps")
+                         "requests transport adapters")
     outcome = cfg["SANDBOX_OUTCOME"]
     if outcome is not None and outcome not in OUTCOMES:
         raise ValueError(f"SANDBOX_OUTCOME must be one of {', '.join(OUTCOMES)}")
@@ -197,7 +197,8 @@ def _register_blueprints(app: Flask) -> None:
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build a sandbox upstream app; ``config`` overrides :data:`DEFAULTS`."""
-    app = Flask(__name__, template_folder=str(TEMPLATES))
+    # Its own templates and static files, in its package: it shares none with the checkout.
+    app = Flask(__name__, template_folder="templates", static_folder=None)
     assert isinstance(app.json, DefaultJSONProvider)    # a plain Flask app has Flask's own
     app.json.sort_keys = False          # keep fields in the spec's order, as the upstream sends them
     app.config.update(DEFAULTS)

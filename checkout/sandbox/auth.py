@@ -13,8 +13,6 @@ upstream.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
 import time
 from typing import Any
@@ -22,7 +20,7 @@ from urllib.parse import quote
 
 from flask import Flask, Response, jsonify, request
 
-from ..upstream.signing import decode_secret
+from ..signature import decode_secret, request_signature
 
 TIMESTAMP_TOLERANCE_MS = 60_000
 SIGNATURE_INVALID = "Signature is invalid"
@@ -72,8 +70,7 @@ def init_app(app: Flask) -> None:
         if abs(time.time_ns() // 1_000_000 - int(timestamp)) > TIMESTAMP_TOLERANCE_MS:
             return _unauthorized(SIGNATURE_INVALID)
         # The timestamp is signed as the text that was sent, not as a re-formatted number.
-        message = f"{timestamp}:{raw_endpoint(request.environ)}".encode()
-        expected = base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode("ascii")
+        expected = request_signature(key, timestamp, raw_endpoint(request.environ))
         if not hmac.compare_digest(expected.encode("ascii"), sent_signature.encode("utf-8")):
             return _unauthorized(SIGNATURE_INVALID)
         return None

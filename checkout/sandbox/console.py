@@ -8,6 +8,7 @@ so that a strict ``style-src 'self'`` allows it wherever the pages are mounted. 
 """
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import (
@@ -22,12 +23,13 @@ from flask import (
 )
 from flask.typing import ResponseReturnValue
 
-from ..paths import STATIC, TEMPLATES
 from .webhooks import WebhookSender
 
 __all__ = ["console_bp"]
 
-console_bp = Blueprint("sandbox_console", __name__, template_folder=str(TEMPLATES))
+STATIC = Path(__file__).resolve().parent / "static"
+
+console_bp = Blueprint("sandbox_console", __name__, template_folder="templates")
 
 
 def _sender() -> WebhookSender:
@@ -48,7 +50,7 @@ def webhooks() -> ResponseReturnValue:
     """List webhook deliveries, newest first, each with its attempts."""
     order_id = _order_filter()
     deliveries = [d.to_dict() for d in _sender().deliveries(order_id=order_id)]
-    return render_template("checkout/sandbox/webhooks.html", deliveries=deliveries,
+    return render_template("sandbox/webhooks.html", deliveries=deliveries,
                            order_id=order_id, highlight=request.args.get("highlight"))
 
 
@@ -61,7 +63,7 @@ def webhooks_json() -> ResponseReturnValue:
 @console_bp.get("/sandbox/sandbox.css")
 def stylesheet() -> ResponseReturnValue:
     """The stylesheet of every sandbox page."""
-    return send_from_directory(STATIC / "checkout", "sandbox.css", mimetype="text/css",
+    return send_from_directory(STATIC, "sandbox.css", mimetype="text/css",
                                max_age=300)
 
 

@@ -130,7 +130,7 @@ def kyc_page() -> ResponseReturnValue:
     """The partner's hosted verification page (``kycUrl``), with the sandbox's shortcut."""
     phone = Query(request).text("phoneNumber", required=True)
     country = phone_country(phone, "phoneNumber")
-    return render_template("checkout/sandbox/kyc.html", **_page_context(phone, country))
+    return render_template("sandbox/kyc.html", **_page_context(phone, country))
 
 
 @bp.post("/sandbox/kyc")
@@ -164,7 +164,7 @@ def kyc_verify() -> ResponseReturnValue:
 def users_page() -> ResponseReturnValue:
     """Every KYC user and their submissions, with decisions for the pending ones."""
     users = [user_json(u) for u in kyc_store().users()]
-    return render_template("checkout/sandbox/kyc_users.html", users=users,
+    return render_template("sandbox/kyc_users.html", users=users,
                            default_reason=REASON_DEFAULT, highlight=request.args.get("highlight"))
 
 

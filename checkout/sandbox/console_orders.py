@@ -129,7 +129,7 @@ def index() -> ResponseReturnValue:
     """The sandbox's front page: links, credentials, magic values and the corridors."""
     from . import kyc
 
-    return render_template("checkout/sandbox/index.html", outcomes=OUTCOMES,
+    return render_template("sandbox/index.html", outcomes=OUTCOMES,
                            otp=transfer.SANDBOX_OTP, payees=payees,
                            onramp=onramp_corridors(), offramp=offramp_corridors(),
                            kyc=kyc, kyc_rules=kyc_thresholds(),
@@ -143,7 +143,7 @@ def orders_page() -> ResponseReturnValue:
     sandbox = current()
     with sandbox.orders.lock:
         rows = [order_summary(o) for o in sandbox.orders.all()]
-    return render_template("checkout/sandbox/orders.html", orders=rows, outcomes=OUTCOMES)
+    return render_template("sandbox/orders.html", orders=rows, outcomes=OUTCOMES)
 
 
 @bp.get("/sandbox/orders.json")
@@ -170,7 +170,7 @@ def resume(order_id: str) -> ResponseReturnValue:
         order = store.get(order_id)
         summary = order_summary(order)
         instructions = transfer.instructions(store, order) if order.transfer else None
-    return render_template("checkout/sandbox/order.html", order=summary,
+    return render_template("sandbox/order.html", order=summary,
                            instructions=instructions, outcomes=OUTCOMES)
 
 
@@ -259,7 +259,7 @@ def pay_page(order_id: str) -> ResponseReturnValue:
     with store.lock:
         data = dict(order.data)
         status = order.status
-    return render_template("checkout/sandbox/pay.html", order_id=order.id, data=data, status=status)
+    return render_template("sandbox/pay.html", order_id=order.id, data=data, status=status)
 
 
 @bp.post("/sandbox/pay/<order_id>")
@@ -279,11 +279,11 @@ def pay_submit(order_id: str) -> ResponseReturnValue:
             return redirect(target, code=302)
         # A page left open past the order's expiry, or answered the other way in another tab: the
         # person in front of it is told so on the page, with the way back to the shop.
-        page = render_template("checkout/sandbox/pay.html", order_id=order_id, data=closed.data,
+        page = render_template("sandbox/pay.html", order_id=order_id, data=closed.data,
                                status=closed.order_status)
         return page, 200 if repeated else 409
     target = order.data.get("redirectUrl")
     if target:
         return redirect(target, code=302)
-    return render_template("checkout/sandbox/pay.html", order_id=order.id, data=order.data,
+    return render_template("sandbox/pay.html", order_id=order.id, data=order.data,
                            status=order.status)

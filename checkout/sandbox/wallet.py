@@ -89,7 +89,7 @@ def send_page(order_id: str) -> ResponseReturnValue:
     sent = data.get("testWalletHash")
     # Once sent, "back" carries the hash, so a user who returns here can still finish.
     back_url = with_tx_hash(back, sent) if back and sent else back
-    return render_template("checkout/sandbox/send.html", order_id=order_id, data=data,
+    return render_template("sandbox/send.html", order_id=order_id, data=data,
                            closed=closed, sent=sent, return_url=back, back_url=back_url)
 
 

@@ -15,8 +15,9 @@ failed attempt and is retried.
 
 In-process targets (``in_process``): a sandbox embedded in its receiver's own process cannot reach
 it over the network (the receiver may not listen on any socket at all), so URLs under a base
-given there are POSTed straight to that WSGI app: no DNS, no socket, no address policy, but the
-same bytes, headers, status rules, retries and log as any other delivery.
+given there go through the transport adapter given with it (the embedding host's, which calls its
+WSGI app): no DNS, no socket, no address policy, but the same bytes, headers, status rules,
+retries and log as any other delivery.
 """
 from __future__ import annotations
 
@@ -44,7 +45,6 @@ from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3.exceptions import NewConnectionError
 
 from ..signature import sign
-from ..upstream.inprocess import WSGIApp, mount_wsgi_app
 from .clock import Scheduler
 from .webhook_targets import (
     IPAddress,
@@ -171,8 +171,8 @@ class WebhookSender:
     development; every other private range stays refused. ``session`` is taken over by the sender:
     its adapters for ``http://`` and ``https://`` are replaced by the address-pinning one, it sends no
     cookies and ignores proxy settings from the environment. Pass one to trust a test CA (``verify``).
-    ``in_process`` maps base URLs (``http://checkout.embedded.invalid``) to WSGI apps that receive
-    the deliveries to URLs under them in this process.
+    ``in_process`` maps base URLs (``http://checkout.embedded.invalid``) to transport adapters that
+    serve the deliveries to URLs under them in this process.
     """
 
     def __init__(self, secret: str, *, scheduler: Scheduler, allow_loopback: bool = False,
@@ -180,7 +180,7 @@ class WebhookSender:
                  resolver: Resolver = socket.getaddrinfo,
                  session: requests.Session | None = None,
                  max_deliveries: int = 5000, workers: int = 4,
-                 in_process: Mapping[str, WSGIApp] | None = None) -> None:
+                 in_process: Mapping[str, BaseAdapter] | None = None) -> None:
         if not secret:
             raise ValueError("a webhook secret is required")
         if max_attempts < 1:
@@ -475,15 +475,17 @@ class _NoNetworkAdapter(BaseAdapter):
         """Nothing to release."""
 
 
-def _in_process_session(apps: Mapping[str, WSGIApp]) -> requests.Session:
-    """A session whose only "network" is the given WSGI apps, set up like the HTTP one."""
+def _in_process_session(adapters: Mapping[str, BaseAdapter]) -> requests.Session:
+    """A session whose only "network" is the given transport adapters (each serving its base URL
+    in process), set up like the HTTP one."""
     session = _prepare_session(requests.Session())
     session.mount("http://", _NoNetworkAdapter())
     session.mount("https://", _NoNetworkAdapter())
-    for base, app in apps.items():
-        if not callable(app):
-            raise ValueError(f"in-process webhook target for {base!r} is not a WSGI app")
-        mount_wsgi_app(session, base, app)
+    for base, adapter in adapters.items():
+        if not isinstance(adapter, BaseAdapter):
+            raise ValueError(f"in-process webhook target for {base!r} is not a transport adapter")
+        # With a trailing slash: http://a.invalid does not also capture http://a.invalid.example.
+        session.mount(base.rstrip("/") + "/", adapter)
     return session
 
 

@@ -1,65 +1,31 @@
-"""Request signing for the upstream (upstream-notes section 1).
-
-``x-signature = Base64(HMAC-SHA256(key=Base64-decode(client_secret), msg=f"{timestamp}:{endpoint}"))``
-where ``endpoint`` is the path plus the query string exactly as sent (no scheme, no host) and
-``timestamp`` is Unix time in milliseconds, fresh for every request. The body is not signed.
-
-Secrets are accepted in standard or URL-safe Base64, with or without padding. The two alphabets
-differ only in ``+/`` versus ``-_``, so a secret can never be valid in both with a different
-meaning: a dashboard that shows the URL-safe form therefore still yields the same key bytes.
-A secret mixing both alphabets, or holding anything else, is refused at start-up.
+"""Request signing for the upstream (upstream-notes section 1): the merchant's credentials, and
+the headers of each request signed with them (the signature itself: :mod:`checkout.signature`).
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import time
 from typing import NoReturn
 
+from .. import signature as signatures
 from ..errors import ConfigurationError
 
 CLIENT_ID_HEADER = "x-client-id"
 TIMESTAMP_HEADER = "x-timestamp"
 SIGNATURE_HEADER = "x-signature"
 
-_URLSAFE_TO_STANDARD = str.maketrans("-_", "+/")
-
 
 def decode_secret(client_secret_b64: str) -> bytes:
-    """Return the HMAC key bytes of a Base64 client secret.
-
-    The message never quotes the secret: it ends up in start-up logs.
-    """
-    text = "".join(client_secret_b64.split())      # copy-pasted secrets often carry a newline
-    if not text:
-        raise ConfigurationError("the upstream client secret is empty")
-    has_standard = "+" in text or "/" in text
-    has_urlsafe = "-" in text or "_" in text
-    if has_standard and has_urlsafe:
-        raise ConfigurationError("the upstream client secret mixes standard and URL-safe Base64")
-    text = text.rstrip("=").translate(_URLSAFE_TO_STANDARD)
-    padded = text + "=" * (-len(text) % 4)
+    """The HMAC key bytes of a Base64 client secret; a ConfigurationError (which never quotes the
+    secret: it ends up in start-up logs) when it is no usable key."""
     try:
-        key = base64.b64decode(padded, validate=True)
-    except (binascii.Error, ValueError):
-        raise ConfigurationError("the upstream client secret is not valid Base64") from None
-    if not key:
-        raise ConfigurationError("the upstream client secret decodes to no bytes")
-    return key
-
-
-def signature(key: bytes, timestamp_ms: int, endpoint: str) -> str:
-    """Base64 HMAC-SHA256 of ``"{timestamp_ms}:{endpoint}"`` under already-decoded key bytes."""
-    message = f"{timestamp_ms}:{endpoint}".encode()
-    digest = hmac.new(key, message, hashlib.sha256).digest()
-    return base64.b64encode(digest).decode("ascii")
+        return signatures.decode_secret(client_secret_b64)
+    except signatures.InvalidSecret as exc:
+        raise ConfigurationError(str(exc)) from None
 
 
 def sign(client_secret_b64: str, timestamp_ms: int, endpoint: str) -> str:
     """The ``x-signature`` value for one request; ``endpoint`` is the path and query as sent."""
-    return signature(decode_secret(client_secret_b64), timestamp_ms, endpoint)
+    return signatures.request_signature(decode_secret(client_secret_b64), timestamp_ms, endpoint)
 
 
 def now_ms() -> int:
@@ -95,7 +61,8 @@ class Credentials:
         if self._key is not None:
             timestamp = now_ms() if timestamp_ms is None else timestamp_ms
             headers[TIMESTAMP_HEADER] = str(timestamp)
-            headers[SIGNATURE_HEADER] = signature(self._key, timestamp, endpoint)
+            headers[SIGNATURE_HEADER] = signatures.request_signature(self._key, timestamp,
+                                                                     endpoint)
         return headers
 
     def redact(self, text: str) -> str:

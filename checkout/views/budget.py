@@ -11,7 +11,6 @@ from flask import Blueprint, current_app, g, has_request_context, request
 from ..store import REQUEST_DATABASE_TIME, availability
 from ..upstream import budget
 
-
 _DATABASE_BUDGET = "checkout.database_budget"
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import WebhookPayloadError, WebhookSignatureError
 from ..inputs import storable
-from ..signature import verify
+from ..signature import InvalidSignature, verify
 
 EVENT_ORDER_STATUS = "order-status-change"
 EVENT_KYC = "kyc"
@@ -58,7 +58,7 @@ def verify_delivery(body: bytes, signature: str | None, secret: str, mode: str =
     anything else is an unverifiable delivery, refused like a bad signature (401, not stored).
     """
     if mode == "body":
-        verify(body, signature, secret)
+        _verify(body, signature, secret)
         return body
     if mode != "data":
         raise ValueError(f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {SIGNATURE_MODES}")
@@ -72,7 +72,7 @@ def verify_delivery(body: bytes, signature: str | None, secret: str, mode: str =
     if not isinstance(payload, dict) or "data" not in payload:
         raise WebhookSignatureError("body has no data to verify")
     signed = js_stringify(payload["data"]).encode("utf-8")
-    verify(signed, signature, secret)
+    _verify(signed, signature, secret)
     # After the signature check: a wrong signature is reported as such, whatever the framing.
     if set(payload) != {"event", "data"}:
         raise WebhookSignatureError("in data mode only event and data may be at the top level")
@@ -80,6 +80,13 @@ def verify_delivery(body: bytes, signature: str | None, secret: str, mode: str =
         raise WebhookSignatureError(
             f"in data mode only {EVENT_ORDER_STATUS} is accepted: the event name is not signed")
     return signed
+
+
+def _verify(signed: bytes, signature: str | None, secret: str) -> None:
+    try:
+        verify(signed, signature, secret)
+    except InvalidSignature as exc:
+        raise WebhookSignatureError(str(exc)) from None
 
 
 def parse_event(body: bytes) -> ParsedEvent:

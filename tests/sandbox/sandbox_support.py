@@ -9,10 +9,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from checkout import config as checkout_config
-from checkout.sandbox import create_app
+from checkout.sandbox import create_app, credentials
 
-CLIENT_ID = checkout_config.SANDBOX_CLIENT_ID
+CLIENT_ID = credentials.CLIENT_ID
 HEADERS = {"x-client-id": CLIENT_ID}
 EVM_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"     # EIP-55 test vector
 OTHER_EVM_ADDRESS = "0xde709f2102306220921060314715629080e2fb77"

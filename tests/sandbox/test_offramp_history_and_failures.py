@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from checkout import config as checkout_config
+from checkout.sandbox import credentials
 from checkout.signature import verify
 
 from ..support.waiting import wait_for
@@ -162,7 +162,7 @@ def test_outcome_set_on_an_order_reaches_the_new_endings(api, sandbox_factory):
 def webhook_statuses(receiver: Receiver, order_id: str) -> list[tuple[str, str, bool]]:
     found = []
     for item in receiver.at("/hooks"):
-        verify(item.body, item.headers.get("X-Signature"), checkout_config.SANDBOX_WEBHOOK_SECRET)
+        verify(item.body, item.headers.get("X-Signature"), credentials.WEBHOOK_SECRET)
         summary = json.loads(item.body)["data"]["order"]
         if summary["_id"] == order_id:
             found.append((summary["updatedAt"], summary["status"], "refund" in summary))

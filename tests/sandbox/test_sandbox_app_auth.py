@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from checkout import config as checkout_config
-from checkout.sandbox import create_app
+from checkout.sandbox import create_app, credentials
 from checkout.sandbox.auth import raw_endpoint
 
 from .sandbox_support import CLIENT_ID, HEADERS, api, sandbox_app, sandbox_factory  # noqa: F401
 
-SECRET = checkout_config.SANDBOX_CLIENT_SECRET        # unpadded base64, as dashboards show it
+SECRET = credentials.CLIENT_SECRET        # unpadded base64, as dashboards show it
 
 
 def signed_headers(endpoint: str, *, timestamp: int | None = None, secret: str = SECRET) -> dict:
@@ -32,7 +31,7 @@ def signed_headers(endpoint: str, *, timestamp: int | None = None, secret: str =
 def test_defaults_and_state(sandbox_factory):
     app = sandbox_factory()
     state = app.extensions["sandbox"]
-    assert app.config["SANDBOX_CLIENT_ID"] == checkout_config.SANDBOX_CLIENT_ID
+    assert app.config["SANDBOX_CLIENT_ID"] == credentials.CLIENT_ID
     assert app.config["SANDBOX_CLIENT_SECRET"] is None
     assert app.config["SANDBOX_WEBHOOK_EVENTS"] == ["order"]
     assert app.config["SANDBOX_USER_ENDPOINTS"] is False

@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-from checkout import config as checkout_config
+from checkout.sandbox import credentials
 from checkout.signature import verify
 
 from ..support.waiting import wait_for
 from .sandbox_support import EVM_ADDRESS, TX_HASH, Api, sandbox_factory  # noqa: F401
 from .webhook_receiver import Receiver
 
-SECRET = checkout_config.SANDBOX_WEBHOOK_SECRET
+SECRET = credentials.WEBHOOK_SECRET
 LIFECYCLE = ["deposit_awaiting", "deposit_validating", "deposit_invalid", "deposit_canceled",
              "deposit_expired", "deposit_successful", "payout_pending", "payout_failed",
              "payout_successful", "refund_pending", "refund_failed", "refund_successful"]

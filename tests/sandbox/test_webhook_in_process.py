@@ -18,6 +18,7 @@ from checkout.sandbox import create_app
 from checkout.sandbox.clock import Clock, Scheduler
 from checkout.sandbox.webhooks import WebhookSender, encode_payload
 from checkout.signature import sign, verify
+from checkout.upstream.inprocess import WSGIAdapter
 
 from ..support.waiting import wait_for
 from .sandbox_support import TX_HASH, Api
@@ -77,7 +78,7 @@ def make_sender(shop):
     senders: list[WebhookSender] = []
 
     def make(**overrides) -> WebhookSender:
-        options = {"scheduler": scheduler, "in_process": {BASE: shop.app},
+        options = {"scheduler": scheduler, "in_process": {BASE: WSGIAdapter(shop.app)},
                    "session": NoNetwork(), "resolver": no_dns} | overrides
         sender = WebhookSender(SECRET, **options)
         senders.append(sender)
@@ -153,7 +154,7 @@ def test_other_urls_still_go_over_the_network_rules(make_sender):
 
 
 def test_base_matching_ignores_case_and_trailing_slash(make_sender, shop):
-    sender = make_sender(in_process={BASE + "/": shop.app})
+    sender = make_sender(in_process={BASE + "/": WSGIAdapter(shop.app)})
     delivery = sender.send("HTTP://Checkout.Embedded.Invalid/hooks", {"event": "ping"})
     assert delivery.wait(WAIT) and delivery.state == "succeeded"
     assert len(shop.at("/hooks")) == 1
@@ -163,8 +164,9 @@ def test_bad_in_process_targets_are_refused(shop):
     scheduler = Scheduler(Clock(scale=0.001))
     try:
         with pytest.raises(ValueError, match="absolute http"):
-            WebhookSender(SECRET, scheduler=scheduler, in_process={"checkout.invalid": shop.app})
-        with pytest.raises(ValueError, match="not a WSGI app"):
+            WebhookSender(SECRET, scheduler=scheduler,
+                          in_process={"checkout.invalid": WSGIAdapter(shop.app)})
+        with pytest.raises(ValueError, match="not a transport adapter"):
             WebhookSender(SECRET, scheduler=scheduler, in_process={BASE: "shop"})
     finally:
         scheduler.shutdown()
@@ -175,7 +177,7 @@ def test_bad_in_process_targets_are_refused(shop):
 def test_sandbox_config_delivers_order_webhooks_in_process(shop):
     app = create_app({"TESTING": True, "SANDBOX_TIME_SCALE": 0.001,
                       "SANDBOX_WEBHOOK_URL": f"{BASE}/checkout/webhooks",
-                      "SANDBOX_WEBHOOK_IN_PROCESS": {BASE: shop.app}})
+                      "SANDBOX_WEBHOOK_IN_PROCESS": {BASE: WSGIAdapter(shop.app)}})
     try:
         api = Api(app)
         order = api.offramp_typed_order()

@@ -18,8 +18,9 @@ from flask import Flask
 from werkzeug.serving import make_server
 
 from checkout import errors
-from checkout.config import SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET
 from checkout.sandbox import create_app
+from checkout.sandbox.credentials import CLIENT_ID as SANDBOX_CLIENT_ID
+from checkout.sandbox.credentials import CLIENT_SECRET as SANDBOX_CLIENT_SECRET
 from checkout.upstream import (
     AssetPair,
     Limits,

@@ -34,7 +34,7 @@ def test_known_vector_from_an_unpadded_secret():
 
 
 def test_sandbox_default_secret_decodes_without_padding():
-    from checkout.config import SANDBOX_CLIENT_SECRET
+    from checkout.sandbox.credentials import CLIENT_SECRET as SANDBOX_CLIENT_SECRET
 
     assert len(SANDBOX_CLIENT_SECRET) % 4 != 0       # the point: it needs padding restored
     key = decode_secret(SANDBOX_CLIENT_SECRET)

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from checkout import signals
-from checkout.config import SANDBOX_WEBHOOK_SECRET
 from checkout.errors import OrderNotAvailable, UpstreamUnavailable
+from checkout.sandbox.credentials import WEBHOOK_SECRET as SANDBOX_WEBHOOK_SECRET
 from checkout.signature import sign
 
 WEBHOOK_PATH = "/checkout/webhooks"

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import create_engine, text
 
 from checkout import signals
-from checkout.config import SANDBOX_WEBHOOK_SECRET
+from checkout.sandbox.credentials import WEBHOOK_SECRET as SANDBOX_WEBHOOK_SECRET
 from checkout.signature import sign
 
 from ..conftest import make_app
