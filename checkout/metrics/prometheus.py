@@ -11,6 +11,8 @@ Names and labels (the README's "Metrics" lists them for operators):
 ``checkout_order_status_changes_total{flow, status}``  one per ``order_status_changed`` sent
 ``checkout_ratelimited_requests_total{limit}``, ``checkout_reconciler_checks_total{flow, result}``
 ``checkout_orders{flow, status}``  gauge: the stored orders (``checkout_orders`` table) now
+``checkout_upstream_breaker{family, state}``  gauge: the upstream's breakers open or half-open
+``checkout_upstream_breaker_opened_total{family}``  one per outage of a breaker (it left closed)
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from sqlalchemy.engine import Engine
 
 from .. import signals
 from ..ratelimits import DEFAULT_LIMITS
-from ..upstream.breaker import STATES as BREAKER_STATES
+from ..upstream.breaker import CLOSED
 from ..webhooks.orders import count_by_status
 from . import MULTIPROC_ENV, Metrics
 
@@ -97,15 +99,16 @@ class Families:
                 "checkout_reconciler_checks", "Orders the reconciler asked the upstream about, "
                 "by flow and result (moved: a status the webhooks had not brought)",
                 ["flow", "result"], registry=registry),
-            # 1 for the state each process's breaker is in, 0 for the others: summed over the
-            # live workers, how many of them refuse calls to the upstream right now.
+            # Breakers not closed, by family and state, summed over the live workers: how many
+            # corridors (or families) of the upstream each worker refuses to call right now.
             breaker=Gauge(
-                "checkout_upstream_breaker", "Processes whose breaker of the upstream is in each "
-                "state (closed: calls are sent; open: refused at once; half_open: one trial)",
-                ["state"], multiprocess_mode="livesum", registry=registry),
+                "checkout_upstream_breaker", "Breakers of the upstream open (calls refused at "
+                "once) or half_open (one trial call), by family of endpoints, over the processes",
+                ["family", "state"], multiprocess_mode="livesum", registry=registry),
             breaker_opened=Counter(
-                "checkout_upstream_breaker_opened", "Times a process's breaker of the upstream "
-                "opened (the upstream kept failing)", registry=registry),
+                "checkout_upstream_breaker_opened", "Outages of a family of the upstream's "
+                "endpoints (or of one corridor's prices or limits): times a process's breaker "
+                "opened, once per outage", ["family"], registry=registry),
             # The lowest over the live workers: 0 as soon as one of them sees it down.
             upstream_ready=Gauge(
                 "checkout_upstream_ready", "1 when the last readiness check of the upstream was "
@@ -268,11 +271,13 @@ class PrometheusMetrics(Metrics):
         self.families.reconciler.labels(flow, result).inc()
 
     @_never_raises
-    def upstream_breaker(self, state: str) -> None:
-        for each in BREAKER_STATES:
-            self.families.breaker.labels(each).set(1 if each == state else 0)
-        if state == "open":
-            self.families.breaker_opened.inc()
+    def upstream_breaker(self, family: str, old: str, new: str) -> None:
+        if old != CLOSED:
+            self.families.breaker.labels(family, old).dec()
+        if new != CLOSED:
+            self.families.breaker.labels(family, new).inc()
+        if old == CLOSED:                   # an outage starts (the log says so once too)
+            self.families.breaker_opened.labels(family).inc()
 
     @_never_raises
     def readiness(self, seen: Readiness) -> None:
