@@ -4,7 +4,8 @@ Reference data changes rarely, and a user on a slow phone connection should neve
 page then waits on at most the one upstream call it really needs (a quote, a create, an action).
 Entries live ``CHECKOUT_REFERENCE_TTL`` seconds. When a refresh fails and an older copy exists, the
 older copy is served (for up to ten times the TTL) rather than breaking the page: the quote and the
-order creation that follow are checked by the upstream against its current data anyway.
+order creation that follow are checked by the upstream against its current data anyway. That is
+logged once when it starts and once when a refresh succeeds again, not once per page served.
 
 The cache belongs to the app's :class:`~checkout.state.CheckoutState`, so two apps in one process
 never share entries and nothing outlives its app.
@@ -80,6 +81,8 @@ class TTLCache:
         self._failures: dict[Hashable, tuple[int, UpstreamError]] = {}
         # The breakers of the loads under way, by key, as their calls go through them.
         self._loading: dict[Hashable, list[Breaker]] = {}
+        # Keys served from an older copy since their last successful load: said once.
+        self._stale: set[Hashable] = set()
 
     def _key_lock(self, key: Hashable) -> threading.Lock:
         with self._lock:
@@ -127,8 +130,7 @@ class TTLCache:
                 stale = self._entries.get(key)
                 if stale is not None and \
                         self.clock() - stale.fetched_at < self.ttl * self.stale_factor:
-                    log.warning("reference data refresh failed; serving the cached copy: %s",
-                                key[0] if isinstance(key, tuple) else key)
+                    self._serving_stale(key)
                     return cast(T, stale.value)       # the waiters will try, and find it too
                 if not getattr(exc, "never_sent", False):
                     # What the upstream did, not this caller's own lack of time or place: its
@@ -145,6 +147,10 @@ class TTLCache:
             with self._lock:
                 self._store(key, value)
                 self._failures.pop(key, None)
+                refreshed = key in self._stale
+                self._stale.discard(key)
+            if refreshed:
+                log.info("reference data refreshed again: %s", _named(key))
             return value
 
     def _refusal_of_load(self, key: Hashable) -> UpstreamError | None:
@@ -153,6 +159,15 @@ class TTLCache:
         with self._lock:
             used = list(self._loading.get(key, ()))
         return next((refusal for refusal in (b.refusal() for b in used) if refusal), None)
+
+    def _serving_stale(self, key: Hashable) -> None:
+        """Said once per outage of ``key``: every page served meanwhile would say it again."""
+        with self._lock:
+            first = key not in self._stale
+            self._stale.add(key)
+        if first:
+            log.warning("reference data refresh failed; serving the cached copy until the "
+                        "upstream answers again: %s", _named(key))
 
     def put(self, key: Hashable, value: Any) -> None:
         """Keep ``value`` for ``key`` from now (for an answer obtained otherwise than by a loader)."""
@@ -191,6 +206,11 @@ class TTLCache:
         self._entries.move_to_end(key)
         while self.max_entries is not None and len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
+
+
+def _named(key: Hashable) -> object:
+    # A key's first part names its data ("limits"); the rest may name a corridor.
+    return key[0] if isinstance(key, tuple) else key
 
 
 @dataclass(frozen=True)
