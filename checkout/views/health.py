@@ -1,5 +1,5 @@
 """``GET /healthz`` (is this process alive, and its database) and ``GET /healthz/ready`` (can it take
-orders now: the upstream and the rate-limit store too), as JSON.
+orders now: the upstream and the rate-limit store too).
 
 Give a load balancer ``/healthz``: it fails only when this process cannot serve anything (its
 database does not answer), never because the upstream is unwell. An upstream outage must not take
@@ -7,6 +7,11 @@ every host, and with them the merchant's own pages, out of rotation: the checkou
 payment partner is not answering, and the shop goes on. Alert on ``/healthz/ready`` (or on the
 metrics): it fails while the upstream is unavailable or refuses the credentials, and while the
 rate-limit store is down.
+
+Everyone gets the status code and one word (``{"status": "ok"}``, ``degraded``, ``down``): what a
+load balancer needs. The details (each check, the breakers open and when their next trial is, how
+old the last check is) tell a stranger when to strike at a breaker, so only a request bearing
+``CHECKOUT_METRICS_TOKEN`` gets them (checked as ``/metrics`` checks it, in constant time).
 
 Neither waits on the upstream (:mod:`checkout.readiness`): they answer from the last background
 check, and start a new one when that one is older than ``CHECKOUT_HEALTH_CACHE_SECONDS``. The
@@ -23,6 +28,7 @@ from ..ratelimits import unlimited
 from ..readiness import OK, UNAVAILABLE, Readiness
 from ..state import CheckoutState, get_state
 from ..store import database_failure
+from .metrics import bears_metrics_token
 
 
 def _database(state: CheckoutState) -> str:
@@ -41,7 +47,7 @@ def _readiness(state: CheckoutState) -> Readiness:
 
 
 def _details(state: CheckoutState, database: str, seen: Readiness) -> dict[str, Any]:
-    """Each check, the breakers not closed, and how old the last check is."""
+    """What only the metrics token's bearer is told."""
     breakers = [{"family": breaker.family, "corridor": breaker.corridor, "state": now.state,
                  "retry_in_seconds": None if now.retry_in is None else round(now.retry_in, 1)}
                 for breaker, now in state.upstream.transport.breakers.not_closed()]
@@ -59,14 +65,19 @@ def _answer(ready_only: bool) -> Response:
     alive = database == OK
     ready = alive and seen.well
     status = "ok" if ready else ("degraded" if alive else "down")
-    response = jsonify(status=status, **_details(state, database, seen))
+    body: dict[str, Any] = {"status": status}
+    if bears_metrics_token():
+        body.update(_details(state, database, seen))
+    response = jsonify(body)
     response.status_code = 200 if (ready if ready_only else alive) else 503
     response.headers["Cache-Control"] = "no-store"
+    response.vary.add("Authorization")
     return response
 
 
 @unlimited("probed by load balancers, often and from one address (a 429 would take the "
-           "instance out of rotation); its upstream check is cached")
+           "instance out of rotation); its upstream check is cached, and a stranger is told "
+           "one word")
 def healthz() -> Response:
     """Liveness: 200 while this process and its database answer (the rest is reported)."""
     return _answer(ready_only=False)

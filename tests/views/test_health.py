@@ -1,6 +1,7 @@
 """``/healthz`` (liveness: this process and its database) and ``/healthz/ready`` (the upstream and
 the rate-limit store too): never failed by an unwell upstream, never waiting on it, following the
-upstream's return within seconds."""
+upstream's return within seconds, and telling a stranger one word (the details go to the bearer of
+the metrics token)."""
 from __future__ import annotations
 
 import logging
@@ -210,6 +211,36 @@ def test_a_shared_rate_limit_store_that_answers_is_ready(config, redis):
         "ratelimit_store"] == "ok" and r)
     assert live.status_code == 200
     assert checked(client, "/checkout/healthz/ready").status_code == 200
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-the-metrics-token"},
+                                     {"Authorization": f"Basic {TOKEN}"}])
+def test_a_stranger_is_told_the_status_code_and_one_word(app, upstream_calls, headers):
+    """No breaker state, no time to the next trial, no age of the last check, no credentials
+    refused: what would let a stranger time an attack on a breaker."""
+    checked(Operator(app.test_client()))
+    stranger = app.test_client()
+    outage.open_breaker(get_state_of(app).upstream.transport.breakers.get("onramp_prices",
+                                                                          "KE/mobile_money"))
+    for path in ("/checkout/healthz", "/checkout/healthz/ready"):
+        answer = stranger.get(path, headers=headers)
+        assert answer.status_code == 200 and answer.get_json() == {"status": "ok"}
+        assert answer.headers["Cache-Control"] == "no-store"
+        assert "Authorization" in answer.headers["Vary"]
+    upstream_calls.fail = True
+    outage.open_breaker(get_state_of(app).upstream.transport.breakers.get("onramp_orders"))
+    wait_for(lambda: stranger.get("/checkout/healthz/ready").status_code == 503)
+    live = stranger.get("/checkout/healthz", headers=headers)
+    assert live.status_code == 200 and live.get_json() == {"status": "degraded"}
+    assert stranger.get("/checkout/healthz/ready").get_json() == {"status": "degraded"}
+
+
+def test_without_a_metrics_token_nobody_is_told_more(config, upstream_calls):
+    del config["CHECKOUT_METRICS_TOKEN"]
+    app = make_app(dict(config))
+    client = app.test_client()
+    wait_for(lambda: client.get("/checkout/healthz/ready").status_code == 200)
+    assert client.get("/checkout/healthz", headers=bearer()).get_json() == {"status": "ok"}
 
 
 class Clock:
