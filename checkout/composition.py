@@ -82,8 +82,7 @@ def build(app: Flask) -> CheckoutState:
     kyc = KycStanding(engine, upstream, util_catalog, sessions, app.config)
     background = Dispatcher(app, dispatcher.sweep)
     statuses = OrderStatuses(engine, upstream, app.config, notify=background.notify)
-    readiness = ReadinessChecks(lambda: upstream.probe(), ratelimits.store_answers,
-                                on_checked=counts.readiness)
+    readiness = ReadinessChecks(lambda: upstream.probe(), ratelimits.store_answers)
 
     def outage_starts(_breaker: object, old: str, _new: str) -> None:
         # Checked at once, rather than at the end of the last check's cache time.
@@ -91,6 +90,8 @@ def build(app: Flask) -> CheckoutState:
             readiness.check_soon()
 
     upstream.transport.breakers.listen(outage_starts)
+    health_seconds = float(app.config["CHECKOUT_HEALTH_CACHE_SECONDS"])
+    counts.follow_readiness(lambda: readiness.for_scrape(health_seconds))
     return CheckoutState(
         engine=engine, intake=Intake(engine),
         sessions=sessions,

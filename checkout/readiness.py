@@ -41,6 +41,8 @@ OK, UNAVAILABLE, CREDENTIALS_REFUSED, UNKNOWN, MEMORY = (
     "ok", "unavailable", "credentials_refused", "unknown", "memory")
 # Seconds after which a check that found the upstream or the store unwell is made again.
 RECHECK_WHILE_UNWELL = 2.0
+# Seconds a scrape waits for a process's first check, rather than report what it does not know.
+FIRST_CHECK_WAIT = 3.0
 
 
 @dataclass(frozen=True)
@@ -58,24 +60,22 @@ class ReadinessChecks:
     """The last answers of one app in this process, refreshed in the background.
 
     ``check_upstream`` raises the upstream's error or returns; ``check_store`` says whether the
-    rate-limit store answers (None: it is the process's memory); ``on_checked`` is told each
-    check's answers (the metrics' gauges).
+    rate-limit store answers (None: it is the process's memory).
     """
 
     def __init__(self, check_upstream: Callable[[], None],
                  check_store: Callable[[], bool | None], *,
-                 clock: Callable[[], float] = time.monotonic,
-                 on_checked: Callable[[Readiness], None] | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._check_upstream = check_upstream
         self._check_store = check_store
         self._clock = clock
-        self._on_checked = on_checked
         self._lock = threading.Lock()
         self._running = False
         self._upstream = UNKNOWN
         self._store = UNKNOWN
         self._checked_at: float | None = None
         self._due_now = False
+        self._first = threading.Event()
 
     def current(self) -> Readiness:
         with self._lock:
@@ -105,6 +105,14 @@ class ReadinessChecks:
             self._due_now = True
         self.refresh_if_stale(0)
 
+    def for_scrape(self, ttl: float, wait: float = FIRST_CHECK_WAIT) -> Readiness:
+        """What a metrics scrape reports: the last answers, as a probe would find them (refreshed
+        when stale); in a process never checked yet, the first check's, waited for up to
+        ``wait`` seconds (still unknown after that: ``unknown``)."""
+        self.refresh_if_stale(ttl)
+        self._first.wait(wait)
+        return self.current()
+
     def _stale(self, ttl: float) -> bool:
         # Under self._lock.
         if self._checked_at is None or self._due_now:
@@ -121,8 +129,7 @@ class ReadinessChecks:
                 _tell_changes((self._upstream, self._store), (upstream, store))
                 self._upstream, self._store = upstream, store
                 self._checked_at = self._clock()
-            if self._on_checked is not None:
-                self._on_checked(Readiness(upstream, store, 0.0))
+            self._first.set()
         finally:
             with self._lock:
                 self._running = False

@@ -13,6 +13,8 @@ Names and labels (the README's "Metrics" lists them for operators):
 ``checkout_orders{flow, status}``  gauge: the stored orders (``checkout_orders`` table) now
 ``checkout_upstream_breaker{family, state}``  gauge: the upstream's breakers open or half-open
 ``checkout_upstream_breaker_opened_total{family}``  one per outage of a breaker (it left closed)
+``checkout_upstream_ready``, ``checkout_ratelimit_store_up``  gauges read at scrape time from the
+    answering process's readiness checks
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from sqlalchemy.engine import Engine
 
 from .. import signals
 from ..ratelimits import DEFAULT_LIMITS
+from ..readiness import MEMORY, OK, UNKNOWN
 from ..upstream.breaker import CLOSED
 from ..webhooks.orders import count_by_status
 from . import MULTIPROC_ENV, Metrics
@@ -63,8 +66,6 @@ class Families:
     reconciler: Counter
     breaker: Gauge
     breaker_opened: Counter
-    upstream_ready: Gauge
-    store_up: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None) -> Families:
@@ -109,15 +110,6 @@ class Families:
                 "checkout_upstream_breaker_opened", "Outages of a family of the upstream's "
                 "endpoints (or of one corridor's prices or limits): times a process's breaker "
                 "opened, once per outage", ["family"], registry=registry),
-            # The lowest over the live workers: 0 as soon as one of them sees it down.
-            upstream_ready=Gauge(
-                "checkout_upstream_ready", "1 when the last readiness check of the upstream was "
-                "answered, 0 otherwise (unavailable, credentials refused)",
-                multiprocess_mode="livemin", registry=registry),
-            store_up=Gauge(
-                "checkout_ratelimit_store_up", "1 when the rate-limit store answered the last "
-                "readiness check (or is the process's memory), 0 when it did not",
-                multiprocess_mode="livemin", registry=registry),
         )
 
 
@@ -134,6 +126,35 @@ def _families_of_process() -> Families:
         if _process_families is None:
             _process_families = Families.create(registry=None)
         return _process_families
+
+
+class ReadinessGauges:
+    """``checkout_upstream_ready`` and ``checkout_ratelimit_store_up``, read at scrape time from
+    the readiness checks of the process that answers the scrape (checkout.readiness): what its
+    ``/healthz/ready`` would say now, never a value left over from a check long ago, nor 0 in a
+    worker that never checked. What is not known (no check has answered yet) is left out."""
+
+    UPSTREAM = ("checkout_upstream_ready", "1 when the upstream answered the last readiness "
+                "check, 0 when it did not (unavailable, credentials refused)")
+    STORE = ("checkout_ratelimit_store_up", "1 when the rate-limit store answered the last "
+             "readiness check (or is the process's memory), 0 when it did not")
+
+    def __init__(self) -> None:
+        self.seen: Callable[[], Readiness] | None = None
+
+    def describe(self) -> Iterable[Metric]:
+        # Registering asks for the names: without this it would run a check.
+        return [GaugeMetricFamily(*self.UPSTREAM), GaugeMetricFamily(*self.STORE)]
+
+    def collect(self) -> Iterator[Metric]:
+        if self.seen is None:
+            return
+        seen = self.seen()
+        if seen.upstream != UNKNOWN:
+            yield GaugeMetricFamily(*self.UPSTREAM, value=1 if seen.upstream == OK else 0)
+        if seen.ratelimit_store != UNKNOWN:
+            yield GaugeMetricFamily(*self.STORE,
+                                    value=1 if seen.ratelimit_store in (OK, MEMORY) else 0)
 
 
 class StoredOrders:
@@ -211,6 +232,9 @@ class PrometheusMetrics(Metrics):
                  registry: CollectorRegistry | None, multiprocess_dir: str | None) -> None:
         self.families = families
         self.orders = orders
+        self.ready = ReadinessGauges()
+        if registry is not None:
+            registry.register(self.ready)
         self.registry = registry            # None in multiprocess mode: built per scrape
         self.multiprocess_dir = multiprocess_dir
 
@@ -236,6 +260,7 @@ class PrometheusMetrics(Metrics):
             registry = CollectorRegistry()
             MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]
             registry.register(self.orders)
+            registry.register(self.ready)
         encode, content_type = choose_encoder(accept or "")
         return encode(registry), content_type
 
@@ -279,10 +304,8 @@ class PrometheusMetrics(Metrics):
         if old == CLOSED:                   # an outage starts (the log says so once too)
             self.families.breaker_opened.labels(family).inc()
 
-    @_never_raises
-    def readiness(self, seen: Readiness) -> None:
-        self.families.upstream_ready.set(1 if seen.upstream == "ok" else 0)
-        self.families.store_up.set(0 if seen.ratelimit_store == "unavailable" else 1)
+    def follow_readiness(self, seen: Callable[[], Readiness]) -> None:
+        self.ready.seen = seen
 
     @_never_raises
     def _status_changed(self, _sender: Any, *, flow: str | None, status: str,

@@ -1,11 +1,15 @@
-"""The upstream's health in the metrics: its breakers (open now, and outages counted once each)."""
+"""The upstream's health in the metrics: its breakers (open now, and outages counted once each)
+and the readiness gauges, true at every scrape."""
 from __future__ import annotations
 
 import pytest
 
+from checkout.errors import UpstreamUnavailable
 from checkout.state import get_state
 from checkout.upstream.breaker import Admission, Breakers, BreakerSettings, breaker_told
 
+from ..conftest import make_app
+from ..support.waiting import wait_for
 from .support import TOKEN, scrape
 
 
@@ -21,6 +25,31 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def test_a_scrape_tells_the_readiness_of_a_worker_never_probed(app):
+    """No /healthz probe ever reached this process: the gauges say what a check finds now, not
+    0 (a scrape of a worker never probed read 0 while its readiness said ok)."""
+    seen = scrape(app.test_client())
+    assert seen.value("checkout_upstream_ready") == 1
+    assert seen.value("checkout_ratelimit_store_up") == 1
+
+
+def test_the_ready_gauge_follows_the_upstream_at_each_scrape(config, monkeypatch):
+    app = make_app({**config, "CHECKOUT_HEALTH_CACHE_SECONDS": 0})
+    with app.app_context():
+        upstream = get_state().upstream
+    real = upstream.probe
+    client = app.test_client()
+    assert scrape(client).value("checkout_upstream_ready") == 1
+
+    def down() -> None:
+        raise UpstreamUnavailable("down")
+
+    monkeypatch.setattr(upstream, "probe", down)
+    wait_for(lambda: "checkout_upstream_ready 0.0" in scrape(client).text)
+    monkeypatch.setattr(upstream, "probe", real)
+    wait_for(lambda: "checkout_upstream_ready 1.0" in scrape(client).text)
 
 
 def test_an_outage_is_counted_once_whatever_its_failed_trials(app):
