@@ -15,7 +15,7 @@ tests (``tests/faults.py``), set to *hang* (connections taken, never answered); 
 Printed per variant: the shop's own page (p50, p99) during the first wave; the time each shopper
 waited for the "payment partner is not answering" page (median, max) in each wave; and the calls
 that reached the hanging upstream. "no breaker" is the same checkout with a breaker that never
-opens (``CHECKOUT_BREAKER_FAILURES`` = 10^9): the page's budget and the places for waiting calls
+opens (``CHECKOUT_BREAKER_MIN_CALLS`` = 10^9): the page's budget and the places for waiting calls
 still bound each page. ``--sync`` adds gunicorn's default sync workers (no threads) with the
 breaker, to show what the checkout's own settings spare the shop.
 """
@@ -75,7 +75,7 @@ def main() -> int:
     parser.add_argument("--sync", action="store_true", help="also gunicorn's sync workers")
     args = parser.parse_args()
     variants = [("breaker (shipped)", {}, []),
-                ("no breaker", {"CHECKOUT_TEST_BREAKER_FAILURES": str(10 ** 9)}, [])]
+                ("no breaker", {"CHECKOUT_TEST_BREAKER_MIN_CALLS": str(10 ** 9)}, [])]
     if args.sync:
         variants.append(("sync workers, breaker", {}, ["-k", "sync"]))
     results = {}

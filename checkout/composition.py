@@ -19,7 +19,7 @@ from .metrics import Metrics
 from .metrics import enabled as metrics_enabled
 from .pacing import Schedule
 from .ratelimits import RateLimits
-from .readiness import ReadinessChecks, upstream_answers
+from .readiness import ReadinessChecks
 from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
 from .sessions import SessionStore
 from .state import CheckoutState
@@ -28,7 +28,7 @@ from .store.schema import prepare
 from .store.writing import open_writer_turn
 from .theme import theme_of
 from .upstream import UpstreamClient
-from .upstream.breaker import Breaker, breaker_told
+from .upstream.breaker import CLOSED, Breakers, breaker_told
 from .upstream.inprocess import mount_wsgi_app
 from .views import context as session_context
 from .webhooks import dispatcher
@@ -61,20 +61,17 @@ def build(app: Flask) -> CheckoutState:
         timeouts={kind: tuple(pair) for kind, pair
                   in app.config["CHECKOUT_UPSTREAM_TIMEOUTS"].items()},
         on_call=counts.upstream_call,
-        breaker=Breaker(failures=int(app.config["CHECKOUT_BREAKER_FAILURES"]),
-                        reset_after=float(app.config["CHECKOUT_BREAKER_RESET_SECONDS"]),
-                        on_change=breaker_told(counts.upstream_breaker)),
+        breakers=Breakers(config.breaker_settings(app),
+                          on_change=breaker_told(counts.upstream_breaker)),
         max_in_flight=int(app.config["CHECKOUT_UPSTREAM_MAX_IN_FLIGHT"]),
     )
-    counts.upstream_breaker(upstream.transport.breaker.snapshot().state)
     if sandbox is not None:
         mount_wsgi_app(upstream.http, base_url, sandbox,
                        environ_extras=embedded_sandbox.public_base)
     ttl = float(app.config["CHECKOUT_REFERENCE_TTL"])
-    refusal = upstream.transport.breaker.refusal
 
     def reference_cache() -> TTLCache:
-        return TTLCache(ttl, refuse_waiting=refusal)
+        return TTLCache(ttl)
 
     pace = embedded_sandbox.pace(app)
     ratelimits = RateLimits.create(app)
@@ -84,6 +81,16 @@ def build(app: Flask) -> CheckoutState:
     kyc = KycStanding(engine, upstream, util_catalog, sessions, app.config)
     background = Dispatcher(app, dispatcher.sweep)
     statuses = OrderStatuses(engine, upstream, app.config, notify=background.notify)
+    readiness = ReadinessChecks(lambda: upstream.probe(), ratelimits.store_answers)
+
+    def outage_starts(_breaker: object, old: str, _new: str) -> None:
+        # Checked at once, rather than at the end of the last check's cache time.
+        if old == CLOSED:
+            readiness.check_soon()
+
+    upstream.transport.breakers.listen(outage_starts)
+    health_seconds = float(app.config["CHECKOUT_HEALTH_CACHE_SECONDS"])
+    counts.follow_readiness(lambda: readiness.for_scrape(health_seconds))
     return CheckoutState(
         engine=engine,
         sessions=sessions,
@@ -103,8 +110,7 @@ def build(app: Flask) -> CheckoutState:
         quote_cache=QuoteCache(float(app.config["CHECKOUT_QUOTE_CACHE_SECONDS"]),
                                merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
         just_created=JustCreated(), metrics=counts, schema_unchecked=unchecked,
-        readiness=ReadinessChecks(lambda: upstream_answers(upstream), ratelimits.store_answers,
-                                  on_checked=counts.readiness),
+        readiness=readiness,
         theme=theme_of(app.config.get("CHECKOUT_THEME")))
 
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import ipaddress
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from flask import Flask
 
 from .errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from .upstream.breaker import BreakerSettings
 
 # The launch tokens' key on the embedded sandbox (its own credentials are the sandbox's:
 # checkout.embedded_sandbox). It protects nothing: on the sandbox no money moves.
@@ -40,11 +43,15 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_REQUEST_BUDGET": 25.0,
     # Calls of one process waiting on the upstream at once; one more is refused, not queued.
     "CHECKOUT_UPSTREAM_MAX_IN_FLIGHT": 8,
-    # The breaker (checkout.upstream.breaker): calls in a row without a usable answer that open
-    # it, and seconds it stays open before one trial call. Two: a page asks for its reference
-    # data two calls at a time, and a load that fails is not asked again by the pages waiting
-    # for it, so a hanging upstream costs each process few calls; it opens for seconds only.
-    "CHECKOUT_BREAKER_FAILURES": 2,
+    # The breakers (checkout.upstream.breaker), one per family of endpoints and, for prices and
+    # limits, per corridor: one opens once at least MIN_CALLS requests (each counted once, its
+    # retries included) in the last WINDOW_SECONDS had at least FAILURE_RATIO of them without a
+    # usable answer; RESET_SECONDS later one trial call goes, whose answer closes it or opens it
+    # again. Three requests: a process sees few per corridor, and a hanging upstream should cost
+    # each corridor few timeouts; half of them failing: a lone failure amid answers never opens it.
+    "CHECKOUT_BREAKER_MIN_CALLS": 3,
+    "CHECKOUT_BREAKER_FAILURE_RATIO": 0.5,
+    "CHECKOUT_BREAKER_WINDOW_SECONDS": 30.0,
     "CHECKOUT_BREAKER_RESET_SECONDS": 5.0,
     # How long reference data (countries, channels, assets, limits) is trusted before re-fetching.
     "CHECKOUT_REFERENCE_TTL": 300,
@@ -80,7 +87,9 @@ DEFAULTS: dict[str, Any] = {
     "CHECKOUT_CREATE_GRACE": 40,
     # Seconds /healthz and /healthz/ready reuse their last background check of the upstream and
     # the rate-limit store before starting another: each upstream check is a call made with the
-    # merchant's key (no amplification by hammering the routes), and no probe waits on it.
+    # merchant's key (no amplification by hammering the routes), and no probe waits on it. A check
+    # that found either unwell is made again after 2 s at most (checkout.readiness), and a breaker
+    # opening has one made at once.
     "CHECKOUT_HEALTH_CACHE_SECONDS": 30,
     # An http:// (not https) CHECKOUT_API_BASE_URL on a host other than loopback is refused at
     # start-up: the client id and signed requests would cross the network in cleartext. Set True
@@ -247,10 +256,39 @@ def _check_upstream_waits(app: Flask) -> None:
             f"order's creation ({connect:g} + {read:g} s): raise it to {2 * (connect + read):g} "
             "or more, or shorten the write timeout")
     _positive(app, "CHECKOUT_UPSTREAM_MAX_IN_FLIGHT", whole=True)
-    _positive(app, "CHECKOUT_BREAKER_FAILURES", whole=True)
-    _positive(app, "CHECKOUT_BREAKER_RESET_SECONDS")
+    breaker_settings(app)
     if budget < 1:
         raise ConfigurationError("CHECKOUT_REQUEST_BUDGET must leave a page at least a second")
+
+
+# Settings of earlier releases that are read no more, and what replaces them: refused at start-up
+# rather than ignored, so that nobody believes a setting holds that does not.
+RETIRED = {
+    "CHECKOUT_BREAKER_FAILURES": (
+        "the breakers no longer open after failures in a row but on a share of failed requests: "
+        "set CHECKOUT_BREAKER_MIN_CALLS (requests in the window before a breaker may open, 3), "
+        "CHECKOUT_BREAKER_FAILURE_RATIO (0.5) and CHECKOUT_BREAKER_WINDOW_SECONDS (30) instead, "
+        "or leave them to their defaults"),
+}
+
+
+def breaker_settings(app: Flask) -> BreakerSettings:
+    """When the upstream's breakers open, and for how long (checkout.upstream.breaker); fails at
+    start-up, naming the key, on a setting that is not one."""
+    from .upstream.breaker import BreakerSettings
+
+    for key, instead in RETIRED.items():
+        if key in app.config:
+            raise ConfigurationError(f"{key} is no longer read: {instead}")
+    ratio = _positive(app, "CHECKOUT_BREAKER_FAILURE_RATIO")
+    if ratio > 1:
+        raise ConfigurationError(
+            f"CHECKOUT_BREAKER_FAILURE_RATIO is a share of requests, above 0 and at most 1, not "
+            f"{ratio!r}")
+    return BreakerSettings(
+        min_calls=int(_positive(app, "CHECKOUT_BREAKER_MIN_CALLS", whole=True)),
+        failure_ratio=ratio, window=_positive(app, "CHECKOUT_BREAKER_WINDOW_SECONDS"),
+        open_for=_positive(app, "CHECKOUT_BREAKER_RESET_SECONDS"))
 
 
 def _check_switches(app: Flask) -> None:

@@ -1,18 +1,24 @@
 """Whether the checkout's dependencies other than its database answer: the upstream and the
 rate-limit store, as last checked in the background.
 
-A probe never waits on them: ``GET /healthz`` and ``/healthz/ready`` answer from the last check
-(and from the upstream breaker's state, which every real call keeps current), and when that check
-is older than ``CHECKOUT_HEALTH_CACHE_SECONDS`` they start one on a thread of its own, one at a
-time per app and process. Each check is one upstream call made with the merchant's key, so
-hammering the routes cannot be turned into a flood of upstream calls.
+A probe never waits on them: ``GET /healthz`` and ``/healthz/ready`` answer from the last check,
+and when that check is older than ``CHECKOUT_HEALTH_CACHE_SECONDS`` they start one on a thread of
+its own, one at a time per app and process. Each check is one upstream call made with the
+merchant's key, so hammering the routes cannot be turned into a flood of upstream calls.
+
+While the last check found either unwell, it is old after :data:`RECHECK_WHILE_UNWELL` seconds
+instead: readiness follows the upstream's return within seconds, not at the next cache period.
+And a breaker of the upstream opening (checkout.upstream.breaker) has a check made at once: an
+outage shows without waiting for the cache period either. The upstream check is a probe
+(``UpstreamClient.probe``): sent once, around the breakers, so that it tells of the upstream as it
+is now, not of what a breaker remembers (and one corridor's open breaker is not the upstream down).
 
 What the upstream check says:
 
 - ``ok``: it answered;
 - ``credentials_refused``: it answered 401: the client id or secret is wrong (a configuration to
   fix, not an outage to wait out);
-- ``unavailable``: no usable answer (timeout, refused, 5xx, not JSON), or the breaker is open;
+- ``unavailable``: no usable answer (timeout, refused, 5xx, not JSON);
 - ``unknown``: not checked yet (the first check is under way).
 
 The rate-limit store: ``ok``, ``unavailable`` (the limits then count in each process's memory:
@@ -26,17 +32,17 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .errors import UpstreamAuthError, UpstreamError
-
-if TYPE_CHECKING:
-    from .upstream.client import UpstreamClient
 
 log = logging.getLogger("checkout.readiness")
 
 OK, UNAVAILABLE, CREDENTIALS_REFUSED, UNKNOWN, MEMORY = (
     "ok", "unavailable", "credentials_refused", "unknown", "memory")
+# Seconds after which a check that found the upstream or the store unwell is made again.
+RECHECK_WHILE_UNWELL = 2.0
+# Seconds a scrape waits for a process's first check, rather than report what it does not know.
+FIRST_CHECK_WAIT = 3.0
 
 
 @dataclass(frozen=True)
@@ -45,43 +51,74 @@ class Readiness:
     ratelimit_store: str
     checked_seconds_ago: float | None
 
+    @property
+    def well(self) -> bool:
+        return self.upstream == OK and self.ratelimit_store in (OK, MEMORY)
+
 
 class ReadinessChecks:
     """The last answers of one app in this process, refreshed in the background.
 
     ``check_upstream`` raises the upstream's error or returns; ``check_store`` says whether the
-    rate-limit store answers (None: it is the process's memory); ``on_checked`` is told each
-    check's answers (the metrics' gauges).
+    rate-limit store answers (None: it is the process's memory).
     """
 
     def __init__(self, check_upstream: Callable[[], None],
                  check_store: Callable[[], bool | None], *,
-                 clock: Callable[[], float] = time.monotonic,
-                 on_checked: Callable[[Readiness], None] | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._check_upstream = check_upstream
         self._check_store = check_store
         self._clock = clock
-        self._on_checked = on_checked
         self._lock = threading.Lock()
         self._running = False
         self._upstream = UNKNOWN
         self._store = UNKNOWN
         self._checked_at: float | None = None
+        self._due_now = False
+        self._first = threading.Event()
 
     def current(self) -> Readiness:
         with self._lock:
             ago = None if self._checked_at is None else self._clock() - self._checked_at
             return Readiness(self._upstream, self._store, ago)
 
-    def refresh_if_stale(self, ttl: float) -> None:
-        """Start a check on a thread of its own when the last is older than ``ttl`` seconds (and
-        none is running)."""
+    @property
+    def checking(self) -> bool:
+        """Whether a check is under way."""
         with self._lock:
-            fresh = self._checked_at is not None and self._clock() - self._checked_at < ttl
-            if fresh or self._running:
+            return self._running
+
+    def refresh_if_stale(self, ttl: float) -> None:
+        """Start a check on a thread of its own when the last is older than ``ttl`` seconds
+        (:data:`RECHECK_WHILE_UNWELL` when it found something unwell), or when one is due now
+        (and none is running)."""
+        with self._lock:
+            if self._running or not self._stale(ttl):
                 return
-            self._running = True
+            self._running, self._due_now = True, False
         threading.Thread(target=self._check, name="checkout-readiness", daemon=True).start()
+
+    def check_soon(self) -> None:
+        """Check now, whatever the age of the last check (an outage may have started); with a
+        check under way, the next probe starts another."""
+        with self._lock:
+            self._due_now = True
+        self.refresh_if_stale(0)
+
+    def for_scrape(self, ttl: float, wait: float = FIRST_CHECK_WAIT) -> Readiness:
+        """What a metrics scrape reports: the last answers, as a probe would find them (refreshed
+        when stale); in a process never checked yet, the first check's, waited for up to
+        ``wait`` seconds (still unknown after that: ``unknown``)."""
+        self.refresh_if_stale(ttl)
+        self._first.wait(wait)
+        return self.current()
+
+    def _stale(self, ttl: float) -> bool:
+        # Under self._lock.
+        if self._checked_at is None or self._due_now:
+            return True
+        well = Readiness(self._upstream, self._store, None).well
+        return self._clock() - self._checked_at >= (ttl if well else min(ttl, RECHECK_WHILE_UNWELL))
 
     def _check(self) -> None:
         try:
@@ -92,16 +129,10 @@ class ReadinessChecks:
                 _tell_changes((self._upstream, self._store), (upstream, store))
                 self._upstream, self._store = upstream, store
                 self._checked_at = self._clock()
-            if self._on_checked is not None:
-                self._on_checked(Readiness(upstream, store, 0.0))
+            self._first.set()
         finally:
             with self._lock:
                 self._running = False
-
-
-def upstream_answers(upstream: UpstreamClient) -> None:
-    """The upstream's readiness check: one cheap call (reference data); raises its error."""
-    upstream.onramp_assets()
 
 
 def _upstream_answer(check: Callable[[], None]) -> str:

@@ -4,7 +4,8 @@ Reference data changes rarely, and a user on a slow phone connection should neve
 page then waits on at most the one upstream call it really needs (a quote, a create, an action).
 Entries live ``CHECKOUT_REFERENCE_TTL`` seconds. When a refresh fails and an older copy exists, the
 older copy is served (for up to ten times the TTL) rather than breaking the page: the quote and the
-order creation that follow are checked by the upstream against its current data anyway.
+order creation that follow are checked by the upstream against its current data anyway. That is
+logged once when it starts and once when a refresh succeeds again, not once per page served.
 
 The cache belongs to the app's :class:`~checkout.state.CheckoutState`, so two apps in one process
 never share entries and nothing outlives its app.
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .errors import UpstreamError
+from .upstream.breaker import Breaker, breakers_used
 from .upstream.types import AssetPair, Limits, OfframpTypeCountry, OnrampCountry, UtilCountry
 
 if TYPE_CHECKING:
@@ -60,16 +62,14 @@ class TTLCache:
     A load that fails upstream fails for the callers who were waiting for it too: they do not
     each try again in turn. Otherwise, with an upstream that hangs, twenty pages asking for one
     key would wait for twenty timeouts one after the other. A caller that comes after the
-    failure tries again itself.
+    failure tries again itself. Nor does a caller wait for a load whose upstream call goes
+    through a breaker that is not closed (that call is its one trial, which may hang): it gets
+    the breaker's refusal at once.
     """
 
     def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic, *,
-                 max_entries: int | None = None, stale_factor: float = STALE_FACTOR,
-                 refuse_waiting: Callable[[], UpstreamError | None] | None = None) -> None:
+                 max_entries: int | None = None, stale_factor: float = STALE_FACTOR) -> None:
         self.ttl = float(ttl)
-        # Why a caller should not wait for another's load now (the upstream's breaker is not
-        # closed: that load is its one trial, which may hang): the error to raise instead.
-        self.refuse_waiting = refuse_waiting
         self.clock = clock
         self.max_entries = max_entries
         self.stale_factor = stale_factor
@@ -79,6 +79,10 @@ class TTLCache:
         # The last failed load of a key: (its turn, the error), for the callers waiting then.
         self._turns = itertools.count()
         self._failures: dict[Hashable, tuple[int, UpstreamError]] = {}
+        # The breakers of the loads under way, by key, as their calls go through them.
+        self._loading: dict[Hashable, list[Breaker]] = {}
+        # Keys served from an older copy since their last successful load: said once.
+        self._stale: set[Hashable] = set()
 
     def _key_lock(self, key: Hashable) -> threading.Lock:
         with self._lock:
@@ -104,7 +108,7 @@ class TTLCache:
         with self._lock:
             arrived = next(self._turns)
         if not gate.acquire(blocking=False):
-            refusal = self.refuse_waiting() if self.refuse_waiting is not None else None
+            refusal = self._refusal_of_load(key)
             if refusal is not None:
                 raise refusal
             gate.acquire()
@@ -118,13 +122,15 @@ class TTLCache:
                 # It failed while this caller waited for it: the same answer, not another wait.
                 raise copy.copy(failed[1])
             try:
-                value = load()
+                with breakers_used() as used:
+                    with self._lock:
+                        self._loading[key] = used
+                    value = load()
             except UpstreamError as exc:
                 stale = self._entries.get(key)
                 if stale is not None and \
                         self.clock() - stale.fetched_at < self.ttl * self.stale_factor:
-                    log.warning("reference data refresh failed; serving the cached copy: %s",
-                                key[0] if isinstance(key, tuple) else key)
+                    self._serving_stale(key)
                     return cast(T, stale.value)       # the waiters will try, and find it too
                 if not getattr(exc, "never_sent", False):
                     # What the upstream did, not this caller's own lack of time or place: its
@@ -135,12 +141,33 @@ class TTLCache:
             finally:
                 with self._lock:
                     # Loaded or failed, the gate's work is done: keys never pile up here.
+                    self._loading.pop(key, None)
                     if self._key_locks.get(key) is gate:
                         del self._key_locks[key]
             with self._lock:
                 self._store(key, value)
                 self._failures.pop(key, None)
+                refreshed = key in self._stale
+                self._stale.discard(key)
+            if refreshed:
+                log.info("reference data refreshed again: %s", _named(key))
             return value
+
+    def _refusal_of_load(self, key: Hashable) -> UpstreamError | None:
+        """Why a caller should not wait for the load of ``key`` under way: a breaker its calls
+        went through is not closed (None: wait)."""
+        with self._lock:
+            used = list(self._loading.get(key, ()))
+        return next((refusal for refusal in (b.refusal() for b in used) if refusal), None)
+
+    def _serving_stale(self, key: Hashable) -> None:
+        """Said once per outage of ``key``: every page served meanwhile would say it again."""
+        with self._lock:
+            first = key not in self._stale
+            self._stale.add(key)
+        if first:
+            log.warning("reference data refresh failed; serving the cached copy until the "
+                        "upstream answers again: %s", _named(key))
 
     def put(self, key: Hashable, value: Any) -> None:
         """Keep ``value`` for ``key`` from now (for an answer obtained otherwise than by a loader)."""
@@ -179,6 +206,11 @@ class TTLCache:
         self._entries.move_to_end(key)
         while self.max_entries is not None and len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
+
+
+def _named(key: Hashable) -> object:
+    # A key's first part names its data ("limits"); the rest may name a corridor.
+    return key[0] if isinstance(key, tuple) else key
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ def create() -> Flask:
         CHECKOUT_PUBLIC_URL=os.environ["CHECKOUT_TEST_PUBLIC_URL"],
         CHECKOUT_WEBHOOK_BACKGROUND=False, CHECKOUT_TESTNET=True,
         # The breaker as shipped, unless the bench asks to see the checkout without one.
-        CHECKOUT_BREAKER_FAILURES=int(os.environ.get("CHECKOUT_TEST_BREAKER_FAILURES", "2")),
+        CHECKOUT_BREAKER_MIN_CALLS=int(os.environ.get("CHECKOUT_TEST_BREAKER_MIN_CALLS", "3")),
     )
     Checkout(app)
     mark_ready()

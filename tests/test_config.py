@@ -138,6 +138,7 @@ ENDLESS = float("inf")
     ("CHECKOUT_CREATE_GRACE", ENDLESS),
     ("CHECKOUT_BREAKER_RESET_SECONDS", ENDLESS),
     ("CHECKOUT_BREAKER_RESET_SECONDS", float("nan")),
+    ("CHECKOUT_BREAKER_WINDOW_SECONDS", ENDLESS),
     ("CHECKOUT_HTTP_TIMEOUT", (3.05, ENDLESS)),
     ("CHECKOUT_UPSTREAM_TIMEOUTS", {"read": (ENDLESS, 10.0)}),
 ])
@@ -147,3 +148,30 @@ def test_an_endless_wait_is_refused_at_start_up(tmp_path, key, value):
     budget or a breaker's pause of inf is none. NaN is no number at all."""
     with pytest.raises(ConfigurationError, match=key):
         build(tmp_path, **{key: value})
+
+
+def test_the_breakers_settings_of_an_earlier_release_are_refused_naming_what_replaces_them(
+        tmp_path):
+    """CHECKOUT_BREAKER_FAILURES counted failures in a row: read as anything else it would not
+    mean what its operator meant, and ignored it would seem to hold."""
+    with pytest.raises(ConfigurationError, match="CHECKOUT_BREAKER_FAILURES is no longer read.*"
+                       "CHECKOUT_BREAKER_MIN_CALLS.*CHECKOUT_BREAKER_FAILURE_RATIO"):
+        build(tmp_path, CHECKOUT_BREAKER_FAILURES=2)
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("CHECKOUT_BREAKER_FAILURE_RATIO", 0), ("CHECKOUT_BREAKER_FAILURE_RATIO", 1.5),
+    ("CHECKOUT_BREAKER_FAILURE_RATIO", "half"), ("CHECKOUT_BREAKER_MIN_CALLS", 0),
+    ("CHECKOUT_BREAKER_MIN_CALLS", 2.5), ("CHECKOUT_BREAKER_WINDOW_SECONDS", -1),
+])
+def test_a_breaker_setting_that_is_not_one_is_refused_at_start_up(tmp_path, key, value):
+    with pytest.raises(ConfigurationError, match=key):
+        build(tmp_path, **{key: value})
+
+
+def test_the_breakers_are_built_from_their_settings(tmp_path):
+    app = build(tmp_path, CHECKOUT_BREAKER_MIN_CALLS=10, CHECKOUT_BREAKER_FAILURE_RATIO=0.25,
+                CHECKOUT_BREAKER_WINDOW_SECONDS=60, CHECKOUT_BREAKER_RESET_SECONDS=2)
+    settings = app.extensions["checkout"].upstream.transport.breakers.settings
+    assert (settings.min_calls, settings.failure_ratio, settings.window, settings.open_for) == (
+        10, 0.25, 60.0, 2.0)

@@ -47,6 +47,15 @@ def test_a_hanging_upstream_never_takes_the_shop_down(tmp_path):
         for status, seconds, page in results:
             assert status == 502 and NOT_ANSWERING in page, (status, page[:300])
             assert seconds < BUDGET + 2, seconds
+        # A worker's breaker of the reference data opens once its window holds
+        # CHECKOUT_BREAKER_MIN_CALLS (3) failed requests: a first page asks two (countries and
+        # assets, which the other pages of the wave wait for), so a second wave opens it.
+        with ThreadPoolExecutor(20) as shoppers:
+            more = [f.result() for f in [shoppers.submit(open_checkout, base)
+                                         for _ in range(20)]]
+        for status, seconds, page in more:
+            assert status == 502 and NOT_ANSWERING in page, (status, page[:300])
+            assert seconds < BUDGET + 2, seconds
         # The breakers are open now: the next shoppers are answered at once, nothing is sent
         # but a worker's one trial call once its wait is over.
         sent = proxy.calls["hang"]

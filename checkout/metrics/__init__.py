@@ -12,8 +12,8 @@ the session store           :meth:`Metrics.session_opened` (flow, launch or unsi
                             :meth:`Metrics.order_created` (flow: an order attached)
 the 429 page                :meth:`Metrics.rate_limited` (which of our limits refused)
 the reconciler              :meth:`Metrics.reconciler_check` (flow, moved / unchanged / failed)
-the upstream's breaker      :meth:`Metrics.upstream_breaker` (its state, when it changes)
-the readiness checks        :meth:`Metrics.readiness` (the upstream's, the rate-limit store's)
+the upstream's breakers     :meth:`Metrics.upstream_breaker` (a breaker's state, when it changes)
+the readiness checks        :meth:`Metrics.follow_readiness` (read at each scrape)
 ==========================  ====================================================================
 
 Orders reaching a status are counted from the checkout's own ``order_status_changed`` signal, and
@@ -45,6 +45,8 @@ from flask import Flask
 from ..errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..readiness import Readiness
 
 __all__ = ["MULTIPROC_ENV", "Metrics", "check_config", "counting_process", "enabled"]
@@ -86,12 +88,14 @@ class Metrics:
     def reconciler_check(self, flow: str, result: str) -> None:
         """The reconciler asked the upstream about one order."""
 
-    def upstream_breaker(self, state: str) -> None:
-        """This process's breaker of the upstream is now in ``state`` (closed, open, half_open;
-        see checkout.upstream.breaker)."""
+    def upstream_breaker(self, family: str, old: str, new: str) -> None:
+        """A breaker of the upstream's ``family`` of endpoints went from ``old`` to ``new``
+        (closed, open, half_open; see checkout.upstream.breaker): an outage starts when it leaves
+        closed."""
 
-    def readiness(self, seen: Readiness) -> None:
-        """A background readiness check's answers (checkout.readiness)."""
+    def follow_readiness(self, seen: Callable[[], Readiness]) -> None:
+        """Where a scrape reads the readiness checks' answers (checkout.readiness): ``seen()``
+        at each scrape, so that what it reports is what a probe would find then."""
 
 
 def enabled(app: Flask) -> bool:

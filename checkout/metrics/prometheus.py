@@ -11,6 +11,10 @@ Names and labels (the README's "Metrics" lists them for operators):
 ``checkout_order_status_changes_total{flow, status}``  one per ``order_status_changed`` sent
 ``checkout_ratelimited_requests_total{limit}``, ``checkout_reconciler_checks_total{flow, result}``
 ``checkout_orders{flow, status}``  gauge: the stored orders (``checkout_orders`` table) now
+``checkout_upstream_breaker{family, state}``  gauge: the upstream's breakers open or half-open
+``checkout_upstream_breaker_opened_total{family}``  one per outage of a breaker (it left closed)
+``checkout_upstream_ready``, ``checkout_ratelimit_store_up``  gauges read at scrape time from the
+    answering process's readiness checks
 
 A ``status`` or ``flow`` label is one the checkout knows, else ``other``: see :func:`status_label`.
 """
@@ -35,7 +39,8 @@ from sqlalchemy.engine import Engine
 from .. import signals
 from ..flows import FLOW_TYPES
 from ..ratelimits import DEFAULT_LIMITS
-from ..upstream.breaker import STATES as BREAKER_STATES
+from ..readiness import MEMORY, OK, UNKNOWN
+from ..upstream.breaker import CLOSED
 from ..webhooks.orders import (
     OFFRAMP_TO_WEBHOOK,
     ONRAMP_TO_WEBHOOK,
@@ -86,8 +91,6 @@ class Families:
     reconciler: Counter
     breaker: Gauge
     breaker_opened: Counter
-    upstream_ready: Gauge
-    store_up: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None) -> Families:
@@ -122,24 +125,16 @@ class Families:
                 "checkout_reconciler_checks", "Orders the reconciler asked the upstream about, "
                 "by flow and result (moved: a status the webhooks had not brought)",
                 ["flow", "result"], registry=registry),
-            # 1 for the state each process's breaker is in, 0 for the others: summed over the
-            # live workers, how many of them refuse calls to the upstream right now.
+            # Breakers not closed, by family and state, summed over the live workers: how many
+            # corridors (or families) of the upstream each worker refuses to call right now.
             breaker=Gauge(
-                "checkout_upstream_breaker", "Processes whose breaker of the upstream is in each "
-                "state (closed: calls are sent; open: refused at once; half_open: one trial)",
-                ["state"], multiprocess_mode="livesum", registry=registry),
+                "checkout_upstream_breaker", "Breakers of the upstream open (calls refused at "
+                "once) or half_open (one trial call), by family of endpoints, over the processes",
+                ["family", "state"], multiprocess_mode="livesum", registry=registry),
             breaker_opened=Counter(
-                "checkout_upstream_breaker_opened", "Times a process's breaker of the upstream "
-                "opened (the upstream kept failing)", registry=registry),
-            # The lowest over the live workers: 0 as soon as one of them sees it down.
-            upstream_ready=Gauge(
-                "checkout_upstream_ready", "1 when the last readiness check of the upstream was "
-                "answered, 0 otherwise (unavailable, credentials refused)",
-                multiprocess_mode="livemin", registry=registry),
-            store_up=Gauge(
-                "checkout_ratelimit_store_up", "1 when the rate-limit store answered the last "
-                "readiness check (or is the process's memory), 0 when it did not",
-                multiprocess_mode="livemin", registry=registry),
+                "checkout_upstream_breaker_opened", "Outages of a family of the upstream's "
+                "endpoints (or of one corridor's prices or limits): times a process's breaker "
+                "opened, once per outage", ["family"], registry=registry),
         )
 
 
@@ -156,6 +151,35 @@ def _families_of_process() -> Families:
         if _process_families is None:
             _process_families = Families.create(registry=None)
         return _process_families
+
+
+class ReadinessGauges:
+    """``checkout_upstream_ready`` and ``checkout_ratelimit_store_up``, read at scrape time from
+    the readiness checks of the process that answers the scrape (checkout.readiness): what its
+    ``/healthz/ready`` would say now, never a value left over from a check long ago, nor 0 in a
+    worker that never checked. What is not known (no check has answered yet) is left out."""
+
+    UPSTREAM = ("checkout_upstream_ready", "1 when the upstream answered the last readiness "
+                "check, 0 when it did not (unavailable, credentials refused)")
+    STORE = ("checkout_ratelimit_store_up", "1 when the rate-limit store answered the last "
+             "readiness check (or is the process's memory), 0 when it did not")
+
+    def __init__(self) -> None:
+        self.seen: Callable[[], Readiness] | None = None
+
+    def describe(self) -> Iterable[Metric]:
+        # Registering asks for the names: without this it would run a check.
+        return [GaugeMetricFamily(*self.UPSTREAM), GaugeMetricFamily(*self.STORE)]
+
+    def collect(self) -> Iterator[Metric]:
+        if self.seen is None:
+            return
+        seen = self.seen()
+        if seen.upstream != UNKNOWN:
+            yield GaugeMetricFamily(*self.UPSTREAM, value=1 if seen.upstream == OK else 0)
+        if seen.ratelimit_store != UNKNOWN:
+            yield GaugeMetricFamily(*self.STORE,
+                                    value=1 if seen.ratelimit_store in (OK, MEMORY) else 0)
 
 
 class StoredOrders:
@@ -237,6 +261,9 @@ class PrometheusMetrics(Metrics):
                  registry: CollectorRegistry | None, multiprocess_dir: str | None) -> None:
         self.families = families
         self.orders = orders
+        self.ready = ReadinessGauges()
+        if registry is not None:
+            registry.register(self.ready)
         self.registry = registry            # None in multiprocess mode: built per scrape
         self.multiprocess_dir = multiprocess_dir
 
@@ -262,6 +289,7 @@ class PrometheusMetrics(Metrics):
             registry = CollectorRegistry()
             MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]
             registry.register(self.orders)
+            registry.register(self.ready)
         encode, content_type = choose_encoder(accept or "")
         return encode(registry), content_type
 
@@ -297,16 +325,16 @@ class PrometheusMetrics(Metrics):
         self.families.reconciler.labels(flow, result).inc()
 
     @_never_raises
-    def upstream_breaker(self, state: str) -> None:
-        for each in BREAKER_STATES:
-            self.families.breaker.labels(each).set(1 if each == state else 0)
-        if state == "open":
-            self.families.breaker_opened.inc()
+    def upstream_breaker(self, family: str, old: str, new: str) -> None:
+        if old != CLOSED:
+            self.families.breaker.labels(family, old).dec()
+        if new != CLOSED:
+            self.families.breaker.labels(family, new).inc()
+        if old == CLOSED:                   # an outage starts (the log says so once too)
+            self.families.breaker_opened.labels(family).inc()
 
-    @_never_raises
-    def readiness(self, seen: Readiness) -> None:
-        self.families.upstream_ready.set(1 if seen.upstream == "ok" else 0)
-        self.families.store_up.set(0 if seen.ratelimit_store == "unavailable" else 1)
+    def follow_readiness(self, seen: Callable[[], Readiness]) -> None:
+        self.ready.seen = seen
 
     @_never_raises
     def _status_changed(self, _sender: Any, *, flow: str | None, status: str,

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from ..errors import UpstreamBadResponse
 from . import types as t
-from .breaker import Breaker
+from .breaker import Breakers
 from .signing import Credentials
 from .transport import MAX_IN_FLIGHT, CallObserver, Timeout, Transport, new_session
 
@@ -85,21 +85,22 @@ class UpstreamClient:
 
     ``timeouts`` gives ``(connect, read)`` per kind of call (``upstream.budget``: reference,
     price, read, write), over the defaults; ``timeout`` one pair for every kind instead.
-    ``breaker`` refuses calls while the upstream keeps failing (``upstream.breaker``), and at
-    most ``max_in_flight`` calls of the process wait on the upstream at once.
+    ``breakers`` refuse calls to a family of endpoints (a corridor's prices) while it keeps
+    failing (``upstream.breaker``), and at most ``max_in_flight`` calls of the process wait on the
+    upstream at once.
     """
 
     def __init__(self, base_url: str, *, client_id: str, client_secret: str | None = None,
                  timeout: Timeout | None = None, timeouts: Mapping[str, Timeout] | None = None,
                  retries: int = 3, on_call: CallObserver | None = None,
-                 breaker: Breaker | None = None, max_in_flight: int = MAX_IN_FLIGHT) -> None:
+                 breakers: Breakers | None = None, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         if not base_url or not base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must be an http(s) URL")
         self.base_url = base_url.rstrip("/")
         self.http = new_session()
         self.transport = Transport(self.base_url, Credentials(client_id, client_secret),
                                    timeout=timeout, timeouts=timeouts, retries=retries,
-                                   session=self.http, on_call=on_call, breaker=breaker,
+                                   session=self.http, on_call=on_call, breakers=breakers,
                                    max_in_flight=max_in_flight)
 
     def __repr__(self) -> str:
@@ -181,6 +182,12 @@ class UpstreamClient:
 
     def onramp_assets(self) -> list[t.AssetPair]:
         return self._get("/api/onramp/assets", t.AssetPair.list_from_json)
+
+    def probe(self) -> None:
+        """Whether the upstream answers now (readiness): one cheap call (the on-ramp's assets),
+        sent once and around the breakers, so that it tells of the upstream as it is, not of
+        what the breakers remember; raises its error."""
+        self.transport.request("GET", "/api/onramp/assets", probe=True)
 
     def onramp_order(self, order_id: str | None = None,
                      order_params: str | None = None) -> t.OnrampOrder:

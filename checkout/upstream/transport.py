@@ -14,10 +14,12 @@ the order back (creating a second order would charge the user twice). One that c
 (``never_sent``: refused, connect timeout, breaker open, no time left) may simply be tried again.
 
 How long a call may take (:mod:`.budget`): its kind's ``(connect, read)`` timeouts, never more than
-what is left of the page's budget. Whether it is sent at all: the breaker (:mod:`.breaker`) must
-allow it, and at most ``max_in_flight`` calls of the process wait on the upstream at once; a call
-beyond waits a moment for one of them, then is refused without being sent. So an upstream that
-hangs holds a few threads for a few seconds, never every thread of every worker.
+what is left of the page's budget. Whether it is sent at all: the breaker of its family and
+corridor (:mod:`.breaker`) must allow it, and at most ``max_in_flight`` calls of the process wait on
+the upstream at once; a call beyond waits a moment for one of them, then is refused without being
+sent. So an upstream that hangs holds a few threads for a few seconds, never every thread of every
+worker. The breaker is told once per request, whatever its retries: a GET retried three times is
+one failure. The trial call of a half-open breaker is sent once, never retried.
 
 A 429 is never retried either, here or later in a loop: the upstream's ``Retry-After`` (else
 ``RATE_LIMIT_WAIT``) is kept on the ``UpstreamRateLimited`` and remembered per endpoint, and until
@@ -66,7 +68,7 @@ from ..errors import (
     UpstreamUnavailable,
 )
 from . import budget
-from .breaker import Breaker
+from .breaker import Admission, Breakers, note_used
 from .signing import Credentials
 
 if TYPE_CHECKING:
@@ -339,6 +341,25 @@ class WaitList:
             self._until[(method, path)] = max(self._until.get((method, path), now), now + seconds)
 
 
+@dataclass(frozen=True)
+class _Call:
+    """One logical request, as its attempts send it."""
+
+    method: str
+    path: str
+    params: Mapping[str, object] | None
+    body: Mapping[str, object] | None
+    expect_json: bool
+    endpoint: str                       # the route template (metrics, the breaker's family)
+
+
+@dataclass
+class _Verdict:
+    """Whether a request got a usable answer, its retries included (None: nothing learnt)."""
+
+    answered: bool | None = None
+
+
 class Transport:
     """Sends one logical request to the upstream and returns its parsed JSON body."""
 
@@ -347,7 +368,7 @@ class Transport:
                  retries: int, session: requests.Session | None = None,
                  backoff: Backoff | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 on_call: CallObserver | None = None, breaker: Breaker | None = None,
+                 on_call: CallObserver | None = None, breakers: Breakers | None = None,
                  max_in_flight: int = MAX_IN_FLIGHT) -> None:
         if retries < 0:
             raise ValueError("retries must be 0 or more")
@@ -369,18 +390,20 @@ class Transport:
         self.sleep = sleep
         self.waits = WaitList()
         self.on_call = on_call
-        self.breaker = breaker or Breaker()
+        self.breakers = breakers or Breakers()
         self._places = threading.BoundedSemaphore(max_in_flight)
 
     def request(self, method: str, path: str, *, params: Mapping[str, object] | None = None,
                 body: Mapping[str, object] | None = None, expect_json: bool = True,
-                endpoint: str | None = None) -> Any:
+                endpoint: str | None = None, probe: bool = False) -> Any:
         """Parsed JSON of a 2xx answer, or raise from ``checkout.errors``.
 
         ``path`` is the endpoint path without query; it is what logs and errors show.
         ``endpoint`` is its template when the path carries an id (metrics); else the path.
         With ``expect_json=False`` a 2xx body that is not JSON is accepted and ``None`` returned
-        (the confirm endpoint answers with the text ``order confirmed``).
+        (the confirm endpoint answers with the text ``order confirmed``). A ``probe`` (the
+        readiness check) is sent once, around the breakers: it asks whether the upstream answers
+        now, whatever they remember of the last seconds, and its answer is not theirs to count.
         """
         method = method.upper()
         waiting = self.waits.remaining(method, path)
@@ -391,33 +414,51 @@ class Transport:
                                           status=429, method=method, path=path)
             limited.retry_after = waiting
             raise limited
-        kind = budget.kind_of(method, path)
-        attempts = 1 + self.retries if method in RETRYABLE_METHODS else 1
-        # Asked once: a request let through makes its retries (each attempt still counts).
-        if not self.breaker.allow():
+        call = _Call(method, path, params, body, expect_json, endpoint or path)
+        if probe:
+            return self._attempts(call, 1, _Verdict())
+        breaker = self.breakers.of(method, call.endpoint, params)
+        admission = breaker.allow()
+        if not admission:
             raise UpstreamCircuitOpen("the upstream failed too often lately: not sent",
-                                      retry_in=self.breaker.snapshot().retry_in,
+                                      retry_in=breaker.snapshot().retry_in,
                                       method=method, path=path)
+        note_used(breaker)
+        # A trial is one call: the breaker wants one answer, and a failed one sent again would
+        # only give an upstream that is not back yet more of what it cannot take.
+        retried = method in RETRYABLE_METHODS and admission is not Admission.TRIAL
+        verdict = _Verdict()
+        try:
+            return self._attempts(call, 1 + self.retries if retried else 1, verdict)
+        finally:
+            # One request, one count, its retries included.
+            if verdict.answered is not None:
+                breaker.record(verdict.answered)
+            elif admission is Admission.TRIAL:
+                breaker.release_trial()
+
+    def _attempts(self, call: _Call, attempts: int, verdict: _Verdict) -> Any:
+        """Send ``call`` up to ``attempts`` times (retrying what is safe to), and tell
+        ``verdict`` whether the upstream gave a usable answer (left None when nothing was
+        learnt of it: not sent for want of time or of a place, or cut short by the page's
+        budget)."""
+        method, path = call.method, call.path
+        kind = budget.kind_of(method, path)
         for attempt in range(1, attempts + 1):
-            try:
-                timeout = self._timeout_for(kind, method, path)
-                place = self._place(method, path)
-                place.__enter__()
-            except UpstreamUnavailable:
-                # Not sent, for want of time or of a place: no news of the upstream. A trial
-                # call the breaker let through goes back to it (another may be the trial).
-                self.breaker.release_trial()
-                raise
+            # Not sent, for want of time or of a place: no news of the upstream.
+            timeout = self._timeout_for(kind, method, path)
+            place = self._place(method, path)
+            place.__enter__()
             # The page's budget cut this attempt short: its timeout is no sign of an outage.
             shortened = timeout != self.timeouts[kind]
             try:
                 # Prepared afresh every time: a retry needs a new timestamp and signature.
-                prepared = self._prepare(method, path, params, body)
+                prepared = self._prepare(method, path, call.params, call.body)
                 response, content = self._send(prepared, method, path, attempt,
-                                               endpoint or path, timeout)
+                                               call.endpoint, timeout)
             except UpstreamUnavailable as exc:
                 if not (shortened and isinstance(exc, UpstreamTimeout)):
-                    self.breaker.record(False)
+                    verdict.answered = False
                 if attempt == attempts or not _connection_failed(exc) \
                         or not self._time_for_another(attempt, kind):
                     raise
@@ -427,18 +468,18 @@ class Transport:
                 place.__exit__(None, None, None)
             if response.status_code in RETRYABLE_STATUSES and attempt < attempts \
                     and self._time_for_another(attempt, kind, _retry_after(response)):
-                self.breaker.record(False)
+                verdict.answered = False
                 self._pause(method, path, attempt, _retry_after(response))
                 continue
             try:
-                answer = self._interpret(response, content, method, path, expect_json)
+                answer = self._interpret(response, content, method, path, call.expect_json)
             except (UpstreamUnavailable, UpstreamBadResponse):
-                self.breaker.record(False)
+                verdict.answered = False
                 raise
             except UpstreamError:
-                self.breaker.record(True)       # a refusal is an answer: the upstream works
+                verdict.answered = True         # a refusal is an answer: the upstream works
                 raise
-            self.breaker.record(True)
+            verdict.answered = True
             return answer
         raise AssertionError("unreachable: the last attempt returns or raises")
 

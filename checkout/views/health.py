@@ -1,16 +1,21 @@
 """``GET /healthz`` (is this process alive, and its database) and ``GET /healthz/ready`` (can it take
-orders now: the upstream and the rate-limit store too), as JSON.
+orders now: the upstream and the rate-limit store too).
 
 Give a load balancer ``/healthz``: it fails only when this process cannot serve anything (its
 database does not answer), never because the upstream is unwell. An upstream outage must not take
 every host, and with them the merchant's own pages, out of rotation: the checkout's pages say the
 payment partner is not answering, and the shop goes on. Alert on ``/healthz/ready`` (or on the
-metrics): it fails while the upstream is unavailable, refuses the credentials, or has the breaker
-open, and while the rate-limit store is down.
+metrics): it fails while the upstream is unavailable or refuses the credentials, and while the
+rate-limit store is down.
 
-Neither waits on the upstream (:mod:`checkout.readiness`): they answer from the breaker's state and
-the last background check, and start a new check when that one is older than
-``CHECKOUT_HEALTH_CACHE_SECONDS``. The database check is live (it is ours, and cheap).
+Everyone gets the status code and one word (``{"status": "ok"}``, ``degraded``, ``down``): what a
+load balancer needs. The details (each check, the breakers open and when their next trial is, how
+old the last check is) tell a stranger when to strike at a breaker, so only a request bearing
+``CHECKOUT_METRICS_TOKEN`` gets them (checked as ``/metrics`` checks it, in constant time).
+
+Neither waits on the upstream (:mod:`checkout.readiness`): they answer from the last background
+check, and start a new one when that one is older than ``CHECKOUT_HEALTH_CACHE_SECONDS``. The
+database check is live (it is ours, and cheap).
 """
 from __future__ import annotations
 
@@ -24,10 +29,7 @@ from ..ratelimits import unlimited
 from ..readiness import OK, UNAVAILABLE, Readiness
 from ..state import CheckoutState, get_state
 from ..store import availability_of, database_failure
-from ..upstream.breaker import CLOSED
-
-# Checks that do not fail readiness: the default store lives in the process.
-_STORE_READY = (OK, "memory")
+from .metrics import bears_metrics_token
 
 
 def _database(state: CheckoutState) -> str:
@@ -42,37 +44,43 @@ def _database(state: CheckoutState) -> str:
         return UNAVAILABLE
 
 
-def _readiness(state: CheckoutState) -> tuple[Readiness, dict[str, Any]]:
+def _readiness(state: CheckoutState) -> Readiness:
     state.readiness.refresh_if_stale(float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"]))
-    seen = state.readiness.current()
-    breaker = state.upstream.transport.breaker.snapshot()
-    upstream = seen.upstream
-    if breaker.state != CLOSED and upstream == OK:
-        upstream = UNAVAILABLE          # calls since the last check kept failing
-    details: dict[str, Any] = {"breaker": breaker.state, "checked_seconds_ago":
-               None if seen.checked_seconds_ago is None else round(seen.checked_seconds_ago)}
-    if breaker.retry_in is not None:
-        details["retry_in_seconds"] = round(breaker.retry_in, 1)
-    return Readiness(upstream, seen.ratelimit_store, seen.checked_seconds_ago), details
+    return state.readiness.current()
+
+
+def _details(state: CheckoutState, database: str, seen: Readiness) -> dict[str, Any]:
+    """What only the metrics token's bearer is told."""
+    breakers = [{"family": breaker.family, "corridor": breaker.corridor, "state": now.state,
+                 "retry_in_seconds": None if now.retry_in is None else round(now.retry_in, 1)}
+                for breaker, now in state.upstream.transport.breakers.not_closed()]
+    return {"checks": {"database": database, "upstream": seen.upstream,
+                       "ratelimit_store": seen.ratelimit_store},
+            "upstream": {"breakers": breakers, "checked_seconds_ago":
+                         None if seen.checked_seconds_ago is None
+                         else round(seen.checked_seconds_ago)}}
 
 
 def _answer(ready_only: bool) -> Response:
     state = get_state()
     database = _database(state)
-    seen, upstream_details = _readiness(state)
-    checks = {"database": database, "upstream": seen.upstream,
-              "ratelimit_store": seen.ratelimit_store}
+    seen = _readiness(state)
     alive = database == OK
-    ready = alive and seen.upstream == OK and seen.ratelimit_store in _STORE_READY
+    ready = alive and seen.well
     status = "ok" if ready else ("degraded" if alive else "down")
-    response = jsonify(status=status, checks=checks, upstream=upstream_details)
+    body: dict[str, Any] = {"status": status}
+    if bears_metrics_token():
+        body.update(_details(state, database, seen))
+    response = jsonify(body)
     response.status_code = 200 if (ready if ready_only else alive) else 503
     response.headers["Cache-Control"] = "no-store"
+    response.vary.add("Authorization")
     return response
 
 
 @unlimited("probed by load balancers, often and from one address (a 429 would take the "
-           "instance out of rotation); its upstream check is cached")
+           "instance out of rotation); its upstream check is cached, and a stranger is told "
+           "one word")
 def healthz() -> Response:
     """Liveness: 200 while this process and its database answer (the rest is reported)."""
     return _answer(ready_only=False)

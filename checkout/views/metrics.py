@@ -33,14 +33,23 @@ def metrics() -> Response:
     counts = get_state().metrics
     if not isinstance(counts, PrometheusMetrics):
         raise NotFound()                 # (not reached: the route is made with the token only)
-    sent = _bearer_token()
-    if sent is None:
+    bears = bears_metrics_token()
+    if bears is None:
         return _unauthorized(REALM)
-    expected = current_app.config[TOKEN_KEY].encode()
-    if not hmac.compare_digest(sent.encode("utf-8", "surrogateescape"), expected):
+    if not bears:
         return _unauthorized(REALM + ', error="invalid_token"')
     body, content_type = counts.exposition(request.headers.get("Accept"))
     return Response(body, status=200, content_type=content_type)
+
+
+def bears_metrics_token() -> bool | None:
+    """Whether this request bears ``CHECKOUT_METRICS_TOKEN`` as its bearer token, compared in
+    constant time: True; another token: False; none (or metrics off, no token to bear): None."""
+    sent = _bearer_token()
+    if sent is None or not enabled(current_app):
+        return None
+    expected = current_app.config[TOKEN_KEY].encode()
+    return hmac.compare_digest(sent.encode("utf-8", "surrogateescape"), expected)
 
 
 def _bearer_token() -> str | None:

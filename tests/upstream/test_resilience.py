@@ -3,6 +3,8 @@ page's budget, timeouts per kind of call, the process's places for waiting calls
 certainly never sent."""
 from __future__ import annotations
 
+import json
+import logging
 import socket
 import threading
 import time
@@ -15,8 +17,20 @@ import responses
 from checkout import errors
 from checkout.meanwhile import meanwhile
 from checkout.upstream import UpstreamClient, budget
-from checkout.upstream.breaker import CLOSED, HALF_OPEN, OPEN, Breaker
+from checkout.upstream.breaker import (
+    CLOSED,
+    HALF_OPEN,
+    OPEN,
+    Admission,
+    Breaker,
+    Breakers,
+    BreakerSettings,
+    BreakerState,
+    breaker_told,
+)
+from checkout.upstream.families import FAMILIES
 
+from ..support import outage
 from ..support.waiting import wait_for
 
 BASE = "https://upstream.test"
@@ -34,45 +48,66 @@ class Clock:
 
 # -- the breaker alone ---------------------------------------------------------------------------
 
-def test_the_breaker_opens_after_failures_in_a_row_and_refuses_at_once():
+SETTINGS = BreakerSettings(min_calls=3, failure_ratio=0.5, window=30, open_for=5)
+
+
+def test_a_breaker_opens_on_a_share_of_failed_requests_in_its_window_not_on_two_in_a_row():
     clock, told = Clock(), []
-    breaker = Breaker(failures=3, reset_after=5, clock=clock,
-                      on_change=lambda old, new: told.append((old, new)))
-    for _ in range(2):
-        assert breaker.allow()
-        breaker.record(False)
-    breaker.record(True)                      # an answer in between: the count starts again
-    for _ in range(2):
-        breaker.record(False)
-    assert breaker.snapshot().state == CLOSED
+    breaker = Breaker(SETTINGS, clock=clock, on_change=lambda b, old, new: told.append(new))
     breaker.record(False)
+    breaker.record(False)                      # two in a row: too few requests to judge
+    assert breaker.snapshot().state == CLOSED
+    clock.now += 31                            # ... and out of the window now
+    for ok in (True, True, False, True, False):
+        breaker.record(ok)                     # two failures in five: under half
+    assert breaker.snapshot() == BreakerState(CLOSED, 5, 2, None)
+    breaker.record(False)                      # three in six: half
     assert breaker.snapshot().state == OPEN and not breaker.allow()
-    assert told == [(CLOSED, OPEN)]
+    assert told == [OPEN]
     clock.now += 4.9
     assert not breaker.allow() and breaker.snapshot().retry_in == pytest.approx(0.1)
 
 
+def test_a_lone_failure_amid_answers_never_opens_it():
+    clock = Clock()
+    breaker = Breaker(SETTINGS, clock=clock)
+    for _ in range(50):
+        for ok in (True, True, False):
+            breaker.record(ok)
+            clock.now += 1
+        assert breaker.snapshot().state == CLOSED
+
+
+def test_an_answer_never_opens_it():
+    breaker = Breaker(SETTINGS, clock=Clock())
+    breaker.record(False)
+    breaker.record(False)
+    breaker.record(True)                       # two failures in three, but it answered
+    assert breaker.snapshot().state == CLOSED
+
+
 def test_after_the_wait_one_trial_goes_and_its_answer_decides():
     clock, told = Clock(), []
-    breaker = Breaker(failures=1, reset_after=5, clock=clock,
-                      on_change=lambda old, new: told.append(new))
+    breaker = Breaker(BreakerSettings(min_calls=1, open_for=5), clock=clock,
+                      on_change=lambda b, old, new: told.append(new))
     breaker.record(False)
     clock.now += 5
-    assert breaker.allow()                                # the trial
+    assert breaker.allow() is Admission.TRIAL
     assert not breaker.allow() and not breaker.allow()    # the others wait for its answer
     assert breaker.snapshot().state == HALF_OPEN
     breaker.record(False)                                  # failed: open for another period
     assert breaker.snapshot().state == OPEN and not breaker.allow()
     clock.now += 5
-    assert breaker.allow()
+    assert breaker.allow() is Admission.TRIAL
     breaker.record(True)
-    assert breaker.snapshot().state == CLOSED and breaker.allow() and breaker.allow()
+    assert breaker.snapshot().state == CLOSED
+    assert breaker.allow() is Admission.CALL and breaker.allow() is Admission.CALL
     assert told == [OPEN, HALF_OPEN, OPEN, HALF_OPEN, CLOSED]
 
 
 def test_a_trial_that_never_tells_is_replaced_after_another_period():
     clock = Clock()
-    breaker = Breaker(failures=1, reset_after=5, clock=clock)
+    breaker = Breaker(BreakerSettings(min_calls=1), clock=clock)
     breaker.record(False)
     clock.now += 5
     assert breaker.allow() and not breaker.allow()
@@ -80,7 +115,63 @@ def test_a_trial_that_never_tells_is_replaced_after_another_period():
     assert breaker.allow()
 
 
-# -- the breaker in the transport ----------------------------------------------------------------
+def test_an_outage_is_told_once_when_it_starts_and_once_when_it_ends(caplog):
+    """However many trials fail meanwhile: one line, one count, per outage."""
+    clock, counted = Clock(), []
+    breakers = Breakers(SETTINGS, clock=clock,
+                        on_change=breaker_told(lambda *change: counted.append(change)))
+    breaker = breakers.get("onramp_prices", "KE/mobile_money")
+    with caplog.at_level(logging.DEBUG, logger="checkout.upstream"):
+        for _outage in range(2):
+            for _ in range(3):
+                breaker.record(False)
+            for _trial in range(10):
+                clock.now += 5
+                assert breaker.allow() is Admission.TRIAL
+                breaker.record(False)
+            clock.now += 5
+            assert breaker.allow() is Admission.TRIAL
+            breaker.record(True)
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    assert len(said) == 4, said
+    assert said[0].startswith("upstream breaker opened for onramp_prices KE/mobile_money")
+    assert said[1] == "upstream breaker closed for onramp_prices KE/mobile_money: it answers again"
+    assert said[2:] == said[:2]
+    opened = [c for c in counted if c[1] == CLOSED]
+    assert opened == [("onramp_prices", CLOSED, OPEN)] * 2
+
+
+@pytest.mark.parametrize(("method", "endpoint", "params", "family", "corridor"), [
+    ("GET", "/api/onramp/best-offer", {"countryIsoCode": "KE", "paymentChannel": "mobile_money",
+                                       "amount": 10}, "onramp_prices", "KE/mobile_money"),
+    ("GET", "/api/onramp/limits", {"countryIsoCode": "GH", "paymentChannel": "bank"},
+     "onramp_limits", "GH/bank"),
+    ("GET", "/api/offramp/best-offer", {"country": "NG", "type": "bank"}, "offramp_prices",
+     "NG/bank"),
+    ("GET", "/api/offramp/limits", {"type": "mobile_money", "country": "KE"}, "offramp_limits",
+     "KE/mobile_money"),
+    ("GET", "/api/pay-widget-merchant/price", {"country": "NG", "provider": "x y\n"},
+     "legacy_prices", "NG/xy"),
+    ("GET", "/api/onramp/assets", None, "onramp_reference", None),
+    ("GET", "/api/offramp/countries", None, "offramp_reference", None),
+    ("GET", "/api/util/countries", None, "util_reference", None),
+    ("GET", "/api/onramp/order", {"orderId": "o1"}, "onramp_orders", None),
+    ("GET", "/api/offramp/order/{id}", None, "offramp_orders", None),
+    ("POST", "/api/onramp/order/create", None, "onramp_create", None),
+    ("POST", "/api/offramp/create-order", None, "offramp_create", None),
+    ("POST", "/api/onramp/order/confirm", None, "onramp_actions", None),
+    ("GET", "/api/kyc/state", {"phoneNumber": "+254700000000"}, "kyc", None),
+    ("POST", "/api/user/kyc/submit", None, "kyc", None),
+    ("POST", "/api/util/check-address", None, "address_check", None),
+])
+def test_each_call_has_the_breaker_of_its_family_and_corridor(method, endpoint, params, family,
+                                                              corridor):
+    breaker = Breakers().of(method, endpoint, params)
+    assert (breaker.family, breaker.corridor) == (family, corridor)
+    assert family in FAMILIES
+
+
+# -- the breakers in the transport ---------------------------------------------------------------
 
 def _closed_port() -> int:
     with socket.socket() as probe:
@@ -91,7 +182,7 @@ def _closed_port() -> int:
 def test_a_refusing_upstream_opens_the_breaker_then_nothing_is_sent():
     port = _closed_port()
     client = UpstreamClient(f"http://127.0.0.1:{port}", client_id=CLIENT_ID, retries=0,
-                            breaker=Breaker(failures=3, reset_after=60))
+                            breakers=Breakers(BreakerSettings(open_for=60)))
     for _ in range(3):
         with pytest.raises(errors.UpstreamUnavailable) as refused:
             client.onramp_assets()
@@ -109,26 +200,107 @@ def test_a_refusing_upstream_opens_the_breaker_then_nothing_is_sent():
 def test_a_refusal_is_an_answer_and_keeps_the_breaker_closed():
     responses.add(responses.GET, f"{BASE}/api/onramp/assets", status=400,
                   json={"message": "bad"})
-    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=0,
-                            breaker=Breaker(failures=2, reset_after=60))
+    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=0)
     for _ in range(5):
         with pytest.raises(errors.UpstreamBadRequest):
             client.onramp_assets()
-    assert client.transport.breaker.snapshot().state == CLOSED
+    assert client.transport.breakers.get("onramp_reference").snapshot().state == CLOSED
 
 
 @responses.activate
 @pytest.mark.parametrize("answer", [{"status": 500}, {"status": 200, "body": "<html>oops"}])
 def test_5xx_and_unreadable_answers_count_as_failures(answer):
     responses.add(responses.GET, f"{BASE}/api/onramp/assets", **answer)
-    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=0,
-                            breaker=Breaker(failures=2, reset_after=60))
-    for _ in range(2):
+    client = UpstreamClient(BASE, client_id=CLIENT_ID, retries=0)
+    for _ in range(3):
         with pytest.raises((errors.UpstreamUnavailable, errors.UpstreamBadResponse)):
             client.onramp_assets()
     with pytest.raises(errors.UpstreamCircuitOpen):
         client.onramp_assets()
-    assert len(responses.calls) == 2
+    assert len(responses.calls) == 3
+
+
+QUOTE = {"quoteId": "q1"}
+
+
+def _client(**kwargs) -> UpstreamClient:
+    """A client whose retries do not pause (its sleep is a collaborator)."""
+    client = UpstreamClient(BASE, client_id=CLIENT_ID, **kwargs)
+    client.transport.sleep = lambda seconds: None
+    return client
+
+
+def _price(client: UpstreamClient, country: str, channel: str) -> str:
+    """A corridor's price, as the transport returns it (the JSON of a best offer)."""
+    answer = client.transport.request("GET", "/api/onramp/best-offer", params={
+        "network": "CELO", "asset": "USDT", "amount": 100, "countryIsoCode": country,
+        "paymentChannel": channel})
+    return answer["quoteId"]
+
+
+def _prices(country: str) -> list:
+    return [c for c in responses.calls if f"countryIsoCode={country}" in c.request.url]
+
+
+@responses.activate
+def test_one_corridor_failing_never_switches_off_another():
+    """Kenya's prices answering 503, asked again and again (one shopper, or an attacker): Kenya's
+    breaker opens, and Ghana's prices are sent and answered all along."""
+    def best_offer(request):
+        if "countryIsoCode=KE" in request.url:
+            return 503, {}, json.dumps({"message": "provider down"})
+        return 200, {}, json.dumps(QUOTE)
+
+    responses.add_callback(responses.GET, f"{BASE}/api/onramp/best-offer", callback=best_offer)
+    client = _client()
+    for _ in range(20):
+        with pytest.raises(errors.UpstreamUnavailable):
+            _price(client, "KE", "mobile_money")
+        assert _price(client, "GH", "mobile_money") == "q1"
+    kenya = client.transport.breakers.get("onramp_prices", "KE/mobile_money")
+    assert kenya.snapshot().state == OPEN
+    assert len(_prices("GH")) == 20
+    assert [breaker for breaker, _ in client.transport.breakers.not_closed()] == [kenya]
+
+
+@responses.activate
+def test_a_requests_retries_count_as_one_failure():
+    responses.add(responses.GET, f"{BASE}/api/onramp/best-offer", status=503, json={})
+    client = _client(retries=3)
+    with pytest.raises(errors.UpstreamUnavailable):
+        _price(client, "KE", "mobile_money")
+    assert len(responses.calls) == 4                   # sent four times, as a GET may be
+    breaker = client.transport.breakers.get("onramp_prices", "KE/mobile_money")
+    assert breaker.snapshot() == BreakerState(CLOSED, 1, 1, None)
+
+
+@responses.activate
+def test_a_request_answered_on_a_retry_counts_as_one_success():
+    best_offer = f"{BASE}/api/onramp/best-offer"
+    responses.add(responses.GET, best_offer, status=503, json={})
+    responses.add(responses.GET, best_offer, json=QUOTE)
+    client = _client(retries=3)
+    assert _price(client, "KE", "mobile_money") == "q1"
+    breaker = client.transport.breakers.get("onramp_prices", "KE/mobile_money")
+    assert breaker.snapshot() == BreakerState(CLOSED, 1, 0, None)
+
+
+@responses.activate
+def test_a_failed_trial_is_sent_once_with_no_retries():
+    responses.add(responses.GET, f"{BASE}/api/onramp/best-offer", status=503, json={})
+    clock = Clock()
+    client = _client(retries=3, breakers=Breakers(SETTINGS, clock=clock))
+    for _ in range(3):
+        with pytest.raises(errors.UpstreamUnavailable):
+            _price(client, "KE", "mobile_money")
+    breaker = client.transport.breakers.get("onramp_prices", "KE/mobile_money")
+    assert breaker.snapshot().state == OPEN and len(responses.calls) == 12
+    clock.now += 5
+    with pytest.raises(errors.UpstreamUnavailable) as failed:
+        _price(client, "KE", "mobile_money")           # the trial
+    assert not isinstance(failed.value, errors.UpstreamCircuitOpen)
+    assert len(responses.calls) == 13                  # one attempt, not four
+    assert breaker.snapshot().state == OPEN
 
 
 # -- timeouts per kind, within the page's budget -----------------------------------------------
@@ -279,14 +451,14 @@ def test_an_answer_that_trickles_in_is_cut_at_its_timeout():
 def test_a_timeout_the_pages_budget_cut_short_is_no_sign_of_an_outage(silent_server):
     url, _accepted = silent_server
     client = UpstreamClient(url, client_id=CLIENT_ID, retries=0,
-                            breaker=Breaker(failures=1, reset_after=60))
+                            breakers=Breakers(BreakerSettings(min_calls=1, open_for=60)))
     token = budget.begin(1.0)
     try:
         with pytest.raises(errors.UpstreamTimeout):
             client.onramp_assets()              # 5 s of its own, cut to the page's 1 s
     finally:
         budget.end(token)
-    assert client.transport.breaker.snapshot().state == CLOSED
+    assert client.transport.breakers.not_closed() == []
 
 
 def test_a_budget_is_its_pages_alone(app):
@@ -309,28 +481,24 @@ def test_a_budget_is_its_pages_alone(app):
         budget.end(token)
 
 
-def test_no_page_waits_behind_the_breakers_trial():
+def test_no_page_waits_behind_the_breakers_trial(silent_server):
     """An open (or half-open) breaker: a page that would wait for another page's load of the same
     reference data (the one trial call, which may hang) is answered at once instead."""
     from checkout.reference import TTLCache
 
-    breaker = Breaker(failures=1, reset_after=60)
-    cache = TTLCache(60, refuse_waiting=breaker.refusal)
-    loading, release = threading.Event(), threading.Event()
-
-    def slow_load():
-        loading.set()
-        release.wait(5)
-        return ["assets"]
-
+    url, accepted = silent_server
+    client = UpstreamClient(url, client_id=CLIENT_ID, retries=0,
+                            timeouts={budget.REFERENCE: (1.0, 1.0)})
+    cache = TTLCache(60)
     with ThreadPoolExecutor(1) as other_page:
-        first = other_page.submit(cache.get, "assets", slow_load)
-        assert loading.wait(5)
-        breaker.record(False)                       # the upstream keeps failing meanwhile
+        first = other_page.submit(cache.get, "assets", client.onramp_assets)
+        wait_for(lambda: len(accepted) == 1)        # its call waits on the upstream
+        # The upstream keeps failing meanwhile: that call's breaker opens.
+        outage.open_breaker(client.transport.breakers.get("onramp_reference"))
         started = time.monotonic()
         with pytest.raises(errors.UpstreamCircuitOpen):
-            cache.get("assets", slow_load)
+            cache.get("assets", client.onramp_assets)
         assert time.monotonic() - started < 0.5
-        release.set()
-        assert first.result() == ["assets"]
-    assert cache.get("assets", slow_load) == ["assets"]     # loaded: no wait, no refusal
+        with pytest.raises(errors.UpstreamTimeout):
+            first.result()
+    assert len(accepted) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from checkout.errors import UpstreamTimeout
 
+from ..support import outage
 from ..support.waiting import wait_for
 from .conftest import Flow
 from .test_create import orders_of, upstream
@@ -15,13 +16,12 @@ NOT_CREATED = "Our payment partner is not answering, so your order was not creat
 
 
 def breaker_of(flow: Flow):
-    return upstream(flow).transport.breaker
+    """The breaker of the flow's order creation."""
+    return upstream(flow).transport.breakers.get(f"{flow.name}_create")
 
 
 def open_the_breaker(flow: Flow) -> None:
-    breaker = breaker_of(flow)
-    for _ in range(breaker.failures_to_open):
-        breaker.record(False)
+    outage.open_breaker(breaker_of(flow))
 
 
 def test_a_create_never_sent_says_so_at_once_and_may_be_tried_again(flow):

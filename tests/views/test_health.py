@@ -1,5 +1,7 @@
 """``/healthz`` (liveness: this process and its database) and ``/healthz/ready`` (the upstream and
-the rate-limit store too): never failed by an unwell upstream, never waiting on it."""
+the rate-limit store too): never failed by an unwell upstream, never waiting on it, following the
+upstream's return within seconds, and telling a stranger one word (the details go to the bearer of
+the metrics token)."""
 from __future__ import annotations
 
 import logging
@@ -13,7 +15,30 @@ from checkout.errors import UpstreamUnavailable
 from checkout.state import get_state
 
 from ..conftest import make_app
+from ..metrics.support import TOKEN, bearer
+from ..support import outage
 from ..support.waiting import wait_for
+
+
+@pytest.fixture
+def config(config) -> dict:
+    config["CHECKOUT_METRICS_TOKEN"] = TOKEN
+    return config
+
+
+class Operator:
+    """The test client as the bearer of the metrics token (the health details' reader)."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def get(self, path: str):
+        return self.client.get(path, headers=bearer())
+
+
+@pytest.fixture
+def client(app) -> Operator:
+    return Operator(app.test_client())
 
 
 @pytest.fixture
@@ -21,7 +46,7 @@ def upstream_calls(app, monkeypatch):
     """Counts the readiness checks' upstream calls; ``fail``, ``delay`` change how it answers."""
     with app.app_context():
         client = get_state().upstream
-    original = client.onramp_assets
+    original = client.probe
 
     class Calls(list):
         fail = False
@@ -36,7 +61,7 @@ def upstream_calls(app, monkeypatch):
             raise UpstreamUnavailable("down")
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(client, "onramp_assets", counted)
+    monkeypatch.setattr(client, "probe", counted)
     return calls
 
 
@@ -88,10 +113,10 @@ def test_the_check_is_made_again_after_the_cache_time(config, monkeypatch):
     with app.app_context():
         upstream = get_state().upstream
     calls = []
-    original = upstream.onramp_assets
-    monkeypatch.setattr(upstream, "onramp_assets",
+    original = upstream.probe
+    monkeypatch.setattr(upstream, "probe",
                         lambda *a, **kw: (calls.append(1), original(*a, **kw))[1])
-    client = app.test_client()
+    client = Operator(app.test_client())
     # Each probe finds the last check too old and starts one (unless one is still running).
     wait_for(lambda: client.get("/checkout/healthz") and len(calls) >= 3)
 
@@ -101,7 +126,7 @@ def test_refused_credentials_are_reported_as_such(config, caplog):
     sandbox = {**config["CHECKOUT_SANDBOX"], "SANDBOX_CLIENT_ID": "the-merchants-real-id"}
     app = make_app({**config, "CHECKOUT_CLIENT_ID": "not-the-merchants-id",
                     "CHECKOUT_SANDBOX": sandbox})
-    client = app.test_client()
+    client = Operator(app.test_client())
     with caplog.at_level(logging.ERROR, logger="checkout.readiness"):
         live = checked(client, upstream="credentials_refused")
     assert live.status_code == 200
@@ -110,17 +135,37 @@ def test_refused_credentials_are_reported_as_such(config, caplog):
     assert "not-the-merchants-id" not in caplog.text
 
 
-def test_an_open_breaker_is_reported_without_a_call(app, client, upstream_calls):
+def test_one_corridors_open_breaker_is_reported_and_readiness_is_checked_at_once(
+        app, client, upstream_calls):
+    """A breaker opening has the upstream checked at once (not at the end of the cache time);
+    one corridor failing is not the upstream down: the probe answers, readiness holds."""
     checked(client)
-    breaker = app.extensions["checkout"].upstream.transport.breaker
-    for _ in range(breaker.failures_to_open):
-        breaker.record(False)
+    breaker = get_state_of(app).upstream.transport.breakers.get("onramp_prices",
+                                                                "KE/mobile_money")
+    outage.open_breaker(breaker)
+    wait_for(lambda: len(upstream_calls) == 2)
     live = client.get("/checkout/healthz")
     body = live.get_json()
-    assert live.status_code == 200
-    assert body["checks"]["upstream"] == "unavailable" and body["upstream"]["breaker"] == "open"
-    assert client.get("/checkout/healthz/ready").status_code == 503
-    assert len(upstream_calls) == 1
+    assert live.status_code == 200 and body["checks"]["upstream"] == "ok"
+    assert body["upstream"]["breakers"] == [
+        {"family": "onramp_prices", "corridor": "KE/mobile_money", "state": "open",
+         "retry_in_seconds": pytest.approx(5, abs=1)}]
+    assert client.get("/checkout/healthz/ready").status_code == 200
+
+
+def test_an_outage_the_breakers_saw_shows_in_readiness_at_once(app, client, upstream_calls):
+    checked(client)
+    upstream_calls.fail = True
+    outage.open_breaker(get_state_of(app).upstream.transport.breakers.get("onramp_orders"))
+    ready = wait_for(lambda: (r := client.get("/checkout/healthz/ready")).status_code == 503
+                     and r)
+    assert ready.get_json()["checks"]["upstream"] == "unavailable"
+    assert len(upstream_calls) == 2
+
+
+def get_state_of(app):
+    with app.app_context():
+        return get_state()
 
 
 def test_a_database_that_does_not_answer_fails_liveness(app, client, upstream_calls,
@@ -148,7 +193,7 @@ def _closed_port() -> int:
 def test_a_rate_limit_store_that_does_not_answer_shows_in_readiness(config, caplog):
     app = make_app({**config,
                     "CHECKOUT_RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{_closed_port()}/0"})
-    client = app.test_client()
+    client = Operator(app.test_client())
     with caplog.at_level(logging.WARNING, logger="checkout.readiness"):
         live = wait_for(lambda: (r := client.get("/checkout/healthz")).get_json()["checks"][
             "ratelimit_store"] == "unavailable" and r)
@@ -161,8 +206,75 @@ def test_a_rate_limit_store_that_does_not_answer_shows_in_readiness(config, capl
 @pytest.mark.redis
 def test_a_shared_rate_limit_store_that_answers_is_ready(config, redis):
     app = make_app({**config, "CHECKOUT_RATELIMIT_STORAGE_URI": f"{redis.url}/5"})
-    client = app.test_client()
+    client = Operator(app.test_client())
     live = wait_for(lambda: (r := client.get("/checkout/healthz")).get_json()["checks"][
         "ratelimit_store"] == "ok" and r)
     assert live.status_code == 200
     assert checked(client, "/checkout/healthz/ready").status_code == 200
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-the-metrics-token"},
+                                     {"Authorization": f"Basic {TOKEN}"}])
+def test_a_stranger_is_told_the_status_code_and_one_word(app, upstream_calls, headers):
+    """No breaker state, no time to the next trial, no age of the last check, no credentials
+    refused: what would let a stranger time an attack on a breaker."""
+    checked(Operator(app.test_client()))
+    stranger = app.test_client()
+    outage.open_breaker(get_state_of(app).upstream.transport.breakers.get("onramp_prices",
+                                                                          "KE/mobile_money"))
+    for path in ("/checkout/healthz", "/checkout/healthz/ready"):
+        answer = stranger.get(path, headers=headers)
+        assert answer.status_code == 200 and answer.get_json() == {"status": "ok"}
+        assert answer.headers["Cache-Control"] == "no-store"
+        assert "Authorization" in answer.headers["Vary"]
+    upstream_calls.fail = True
+    outage.open_breaker(get_state_of(app).upstream.transport.breakers.get("onramp_orders"))
+    wait_for(lambda: stranger.get("/checkout/healthz/ready").status_code == 503)
+    live = stranger.get("/checkout/healthz", headers=headers)
+    assert live.status_code == 200 and live.get_json() == {"status": "degraded"}
+    assert stranger.get("/checkout/healthz/ready").get_json() == {"status": "degraded"}
+
+
+def test_without_a_metrics_token_nobody_is_told_more(config, upstream_calls):
+    del config["CHECKOUT_METRICS_TOKEN"]
+    app = make_app(dict(config))
+    client = app.test_client()
+    wait_for(lambda: client.get("/checkout/healthz/ready").status_code == 200)
+    assert client.get("/checkout/healthz", headers=bearer()).get_json() == {"status": "ok"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_readiness_follows_the_upstreams_return_within_five_seconds():
+    """An upstream that failed the last check is checked again after seconds, not at the end
+    of CHECKOUT_HEALTH_CACHE_SECONDS (30): readiness is back within 5 s of the upstream."""
+    from checkout.readiness import OK, UNAVAILABLE, ReadinessChecks
+
+    clock, down, calls = Clock(), [True], []
+
+    def probe() -> None:
+        calls.append(clock.now)
+        if down[0]:
+            raise UpstreamUnavailable("down")
+
+    checks = ReadinessChecks(probe, lambda: None, clock=clock)
+    checks.refresh_if_stale(30)
+    wait_for(lambda: checks.current().upstream == UNAVAILABLE)
+    down[0] = False                                 # the upstream is back
+    back = clock.now
+    while checks.current().upstream != OK:
+        assert clock.now - back <= 5, "readiness still says the upstream is unavailable"
+        clock.now += 0.5                            # a probe every half second
+        checks.refresh_if_stale(30)
+        wait_for(lambda: not checks.checking)
+    # Answering, it is trusted for the cache time again: no check per probe.
+    made = len(calls)
+    clock.now += 29
+    checks.refresh_if_stale(30)
+    assert not checks.checking and len(calls) == made

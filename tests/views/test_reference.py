@@ -1,6 +1,7 @@
 """The reference-data cache: time to live, stale copies on failure, one load at a time, per app."""
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from decimal import Decimal
@@ -48,6 +49,36 @@ def test_a_failed_refresh_serves_the_old_copy_for_a_while_then_fails():
     clock.now = 100
     with pytest.raises(UpstreamTimeout):
         cache.get("k", down)
+
+
+def test_serving_the_old_copy_is_logged_once_per_outage_not_per_page(caplog):
+    clock = Clock()
+    cache = TTLCache(10, clock=clock)
+    cache.get(("onramp-countries",), lambda: "old")
+    up = [False]
+
+    def load():
+        if not up[0]:
+            raise UpstreamTimeout("timeout")
+        return "new"
+
+    clock.now = 11
+    with caplog.at_level(logging.INFO, logger="checkout.reference"):
+        for _page in range(50):
+            assert cache.get(("onramp-countries",), load) == "old"
+        up[0] = True
+        assert cache.get(("onramp-countries",), load) == "new"
+        clock.now = 22                                  # a second outage: said again
+        up[0] = False
+        assert cache.get(("onramp-countries",), load) == "new"
+        assert cache.get(("onramp-countries",), load) == "new"
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        "reference data refresh failed; serving the cached copy until the upstream answers "
+        "again: onramp-countries",
+        "reference data refreshed again: onramp-countries",
+        "reference data refresh failed; serving the cached copy until the upstream answers "
+        "again: onramp-countries"]
 
 
 def test_nothing_cached_and_upstream_down_raises():

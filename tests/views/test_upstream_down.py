@@ -7,6 +7,7 @@ import re
 from checkout import order_status
 from checkout.state import get_state
 
+from ..support import outage
 from ..support.waiting import wait_for
 from .conftest import Flow
 from .test_create import upstream
@@ -24,10 +25,8 @@ def stored(flow: Flow):
 
 
 def upstream_down(flow: Flow) -> None:
-    """The breaker open: every call refused at once, as while the upstream keeps failing."""
-    breaker = upstream(flow).transport.breaker
-    for _ in range(breaker.failures_to_open):
-        breaker.record(False)
+    """The breakers open: every call refused at once, as while the upstream keeps failing."""
+    outage.upstream_down(upstream(flow))
 
 
 def test_the_pay_page_shows_the_details_last_read_and_says_so(app, flow):
@@ -67,7 +66,7 @@ def test_the_status_page_shows_the_last_status_known_and_since_when(app, flow):
         assert "Waiting for your payment." in body
         assert f"{KNOWN_AT}, so this is where your order stood at" in body
     # Back: the status is confirmed again, and the note goes.
-    upstream(flow).transport.breaker.record(True)
+    outage.upstream_back(upstream(flow))
     assert KNOWN_AT not in text(flow.get("/status"))
 
 
