@@ -23,8 +23,6 @@ from a payment page with one then sees "not found" (the order itself is not affe
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +33,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OctKey
 
 from .inputs import is_session_id
+from .keys import derived_key
 from .sessions import CheckoutSession
 
 __all__ = ["order_view_token", "session_id_of", "OrderView", "ReceiptLink", "receipt_token",
@@ -49,11 +48,9 @@ DAY = 86400
 
 
 def _key(app: Flask, purpose: bytes) -> OctKey:
-    secret = app.config["CHECKOUT_LAUNCH_SECRET"]
-    raw = secret.encode() if isinstance(secret, str) else bytes(secret)
-    # A key of its own, derived for each purpose: a launch token's signing key never encrypts,
-    # and an order view token is never a receipt token, nor the other way round.
-    return OctKey.import_key(hmac.new(raw, purpose, hashlib.sha256).digest())
+    # A key of its own for each purpose: a launch token's signing key never encrypts, and an
+    # order view token is never a receipt token, nor the other way round.
+    return OctKey.import_key(derived_key(app.config["CHECKOUT_LAUNCH_SECRET"], purpose))
 
 
 def _seal(app: Flask, purpose: bytes, claims: dict[str, Any], now: float | None) -> str:

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from flask import Flask
 
 from .errors import ConfigurationError
+from .keys import secret_bytes
 
 if TYPE_CHECKING:
     from .upstream.breaker import BreakerSettings
@@ -187,8 +188,7 @@ def validate(app: Flask) -> None:
                 "CHECKOUT_DATABASE_URL", "CHECKOUT_URL_PREFIX"):
         require(app, key)
     secret = app.config["CHECKOUT_LAUNCH_SECRET"]
-    raw = secret.encode() if isinstance(secret, str) else bytes(secret)
-    if len(raw) < MIN_LAUNCH_SECRET_BYTES:
+    if len(secret_bytes(secret)) < MIN_LAUNCH_SECRET_BYTES:
         raise ConfigurationError(
             f"CHECKOUT_LAUNCH_SECRET must be at least {MIN_LAUNCH_SECRET_BYTES} bytes (HS256 key)"
         )

@@ -37,6 +37,7 @@ from joserfc.jwk import OctKey
 from .addresses import AddressError, validate_address
 from .errors import LaunchTokenError
 from .inputs import storable
+from .keys import secret_bytes
 from .public_address import public_base
 
 __all__ = [
@@ -115,8 +116,7 @@ def refused(message: Any, detail: str) -> LaunchTokenError:
 
 
 def _key(app: Flask) -> OctKey:
-    secret = app.config["CHECKOUT_LAUNCH_SECRET"]
-    return OctKey.import_key(secret.encode() if isinstance(secret, str) else bytes(secret))
+    return OctKey.import_key(secret_bytes(app.config["CHECKOUT_LAUNCH_SECRET"]))
 
 
 def issue_token(app: Flask, flow: str, **claims: Any) -> str:

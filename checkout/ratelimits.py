@@ -68,6 +68,7 @@ from limits.strategies import MovingWindowRateLimiter
 from werkzeug.exceptions import TooManyRequests
 
 from .errors import ConfigurationError
+from .keys import derived_key
 
 __all__ = ["DEFAULT_LIMITS", "RateLimitMark", "RateLimited", "RateLimits", "category",
            "client_address", "configured_limits", "limited", "mark_of", "photo_decodes",
@@ -371,12 +372,10 @@ class RateLimits:
     def create(cls, app: Flask) -> RateLimits:
         limits = configured_limits(app)
         uri, options = storage_settings(app)
-        secret = app.config["CHECKOUT_LAUNCH_SECRET"]
-        raw = secret.encode() if isinstance(secret, str) else bytes(secret)
-        # A key of its own, derived from the launch secret: the store's keys can neither be
-        # matched with session ids nor used to sign anything.
-        session_secret = hmac.new(raw, b"checkout rate limits: session keys",
-                                  hashlib.sha256).digest()
+        # A key of its own: the store's keys can neither be matched with session ids nor used
+        # to sign anything.
+        session_secret = derived_key(app.config["CHECKOUT_LAUNCH_SECRET"],
+                                     b"checkout rate limits: session keys")
         if not app.config.get("CHECKOUT_RATELIMIT_ENABLED", True):
             return cls(limits, session_secret)
         try:
