@@ -64,48 +64,6 @@ def _aware(value: datetime | None) -> datetime | None:
 DATA_FORMAT = 2
 
 
-def _upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """Session data in format 2, from the flat format 1 of sessions opened before it."""
-    if not data or data.get("v") == DATA_FORMAT:
-        return data
-    old = dict(data)
-    answer_names = ("network", "asset", "amount", "currency", "countryIsoCode", "paymentChannel",
-                    "carrierCode", "address", "memo", "email", "phoneNumber")
-    new: dict[str, Any] = {"v": DATA_FORMAT,
-                           "answers": {k: old[k] for k in answer_names if k in old}}
-    if old.get("extraFields") is not None:
-        new["fields"] = old["extraFields"]
-    if old.get("quote"):
-        quote = dict(old["quote"])
-        quote["required_fields"] = quote.pop("requiredFields", {}) or {}
-        new["quote"] = quote
-    new["progress"] = {"done": list(old.get("done") or []), "answered": list(old.get("done") or []),
-                       "reviewed": bool(old.get("review_seen"))}
-    if old.get("addressNetwork"):
-        new["wallet"] = {"network": old["addressNetwork"], "notice": old.get("addressNotice")}
-    if old.get("orderParams"):
-        new["reference"] = old["orderParams"]
-    if old.get("pending_create"):
-        pending = dict(old["pending_create"])
-        pending["reference"] = pending.pop("ref", None)
-        new["pending"] = pending
-    if old.get("order"):
-        order = old["order"]
-        new["order"] = {"id": order.get("id"), "resume_url": order.get("resumeUrl"),
-                        "transfer_type": order.get("transferType")}
-    if old.get("events"):
-        events = dict(old["events"])
-        events["order_created"] = bool(events.pop("order-created", False))
-        new["events"] = events
-    if old.get("txHash"):
-        new["tx_hash"] = old["txHash"]
-    notices = {page: old[f"{page}_notice"] for page in ("pay", "review", "wallet")
-               if old.get(f"{page}_notice")}
-    if notices:
-        new["notices"] = notices
-    return new
-
-
 @dataclass
 class CheckoutSession:
     id: str
@@ -384,7 +342,7 @@ def _row_to_session(row: Any) -> CheckoutSession:
     m = row._mapping
     return CheckoutSession(
         id=m["id"], flow=m["flow"], csrf_token=m["csrf_token"], claims=dict(m["claims"] or {}),
-        locked=list(m["locked"] or []), data=_upgrade(dict(m["data"] or {})),
+        locked=list(m["locked"] or []), data=dict(m["data"] or {}),
         order_id=m["order_id"], jti=m["jti"], version=m["version"],
         created_at=_aware(m["created_at"]), updated_at=_aware(m["updated_at"]),
         expires_at=_aware(m["expires_at"]), creating_since=_aware(m["creating_since"]),

@@ -103,34 +103,3 @@ def test_a_save_over_a_newer_version_is_refused(store):
     with pytest.raises(SessionConflict):
         store.save(second)
     assert store.get(session.id).answers["address"] == "0xfirst"
-
-
-def test_sessions_saved_in_the_first_data_format_are_read_in_the_current_one(tmp_path):
-    from sqlalchemy import update
-
-    store = SessionStore(connect(f"sqlite:///{tmp_path}/old.sqlite3"))
-    session = store.create("onramp", claims={"orderParams": None})
-    old = {"countryIsoCode": "NG", "amount": "5000", "address": "0xabc", "email": "a@b.co",
-           "quote": {"id": "q", "params": {}, "requiredFields": {"phoneNumber": {}}},
-           "extraFields": {"phoneNumber": "2348012345678"}, "done": ["choose", "wallet"],
-           "review_seen": True, "addressNetwork": "CELO", "addressNotice": "checksum",
-           "orderParams": "chk_1", "pending_create": {"at": 1.0, "ref": "chk_1", "sent": {}},
-           "order": {"id": "o", "resumeUrl": "https://r", "transferType": "redirect"},
-           "events": {"order-created": True, "statuses": ["deposit_awaiting"]},
-           "txHash": "0xh", "pay_notice": {"message": "m", "kind": "ok"}}
-    with store.engine.begin() as conn:
-        conn.execute(update(sessions_table).where(sessions_table.c.id == session.id)
-                     .values(data=old))
-    read = store.get(session.id)
-    assert read.answers == {"countryIsoCode": "NG", "amount": "5000", "address": "0xabc",
-                            "email": "a@b.co"}
-    assert read.quote["required_fields"] == {"phoneNumber": {}}
-    assert read.fields == {"phoneNumber": "2348012345678"}
-    assert read.done == ["choose", "wallet"] and read.reviewed
-    assert (read.wallet_network, read.wallet_notice) == ("CELO", "checksum")
-    assert read.reference == "chk_1" and read.pending["reference"] == "chk_1"
-    assert read.order == {"id": "o", "resume_url": "https://r", "transfer_type": "redirect"}
-    assert read.events["order_created"] and read.tx_hash == "0xh"
-    assert read.notice("pay") == {"message": "m", "kind": "ok"}
-    store.save(read)                                   # saved in the current format from now on
-    assert store.get(session.id).data["v"] == 2
