@@ -14,6 +14,8 @@ from . import config, embedded_sandbox
 from .flows import OfframpFlow, OnrampFlow
 from .journey.just_created import JustCreated
 from .journey.quote_cache import QuoteCache, merchant_key
+from .journey.settings import JourneySettings
+from .keys import derived_key
 from .kyc.standing import KycStanding
 from .metrics import Metrics
 from .metrics import enabled as metrics_enabled
@@ -73,7 +75,12 @@ def build(app: Flask) -> CheckoutState:
     def reference_cache() -> TTLCache:
         return TTLCache(ttl)
 
-    pace = embedded_sandbox.pace(app)
+    journey = JourneySettings(
+        # In the upstream's time: an embedded sandbox that runs faster has its quotes live as
+        # much shorter (embedded_sandbox.pace).
+        quote_max_age=float(app.config["CHECKOUT_QUOTE_MAX_AGE"]) * embedded_sandbox.pace(app),
+        create_grace=float(app.config["CHECKOUT_CREATE_GRACE"]),
+        digest_key=derived_key(app.config["CHECKOUT_LAUNCH_SECRET"], b"checkout review digest v1"))
     ratelimits = RateLimits.create(app)
     sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created,
                             on_saved=session_context.saved)
@@ -99,9 +106,9 @@ def build(app: Flask) -> CheckoutState:
         util_catalog=util_catalog,
         kyc=kyc,
         flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()), kyc,
-                                    upstream_pace=pace),
+                                    journey),
                "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
-                                      kyc, upstream_pace=pace)},
+                                      kyc, journey)},
         dispatcher=background,
         order_statuses=statuses,
         reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),

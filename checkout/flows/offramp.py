@@ -24,9 +24,8 @@ from flask_babel import lazy_gettext as _l
 from ..addresses import AddressError, validate_address
 from ..forms import clean_required_fields
 from ..journey import quotes
-from ..journey.flow import Breakdown, Flow, PriceRow, Receipt, Refund
+from ..journey.flow import Breakdown, Flow, IdentityStanding, PriceRow, Receipt, Refund
 from ..journey.steps import Journey, Step
-from ..kyc.standing import KycStanding
 from ..names import network_name, payout_name
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
@@ -116,7 +115,7 @@ class OfframpFlow(Flow):
     upstream: UpstreamClient
     _catalog: OfframpCatalog
 
-    def steps(self, kyc: KycStanding) -> Journey:
+    def steps(self, kyc: IdentityStanding) -> Journey:
         return Journey((
             Step("choose", _l("Amount")),
             Step("payout", _l("Payout details"), needed=has_fields),

@@ -17,9 +17,8 @@ from ..addresses import AddressError, network_has_memo, validate_address, valida
 from ..capabilities import order_view_token
 from ..errors import OrderNotAvailable
 from ..journey import quotes
-from ..journey.flow import Breakdown, Flow, PriceRow, Receipt
+from ..journey.flow import Breakdown, Flow, IdentityStanding, PriceRow, Receipt
 from ..journey.steps import Journey, Step
-from ..kyc.standing import KycStanding
 from ..names import network_name
 from ..public_address import external_url
 from ..reference import OnrampCatalog
@@ -38,7 +37,7 @@ class OnrampFlow(Flow):
     upstream: UpstreamClient
     _catalog: OnrampCatalog
 
-    def steps(self, kyc: KycStanding) -> Journey:
+    def steps(self, kyc: IdentityStanding) -> Journey:
         return Journey((
             Step("choose", _l("Amount")),
             Step("wallet", _l("Wallet")),

@@ -43,8 +43,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flask import current_app
-
 from ..errors import (
     QuoteExpired,
     SessionConflict,
@@ -55,7 +53,7 @@ from ..errors import (
 )
 from ..sessions import CheckoutSession, SessionStore
 from . import clock
-from .steps import claimed_by_an_earlier_release, create_grace
+from .steps import claimed_by_an_earlier_release
 
 if TYPE_CHECKING:
     from .flow import Flow
@@ -106,19 +104,12 @@ def _new_reference() -> str:
 
 # -- what the review showed --------------------------------------------------------------------------
 
-def _digest_key() -> bytes:
-    # A key of its own, derived with a label, so a digest can never stand for a launch token.
-    secret = current_app.config["CHECKOUT_LAUNCH_SECRET"]
-    raw = secret.encode() if isinstance(secret, str) else bytes(secret)
-    return hmac.new(raw, b"checkout review digest v1", hashlib.sha256).digest()
-
-
 def review_digest(session: CheckoutSession, flow: Flow) -> str:
     """HMAC-SHA256 of the canonical JSON of the flow's create payload: the review form carries
     it, and a create proceeds only when the session still gives the same one."""
     canonical = json.dumps(flow.create_payload(session), sort_keys=True, separators=(",", ":"),
                            ensure_ascii=False, default=str)
-    return hmac.new(_digest_key(), canonical.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(flow.settings.digest_key, canonical.encode(), hashlib.sha256).hexdigest()
 
 
 def _same_digest(digest: str | None, session: CheckoutSession, flow: Flow) -> bool:
@@ -184,7 +175,7 @@ def _begin_attempt(sessions: SessionStore, session: CheckoutSession, flow: Flow,
     on the newer version, which may then differ from the review (``CHANGED``).
     """
     for _attempt in range(5):
-        if claimed_by_an_earlier_release(session):
+        if claimed_by_an_earlier_release(session, flow.settings):
             return CreateResult(Outcome.BUSY, session=session)
         if not _same_digest(digest, session, flow):
             return CreateResult(Outcome.CHANGED, session=session)
@@ -333,7 +324,7 @@ def settle_pending(sessions: SessionStore, session: CheckoutSession,
     if order is not None:
         return _attach(sessions, session, flow, order)
     # A create the upstream finished (failing) needs no grace: nothing of it can appear later.
-    grace = 0.0 if (session.pending or {}).get("finished") else create_grace()
+    grace = 0.0 if (session.pending or {}).get("finished") else flow.settings.create_grace
     if ambiguous or clock.now() - started < grace:
         return CreateResult(Outcome.CONFIRMING, session=session)
     if not flow.may_retry(session):

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from flask_babel import lazy_gettext as _l
 
@@ -21,7 +21,19 @@ from ..addresses import checksummed
 from ..errors import UpstreamBadResponse
 from ..sessions import CheckoutSession
 from ..upstream.types import OrderLeg
+from .settings import JourneySettings
 from .steps import Journey
+
+if TYPE_CHECKING:
+    from ..reference import Catalog
+    from ..upstream.client import UpstreamClient
+
+
+class IdentityStanding(Protocol):
+    """Where the app's users stand in their verification (checkout.kyc.standing.KycStanding):
+    what a flow's identity step asks."""
+
+    def needs_kyc(self, session: CheckoutSession) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -158,20 +170,18 @@ class Flow(ABC):
     # user gives each (so that its message is shown at that field).
     field_steps: ClassVar[Mapping[str, str]] = {}
 
-    def __init__(self, upstream: Any, catalog: Any, kyc: Any, *,
-                 upstream_pace: float = 1.0) -> None:
-        # The app's upstream client, this flow's reference data and where the app's users stand
-        # (whether the identity step is needed): a flow is built per app (checkout.composition)
-        # and holds nothing else. ``upstream_pace``: how long the upstream's waits last against
-        # the service's (1; the embedded sandbox's time scale when it runs faster): a quote is
-        # trusted for CHECKOUT_QUOTE_MAX_AGE times that (checkout.journey.quotes).
+    def __init__(self, upstream: UpstreamClient, catalog: Catalog, kyc: IdentityStanding,
+                 settings: JourneySettings) -> None:
+        # The app's upstream client, this flow's reference data, where the app's users stand
+        # (whether the identity step is needed) and what the journey is told of the app's
+        # configuration: a flow is built per app (checkout.composition) and holds nothing else.
         self.upstream = upstream
         self._catalog = catalog
-        self.upstream_pace = upstream_pace
+        self.settings = settings
         self.journey = self.steps(kyc)
 
     @abstractmethod
-    def steps(self, kyc: Any) -> Journey:
+    def steps(self, kyc: IdentityStanding) -> Journey:
         """The flow's steps, in order; its identity step asks ``kyc`` (the app's
         :class:`checkout.kyc.standing.KycStanding`) whether it is needed."""
 

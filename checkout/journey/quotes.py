@@ -14,8 +14,6 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from flask import current_app
-
 from ..sessions import CheckoutSession, SessionStore
 from ..upstream.types import RequiredField, required_fields_from_json
 from . import clock
@@ -30,8 +28,8 @@ def max_age(flow: Flow) -> float:
     """Seconds a quote of ``flow`` is honoured: ``CHECKOUT_QUOTE_MAX_AGE``, in the upstream's
     time. The service's quotes live about ten minutes (upstream-notes 6); an embedded sandbox
     that runs five times as fast has them live two, and a price clock counting four minutes
-    would still show time left when "Confirm" met an expired quote."""
-    return float(current_app.config["CHECKOUT_QUOTE_MAX_AGE"]) * flow.upstream_pace
+    would still show time left when "Confirm" met an expired quote (checkout.composition)."""
+    return flow.settings.quote_max_age
 
 
 def normalise(keys: Iterable[str], values: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,11 +98,12 @@ def required_fields(session: CheckoutSession) -> list[RequiredField]:
     return required_fields_from_json((session.quote or {}).get("required_fields") or {})
 
 
-def store(sessions: SessionStore, session_id: str, record: dict[str, Any]) -> CheckoutSession:
+def store(sessions: SessionStore, flow: Flow, session_id: str,
+          record: dict[str, Any]) -> CheckoutSession:
     def change(session: CheckoutSession) -> None:
         session.quote = record
 
-    return update_before_order(sessions, session_id, change)
+    return update_before_order(sessions, flow.settings, session_id, change)
 
 
 def refresh(sessions: SessionStore, session: CheckoutSession,
@@ -114,7 +113,7 @@ def refresh(sessions: SessionStore, session: CheckoutSession,
         return session, False
     old = session.quote
     record = flow.request_quote(params_of(session, flow))
-    session = store(sessions, session.id, record)
+    session = store(sessions, flow, session.id, record)
     changed = old is None or flow.breakdown(old).key_amounts != flow.breakdown(record).key_amounts
     return session, changed
 
@@ -128,4 +127,4 @@ def shown_quote(cache: QuoteCache, flow: Flow, params: Mapping[str, Any]) -> dic
 
 def requote(sessions: SessionStore, session: CheckoutSession, flow: Flow) -> CheckoutSession:
     """A new quote for the session's answers, whatever the age of the stored one."""
-    return store(sessions, session.id, flow.request_quote(params_of(session, flow)))
+    return store(sessions, flow, session.id, flow.request_quote(params_of(session, flow)))

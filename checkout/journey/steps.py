@@ -16,15 +16,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flask import current_app
-
 from ..errors import OrderUnderway
 from ..sessions import CheckoutSession, SessionStore
+from .settings import JourneySettings
 
 REVIEW = "review"
 
 
-def update_before_order(sessions: SessionStore, session_id: str,
+def update_before_order(sessions: SessionStore, settings: JourneySettings, session_id: str,
                         change: Callable[[CheckoutSession], Any]) -> CheckoutSession:
     """Save ``change`` unless the order exists or is being created (then ``OrderUnderway``).
 
@@ -33,23 +32,14 @@ def update_before_order(sessions: SessionStore, session_id: str,
     the fresh copy the save applies to (a compare-and-set), so no race gets between the two.
     """
     def guarded(fresh: CheckoutSession) -> Any:
-        if creation_underway(fresh):
+        if creation_underway(fresh, settings):
             raise OrderUnderway(session_id)
         return change(fresh)
 
     return sessions.update(session_id, guarded)
 
 
-def create_grace() -> float:
-    """Seconds after an unanswered create during which the order is only looked up, never created
-    again, whatever a lookup finds: the upstream may still be processing it
-    (``CHECKOUT_CREATE_GRACE``, from when the create was sent: at least twice the longest a create
-    call may wait, checked at start-up, so a create the upstream was still working on when the
-    checkout stopped waiting has had at least as long again)."""
-    return float(current_app.config["CHECKOUT_CREATE_GRACE"])
-
-
-def claimed_by_an_earlier_release(session: CheckoutSession) -> bool:
+def claimed_by_an_earlier_release(session: CheckoutSession, settings: JourneySettings) -> bool:
     """Whether a process of a release before the pending attempt was the claim is creating the
     session's order right now: those claimed in ``creating_since`` first, for the grace period
     and a minute. Read (never written) while such a process may still run during a rolling
@@ -59,13 +49,15 @@ def claimed_by_an_earlier_release(session: CheckoutSession) -> bool:
         return False
     if since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    return datetime.now(UTC) - since < timedelta(seconds=create_grace()) + timedelta(minutes=1)
+    return datetime.now(UTC) - since < timedelta(seconds=settings.create_grace) \
+        + timedelta(minutes=1)
 
 
-def creation_underway(session: CheckoutSession) -> bool:
+def creation_underway(session: CheckoutSession, settings: JourneySettings) -> bool:
     """Whether the session's order exists or may be being created: its answers, quote and payee
     are then what the order is made of, and no step may change them."""
-    return bool(session.order_id or session.pending or claimed_by_an_earlier_release(session))
+    return bool(session.order_id or session.pending
+                or claimed_by_an_earlier_release(session, settings))
 
 
 def always(_session: CheckoutSession) -> bool:

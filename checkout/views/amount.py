@@ -27,7 +27,6 @@ from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import by_name, format_crypto, format_money, money_locale
 from ..journey import quotes
 from ..journey.flow import Flow
-from ..journey.steps import update_before_order
 from ..meanwhile import meanwhile
 from ..names import asset_name, network_name
 from ..ratelimits import limited
@@ -36,7 +35,7 @@ from ..state import get_state
 from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
 from ..upstream_text import country_name
 from .context import session_route
-from .journey import StepPage, StepRefused, keep_form, pages_of, step_url
+from .journey import StepPage, StepRefused, keep_form, pages_of, save_before_order, step_url
 from .pages import UPSTREAM_WAIT, too_many_requests_text
 
 CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
@@ -213,7 +212,7 @@ class AmountStep(StepPage):
             fresh.quote = record
             self.flow.journey.complete(fresh, self.name, keep=keep, by_user=by_user)
 
-        return update_before_order(get_state().sessions, session.id, change)
+        return save_before_order(session, change)
 
     # -- the page
 

@@ -15,10 +15,8 @@ from werkzeug.wrappers import Response
 from ..forms import FormResult, clean_required_fields, display_value, field_inputs
 from ..htmx import render
 from ..journey import quotes
-from ..journey.steps import update_before_order
 from ..sessions import CheckoutSession
-from ..state import get_state
-from .journey import StepPage
+from .journey import StepPage, save_before_order
 
 Known = Callable[[CheckoutSession], dict[str, Any]]
 
@@ -65,7 +63,7 @@ class FieldsStep(StepPage):
             fresh.fields = result.values
             self.flow.journey.complete(fresh, self.name, keep=self.keep, by_user=by_user)
 
-        return update_before_order(get_state().sessions, session.id, change)
+        return save_before_order(session, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:

@@ -35,7 +35,7 @@ from ..htmx import htmx_redirect, is_boosted, render, shown_at, triggered_by
 from ..journey import creation, quotes
 from ..journey.creation import Outcome
 from ..journey.flow import Flow
-from ..journey.steps import REVIEW
+from ..journey.steps import REVIEW, update_before_order
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import flow_named, flow_of, get_state
@@ -205,6 +205,14 @@ def step_url(session: CheckoutSession, step: str) -> str:
 
 def session_url(session: CheckoutSession) -> str:
     return url_for("checkout.flow", session_id=session.id)
+
+
+def save_before_order(session: CheckoutSession,
+                      change: Callable[[CheckoutSession], Any]) -> CheckoutSession:
+    """Save a step's ``change`` to the session, unless its order exists or is being created
+    (then ``OrderUnderway``: a second tab must not rewrite what the order is made of)."""
+    return update_before_order(get_state().sessions, flow_of(session).settings, session.id,
+                               change)
 
 
 # -- notices carried over a redirect -----------------------------------------------------------------

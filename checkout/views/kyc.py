@@ -45,7 +45,6 @@ from ..errors import (
 )
 from ..forms import FormResult, clean_required_fields, field_inputs
 from ..htmx import htmx_redirect, render
-from ..journey.steps import update_before_order
 from ..kyc import photos as kyc_photos
 from ..kyc import standing, submission
 from ..kyc.levels import covers, next_level
@@ -169,7 +168,7 @@ class KycStep(journey.StepPage):
                 record["contact"] = contact
                 fresh.kyc = record
 
-            return update_before_order(get_state().sessions, session.id, remember)
+            return journey.save_before_order(session, remember)
         document = result.facts.get("document")
         if document is None:
             if by_user and not kyc_standing().covered(session):
@@ -199,7 +198,7 @@ class KycStep(journey.StepPage):
             # No answer is not "not sent": the document may have arrived. What the partner
             # says now decides; sending it again blindly could make a second submission.
             _unavailable(exc)
-            session = update_before_order(get_state().sessions, session.id, submitted)
+            session = journey.save_before_order(session, submitted)
             try:
                 session = kyc_standing().refresh(session, force=True)
             except UpstreamError:
@@ -211,10 +210,9 @@ class KycStep(journey.StepPage):
             return session
         if already is not None:
             # Nothing was sent for review: the partner knows the user passed this level.
-            session = update_before_order(get_state().sessions, session.id,
-                                          lambda fresh: fresh.mark_answered(STEP))
+            session = journey.save_before_order(session, lambda fresh: fresh.mark_answered(STEP))
             return kyc_standing().prove(session, already)
-        session = update_before_order(get_state().sessions, session.id, submitted)
+        session = journey.save_before_order(session, submitted)
         try:
             return kyc_standing().refresh(session, force=True)
         except UpstreamError:

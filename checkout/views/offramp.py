@@ -47,7 +47,6 @@ from ..flows.offramp import (
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
-from ..journey.steps import update_before_order
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
 from ..ratelimits import limited
@@ -158,7 +157,7 @@ class PayeeStep(journey.StepPage):
         def keep(fresh: CheckoutSession) -> None:
             fresh.payee = check
 
-        return update_before_order(get_state().sessions, session.id, keep), check
+        return journey.save_before_order(session, keep), check
 
     @staticmethod
     def _validate(session: CheckoutSession) -> tuple[CheckoutSession, list[Any]]:
@@ -255,7 +254,7 @@ class PayeeStep(journey.StepPage):
             # The sending wallet does not depend on whom the money goes to.
             flow().journey.complete(fresh, self.name, keep=("wallet",), by_user=by_user)
 
-        return update_before_order(get_state().sessions, session.id, change)
+        return journey.save_before_order(session, change)
 
     def render(self, session: CheckoutSession, form: Mapping[str, Any] | None = None,
                result: FormResult | None = None) -> Response:

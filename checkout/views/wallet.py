@@ -9,11 +9,9 @@ from __future__ import annotations
 from flask_babel import gettext as _
 
 from ..forms import FormResult
-from ..journey.steps import update_before_order
 from ..names import network_name
 from ..sessions import CheckoutSession
-from ..state import get_state
-from .journey import StepPage, StepRefused
+from .journey import StepPage, StepRefused, save_before_order
 
 
 class WalletPage(StepPage):
@@ -38,4 +36,4 @@ class WalletPage(StepPage):
             fresh.wallet_checked(network, result.notices.get("address"))
             self.flow.journey.complete(fresh, self.name, keep=self.keep_after, by_user=by_user)
 
-        return update_before_order(get_state().sessions, session.id, change)
+        return save_before_order(session, change)

@@ -7,7 +7,7 @@ outcome only looked up until the grace period ends, a refusal, an expired quote,
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -16,8 +16,11 @@ from checkout.errors import QuoteExpired, UpstreamBadRequest, UpstreamTimeout
 from checkout.flows import Flow
 from checkout.journey import creation
 from checkout.journey.creation import Outcome
+from checkout.journey.settings import JourneySettings
 from checkout.journey.steps import Journey, Step
 from checkout.state import get_state
+
+SETTINGS = JourneySettings(quote_max_age=240, create_grace=40, digest_key=b"k" * 32)
 
 
 @dataclass
@@ -36,7 +39,8 @@ class FakeFlow(Flow):
     field_steps = {"address": "wallet"}
 
     def __init__(self) -> None:
-        super().__init__(upstream=None, catalog=None, kyc=None)
+        super().__init__(upstream=None, catalog=None, kyc=None,  # type: ignore[arg-type]
+                         settings=SETTINGS)
         self.orders: list[FakeOrder] = []       # what the "upstream" holds
         self.sent: list[dict[str, Any]] = []    # every create call
         self.fail: list[Exception] = []         # raised by the next create calls, in order
@@ -208,7 +212,8 @@ def test_a_claim_taken_by_an_earlier_release_is_respected(ctx, flow):
     earlier_release_claims(datetime.now(UTC))
     assert create(session, flow).outcome is Outcome.BUSY
     with pytest.raises(OrderUnderway):
-        update_before_order(store, session.id, lambda fresh: fresh.answer({"amount": "1"}))
+        update_before_order(store, flow.settings, session.id,
+                            lambda fresh: fresh.answer({"amount": "1"}))
     assert flow.sent == []
     earlier_release_claims(datetime.now(UTC) - timedelta(days=1))      # its process died
     assert create(session, flow).outcome is Outcome.CREATED
@@ -260,7 +265,7 @@ def test_an_unknown_outcome_with_nothing_found_waits_then_allows_a_new_attempt(c
     assert len(flow.sent) == 1 and flow.lookups == 3
     reference = stored.reference
 
-    app.config["CHECKOUT_CREATE_GRACE"] = 0          # the grace period is over
+    flow.settings = replace(flow.settings, create_grace=0)      # the grace period is over
     result = creation.settle_pending(get_state().sessions, get_state().sessions.get(session.id),
                                      flow)
     assert result.outcome is Outcome.RETRY
@@ -315,7 +320,7 @@ def test_a_flow_that_must_not_create_twice_keeps_looking_after_the_grace_period(
     flow.find_orders = lambda session, pending: []          # never found
     flow.may_retry = lambda session: False                  # e.g. a merchant-funded payout
     assert create(session, flow).outcome is Outcome.CONFIRMING
-    app.config["CHECKOUT_CREATE_GRACE"] = 0
+    flow.settings = replace(flow.settings, create_grace=0)
     stored = get_state().sessions.get(session.id)
     assert creation.settle_pending(get_state().sessions, stored, flow).outcome \
         is Outcome.CONFIRMING
@@ -383,7 +388,7 @@ def test_after_the_grace_period_a_newer_attempt_is_followed_not_reported_missing
     stale = store.get(session.id)
     store.update(session.id, lambda fresh: setattr(
         fresh, "pending", {**fresh.pending, "at": fresh.pending["at"] + 1}))
-    app.config["CHECKOUT_CREATE_GRACE"] = 0
+    flow.settings = replace(flow.settings, create_grace=0)
     assert creation.settle_pending(store, stale, flow).outcome is Outcome.CONFIRMING
     assert store.get(session.id).pending is not None
 

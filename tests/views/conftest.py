@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -191,6 +192,14 @@ class Flow:
 @pytest.fixture
 def flow(app: Flask, client: FlaskClient) -> Flow:
     return Flow(app, client)
+
+
+def journey_settings(app: Flask, **changes: Any) -> None:
+    """What the app's flows were told of its configuration at start-up, changed for a test
+    (``create_grace``, ``quote_max_age``: checkout.journey.settings)."""
+    with app.app_context():
+        for built in get_state().flows.values():
+            built.settings = replace(built.settings, **changes)
 
 
 def order_reads(app: Flask, monkeypatch: Any, flow: str = "onramp") -> list[str]:

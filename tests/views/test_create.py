@@ -10,7 +10,7 @@ from checkout.errors import UpstreamBadRequest, UpstreamTimeout, UpstreamUnavail
 from checkout.state import get_state
 
 from ..support.session_sql import session_statements
-from .conftest import EVM_ADDRESS, Flow, sandbox_order
+from .conftest import EVM_ADDRESS, Flow, journey_settings, sandbox_order
 
 
 def upstream(flow):
@@ -136,7 +136,7 @@ def test_an_old_quote_is_renewed_and_shown_before_creating(flow, monkeypatch):
     flow.start()
     review = flow.to_review()
     old_id = flow.quote_id(review)
-    flow.app.config["CHECKOUT_QUOTE_MAX_AGE"] = 0
+    journey_settings(flow.app, quote_max_age=0)
     response = flow.landed(flow.create(review), "review")
     html = response.get_data(as_text=True)
     assert response.status_code == 200
@@ -197,7 +197,7 @@ def test_timeout_after_the_upstream_created_the_order_adopts_it(flow, monkeypatc
 
 def test_a_failed_create_is_only_looked_up_until_the_grace_period_ends(flow, monkeypatch):
     # Long enough for the steps below on a loaded machine; the test ends it by setting it to 0.
-    flow.app.config["CHECKOUT_CREATE_GRACE"] = 60
+    journey_settings(flow.app, create_grace=60)
     flow.start()
     review = flow.to_review()
     client = upstream(flow)
@@ -216,7 +216,7 @@ def test_a_failed_create_is_only_looked_up_until_the_grace_period_ends(flow, mon
     assert "We are checking whether your order was created" in page.get_data(as_text=True)
     assert "Check again" in page.get_data(as_text=True)
     assert flow.create(review).status_code == 303 and len(calls) == 1   # only looked up
-    flow.app.config["CHECKOUT_CREATE_GRACE"] = 0                        # the grace period ends
+    journey_settings(flow.app, create_grace=0)                          # the grace period ends
     fresh = flow.landed(flow.get("/"), "review")
     html = fresh.get_data(as_text=True)
     assert "could not find an order from your last attempt" in html

@@ -8,7 +8,7 @@ from checkout.errors import UpstreamTimeout
 
 from ..support import outage
 from ..support.waiting import wait_for
-from .conftest import Flow
+from .conftest import Flow, journey_settings
 from .test_create import orders_of, upstream
 
 CHECKING = "We are checking whether your order was created"
@@ -65,7 +65,7 @@ def test_a_refused_connection_is_a_create_never_sent(config, monkeypatch):
 def test_an_unknown_outcome_is_looked_up_until_the_upstream_answers_then_tried_again(
         app, flow, monkeypatch):
     # As if CHECKOUT_CREATE_GRACE had passed since the create was sent.
-    app.config["CHECKOUT_CREATE_GRACE"] = 0
+    journey_settings(app, create_grace=0)
     flow.start()
     review = flow.to_review()
     client = upstream(flow)

@@ -18,7 +18,7 @@ from checkout.flows import common
 from checkout.journey import clock, creation, quotes
 from checkout.state import get_state
 
-from .conftest import EVM_ADDRESS, Flow, sandbox_order
+from .conftest import EVM_ADDRESS, Flow, journey_settings, sandbox_order
 from .test_create import orders_of, upstream
 
 
@@ -171,13 +171,18 @@ def test_a_create_without_the_review_digest_is_refused(flow):
 
 
 def test_the_digest_is_keyed_by_the_launch_secret(flow):
+    from checkout.keys import derived_key
+
     flow.start()
     flow.to_review()
-    with flow.app.test_request_context():
-        session = flow.session
-        first = creation.review_digest(session, onramp(flow.app))
-        flow.app.config["CHECKOUT_LAUNCH_SECRET"] = "another-launch-secret-of-enough-bytes-000"
-        assert creation.review_digest(session, onramp(flow.app)) != first
+    session = flow.session
+    built = onramp(flow.app)
+    assert built.settings.digest_key == derived_key(flow.app.config["CHECKOUT_LAUNCH_SECRET"],
+                                                    b"checkout review digest v1")
+    first = creation.review_digest(session, built)
+    journey_settings(flow.app, digest_key=derived_key(
+        "another-launch-secret-of-enough-bytes-000", b"checkout review digest v1"))
+    assert creation.review_digest(session, built) != first
 
 
 def test_a_network_changed_while_the_address_was_checked_is_caught(flow, app, monkeypatch):

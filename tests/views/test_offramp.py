@@ -735,8 +735,8 @@ def test_a_step_posted_while_the_order_exists_changes_nothing(sale):
     assert sale.session.quote == before
     # A save that passed the gate just before the order was attached is refused all the same.
     with sale.app.test_request_context(), pytest.raises(OrderUnderway):
-        update_before_order(get_state().sessions, sale.session_id,
-                            lambda fresh: fresh.answer({"amount": "40000"}))
+        update_before_order(get_state().sessions, get_state().flows["offramp"].settings,
+                            sale.session_id, lambda fresh: fresh.answer({"amount": "40000"}))
     assert sale.session.answers["amount"] == "20000"
 
 

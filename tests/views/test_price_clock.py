@@ -11,6 +11,8 @@ import pytest
 from checkout.journey import clock, quotes
 from checkout.state import get_state
 
+from .conftest import journey_settings
+
 
 def amount_in(text: str) -> Decimal:
     """The number in a formatted amount ("NGN 5,250.00")."""
@@ -101,7 +103,7 @@ def test_a_renewed_price_shows_each_amount_that_moved_before_and_now(app, flow, 
         return {**record, "cashout": cashout}
 
     monkeypatch.setattr(onramp, "request_quote", dearer)
-    app.config["CHECKOUT_QUOTE_MAX_AGE"] = 0
+    journey_settings(app, quote_max_age=0)
     page = flow.landed(flow.create(review), "review").get_data(as_text=True)
     table = re.search(r'<table class="price-change" data-testid="price-change">(.*?)</table>',
                       page, re.S)
