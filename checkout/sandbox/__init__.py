@@ -9,7 +9,8 @@ Every path of the upstream spec answers under ``/api/...``; the sandbox's own pa
 ``/sandbox/...``. Configuration keys (defaults in :data:`DEFAULTS`): ``SANDBOX_CLIENT_ID``,
 ``SANDBOX_CLIENT_SECRET``, ``SANDBOX_WEBHOOK_SECRET``, ``SANDBOX_WEBHOOK_URL``,
 ``SANDBOX_WEBHOOK_ALLOW_LOOPBACK``, ``SANDBOX_WEBHOOK_EVENTS``, ``SANDBOX_TIME_SCALE``,
-``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_KYC_OUTCOME``, ``SANDBOX_PUBLIC_URL``,
+``SANDBOX_CLOCK``, ``SANDBOX_USER_ENDPOINTS``, ``SANDBOX_OUTCOME``, ``SANDBOX_KYC_OUTCOME``,
+``SANDBOX_PUBLIC_URL``,
 ``SANDBOX_WEBHOOK_IN_PROCESS``, ``SANDBOX_LATENCY``. When started by ``flask`` (no config given),
 each key may also come from an environment variable of the same name (JSON values, or plain text); a
 WSGI app cannot, so ``SANDBOX_WEBHOOK_IN_PROCESS`` is for code that embeds the sandbox.
@@ -31,7 +32,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..signature import InvalidSecret, decode_secret
 from . import credentials
-from .clock import Clock, Scheduler
+from .clock import Clock, ManualClock, Scheduler
 from .kyc import DECISIONS as KYC_DECISIONS
 from .orders import OUTCOMES
 from .state import SandboxState
@@ -50,6 +51,10 @@ DEFAULTS: dict[str, Any] = {
     "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": False,
     "SANDBOX_WEBHOOK_EVENTS": ["order"],
     "SANDBOX_TIME_SCALE": 1.0,
+    # "real": time passes (scaled by SANDBOX_TIME_SCALE). "manual": it passes at the real pace and
+    # moves forward when told (POST /sandbox/clock/advance, the console's buttons; tests), running
+    # every timer that falls due meanwhile at once, in order.
+    "SANDBOX_CLOCK": "real",
     "SANDBOX_USER_ENDPOINTS": False,
     "SANDBOX_OUTCOME": None,
     # What the review of a KYC submission decides unless the submission's own magic values say
@@ -106,6 +111,11 @@ def _check_settings(cfg: Mapping[str, Any]) -> None:
     scale = cfg["SANDBOX_TIME_SCALE"]
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
         raise ValueError("SANDBOX_TIME_SCALE must be a positive number")
+    if cfg["SANDBOX_CLOCK"] not in ("real", "manual"):
+        raise ValueError('SANDBOX_CLOCK must be "real" or "manual"')
+    if cfg["SANDBOX_CLOCK"] == "manual" and scale != 1:
+        raise ValueError('SANDBOX_CLOCK "manual" runs at the real pace and moves when told: '
+                         "leave SANDBOX_TIME_SCALE at 1")
     events = cfg["SANDBOX_WEBHOOK_EVENTS"]
     if not isinstance(events, (list, tuple, set, frozenset)) \
             or not set(events) <= set(WEBHOOK_EVENT_KINDS):
@@ -205,7 +215,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(_from_environment() if config is None else config)
     _check_settings(app.config)
 
-    clock = Clock(float(app.config["SANDBOX_TIME_SCALE"]))
+    clock = ManualClock() if app.config["SANDBOX_CLOCK"] == "manual" \
+        else Clock(float(app.config["SANDBOX_TIME_SCALE"]))
     scheduler = Scheduler(clock)
     sender = WebhookSender(app.config["SANDBOX_WEBHOOK_SECRET"], scheduler=scheduler,
                            allow_loopback=bool(app.config["SANDBOX_WEBHOOK_ALLOW_LOOPBACK"]),

@@ -5,6 +5,11 @@ logs), but every *wait* the upstream would make (an order expiring after 5 minut
 after 256 s) is multiplied by ``scale``. With ``scale=0.001`` a five-minute expiry fires after 0.3 s,
 so whole order lifecycles and retry schedules run inside a test.
 
+A :class:`ManualClock` runs at the real pace and moves forward when told: :meth:`Scheduler.advance`
+runs every timer that falls due, in order, in the caller's thread. A test (or a developer on the
+console) says "five minutes later" and the order has expired, at once and always the same way,
+where a sped-up clock made the test race the timers.
+
 :class:`Scheduler` runs callables after a number of *sandbox* seconds on one daemon thread. Callables
 must be quick: anything that blocks (an HTTP request) belongs on another thread, or it would hold up
 every other timer of the sandbox.
@@ -21,13 +26,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-__all__ = ["Clock", "Scheduler", "ScheduledCall"]
+__all__ = ["Clock", "ManualClock", "Scheduler", "ScheduledCall"]
 
 log = logging.getLogger(__name__)
 
 
 class Clock:
     """The sandbox's notion of time: ``now()`` is real UTC; waits last ``seconds * scale``."""
+
+    manual = False          # moved forward only by the passage of time
 
     def __init__(self, scale: float = 1.0) -> None:
         if not scale > 0:  # also rejects NaN
@@ -37,6 +44,10 @@ class Clock:
     def now(self) -> datetime:
         """The current time, timezone-aware UTC."""
         return datetime.now(UTC)
+
+    def elapsed(self) -> float:
+        """Seconds on a clock that never goes back (``time.monotonic``): when timers fall due."""
+        return time.monotonic()
 
     def sleep_seconds(self, seconds: float) -> float:
         """How many real seconds a wait of ``seconds`` sandbox seconds lasts."""
@@ -50,11 +61,37 @@ class Clock:
         return f"Clock(scale={self.scale!r})"
 
 
+class ManualClock(Clock):
+    """Real time (pace 1), moved forward on demand (:meth:`Scheduler.advance`): timestamps stay
+    in order and near the real time, and a test jumps over the waits it does not want to sit."""
+
+    manual = True
+
+    def __init__(self) -> None:
+        super().__init__(1.0)
+        self._ahead = 0.0           # seconds moved forward so far
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + timedelta(seconds=self._ahead)
+
+    def elapsed(self) -> float:
+        return time.monotonic() + self._ahead
+
+    def forward_to(self, elapsed: float) -> None:
+        """Move forward until :meth:`elapsed` reads at least ``elapsed`` (never back)."""
+        with self._lock:
+            self._ahead += max(0.0, elapsed - self.elapsed())
+
+    def __repr__(self) -> str:
+        return f"ManualClock(ahead={self._ahead:g})"
+
+
 @dataclass(eq=False)
 class ScheduledCall:
     """A handle on one call of :meth:`Scheduler.call_later`; pass it to :meth:`Scheduler.cancel`."""
 
-    due: float                      # time.monotonic() at which it runs
+    due: float                      # the clock's elapsed() at which it runs
     delay: float                    # the requested wait, in sandbox seconds
     due_at: datetime                # the same moment as wall-clock UTC, for display
     fn: Callable[..., Any]
@@ -84,6 +121,7 @@ class Scheduler:
         self._running = 0               # callables executing right now (worker or run_pending_now)
         self._thread: threading.Thread | None = None
         self._stopped = False
+        self._advancing = False         # advance() runs the calls falling due meanwhile
 
     # -- scheduling -------------------------------------------------------------------------------
 
@@ -91,7 +129,7 @@ class Scheduler:
                    **kwargs: Any) -> ScheduledCall:
         """Run ``fn(*args, **kwargs)`` after ``sandbox_seconds`` of sandbox time (0: at once)."""
         real = self.clock.sleep_seconds(sandbox_seconds)
-        call = ScheduledCall(due=time.monotonic() + real, delay=float(sandbox_seconds),
+        call = ScheduledCall(due=self.clock.elapsed() + real, delay=float(sandbox_seconds),
                              due_at=self.clock.now() + timedelta(seconds=real),
                              fn=fn, args=args, kwargs=kwargs)
         with self._cond:
@@ -129,6 +167,46 @@ class Scheduler:
             thread = self._thread
         if wait and thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
+
+    # -- moving a manual clock --------------------------------------------------------------------
+
+    def advance(self, sandbox_seconds: float) -> int:
+        """Move a :class:`ManualClock` forward by ``sandbox_seconds``, running every call that
+        falls due meanwhile, in order of its due time, in the calling thread (the clock reads
+        each call's due time while it runs, so what it stamps is in order); calls those calls
+        schedule run too if they fall due in the window. Returns how many ran."""
+        if not self.clock.manual or not isinstance(self.clock, ManualClock):
+            raise RuntimeError("only a manual clock is moved forward")
+        if not sandbox_seconds >= 0:
+            raise ValueError(f"time only moves forward, not by {sandbox_seconds!r} s")
+        with self._cond:
+            self._advancing = True      # the thread leaves them to this call meanwhile
+        ran = 0
+        try:
+            target = self.clock.elapsed() + sandbox_seconds
+            while True:
+                with self._cond:
+                    while self._heap and not self._heap[0][2].pending:
+                        heapq.heappop(self._heap)
+                    if not self._heap or self._heap[0][0] > target:
+                        break
+                    due, _, call = heapq.heappop(self._heap)
+                    call.started = True
+                    self._running += 1
+                self.clock.forward_to(due)
+                try:
+                    self._invoke(call)
+                    ran += 1
+                finally:
+                    with self._cond:
+                        self._running -= 1
+                        self._cond.notify_all()
+            self.clock.forward_to(target)
+        finally:
+            with self._cond:
+                self._advancing = False
+                self._cond.notify_all()
+        return ran
 
     # -- helpers for tests ------------------------------------------------------------------------
 
@@ -197,10 +275,10 @@ class Scheduler:
             while self._heap and not self._heap[0][2].pending:
                 heapq.heappop(self._heap)
                 self._cond.notify_all()     # drain() may be waiting on a cancelled leftover
-            if not self._heap:
+            if not self._heap or self._advancing:
                 self._cond.wait()
                 continue
-            wait = self._heap[0][0] - time.monotonic()
+            wait = self._heap[0][0] - self.clock.elapsed()
             if wait <= 0:
                 call = heapq.heappop(self._heap)[2]
                 call.started = True

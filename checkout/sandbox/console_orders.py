@@ -32,7 +32,7 @@ from flask.typing import ResponseReturnValue
 
 from . import orders as flow
 from . import payees, reference, transfer
-from .orders import OUTCOMES, Order
+from .orders import OUTCOMES, Order, iso
 from .shapes import WEBHOOK_STATUS
 from .state import current
 from .validation import InvalidRequest, check_transaction_hash, form_or_json
@@ -130,11 +130,39 @@ def index() -> ResponseReturnValue:
     from . import kyc
 
     return render_template("sandbox/index.html", outcomes=OUTCOMES,
+                           manual_clock=current().clock.manual,
+                           time_scale=current().clock.scale,
+                           sandbox_now=iso(current().clock.now()),
                            otp=transfer.SANDBOX_OTP, payees=payees,
                            onramp=onramp_corridors(), offramp=offramp_corridors(),
                            kyc=kyc, kyc_rules=kyc_thresholds(),
                            kyc_outcome=current_app.config.get("SANDBOX_KYC_OUTCOME") or "approve",
                            signed=bool(current_app.config.get("SANDBOX_CLIENT_SECRET")))
+
+
+# The most one press moves a manual clock forward: a week (a webhook's whole retry schedule, an
+# off-ramp's hour to be paid, a quote's ten minutes, many times over).
+MOST_ADVANCE = 7 * 86400
+
+
+@bp.post("/sandbox/clock/advance")
+def advance_clock() -> ResponseReturnValue:
+    """Move a manual clock forward (``SANDBOX_CLOCK = "manual"``): every timer that falls due
+    meanwhile runs now, in order. ``seconds`` in the form or the query."""
+    state = current()
+    if not state.clock.manual:
+        abort(409, description='the clock is not manual (SANDBOX_CLOCK = "manual")')
+    raw = request.values.get("seconds", "")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        abort(400, description="seconds: a number of seconds to move forward")
+    if not 0 <= seconds <= MOST_ADVANCE:
+        abort(400, description=f"seconds: from 0 to {MOST_ADVANCE}")
+    ran = state.scheduler.advance(seconds)
+    if request.accept_mimetypes.best == "application/json":
+        return {"advanced": seconds, "timers_run": ran, "now": iso(state.clock.now())}
+    return redirect(url_for("sandbox_orders.index"), code=303)
 
 
 @bp.get("/sandbox/orders")

@@ -8,7 +8,7 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from checkout.sandbox.clock import Clock, Scheduler
+from checkout.sandbox.clock import Clock, ManualClock, Scheduler
 
 
 @pytest.fixture
@@ -190,3 +190,49 @@ def test_drain_waits_for_a_call_that_is_running(scheduler):
     assert started.wait(2)
     assert scheduler.drain(2)
     assert finished.is_set()
+
+
+# -- a manual clock ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def manual():
+    scheduler = Scheduler(ManualClock())
+    yield scheduler
+    scheduler.shutdown()
+
+
+def test_a_manual_clock_runs_every_timer_falling_due_in_order_in_the_callers_thread(manual):
+    """Five minutes later, at once: the calls due in the window run in order of their due time,
+    in the thread that moved the clock, each reading its own due time; those they schedule run
+    too if they fall due in the window; the rest wait."""
+    clock = manual.clock
+    start = clock.now()
+    ran: list[tuple[str, float, bool]] = []
+
+    def note(name: str) -> None:
+        seconds = (clock.now() - start).total_seconds()
+        ran.append((name, round(seconds), threading.current_thread() is threading.main_thread()))
+
+    manual.call_later(300, note, "expiry")
+    manual.call_later(30, note, "agent")
+    manual.call_later(30 + 25, lambda: (note("payout"), manual.call_later(20, note, "done")))
+    manual.call_later(3600, note, "an hour")
+    assert manual.advance(0) == 0 and ran == []            # nothing is due yet
+    assert manual.advance(300) == 4
+    assert ran == [("agent", 30, True), ("payout", 55, True), ("done", 75, True),
+                   ("expiry", 300, True)]
+    assert (clock.now() - start).total_seconds() == pytest.approx(300, abs=1)
+    assert manual.pending_count() == 1                     # the hour's, still to come
+
+
+def test_a_manual_clock_passes_at_the_real_pace_and_never_goes_back(manual):
+    clock = manual.clock
+    before = clock.now()
+    assert clock.now() >= before and clock.now() - before < timedelta(seconds=5)
+    with pytest.raises(ValueError, match="forward"):
+        manual.advance(-1)
+    with pytest.raises(RuntimeError, match="manual"):
+        Scheduler(Clock()).advance(10)
+    fired = threading.Event()
+    manual.call_later(0, fired.set)                         # "at once": no one needs to move it
+    assert fired.wait(10)
