@@ -39,7 +39,7 @@ class Checkout:
         from .cli import checkout_cli
         from .composition import build
         from .i18n import init_babel
-        from .views import create_blueprint
+        from .views import blueprint
 
         # Before anything logs (the schema's upgrade at start-up): shown even with no logging
         # set up by the host (checkout.logs).
@@ -49,12 +49,9 @@ class Checkout:
         config.validate(app)
         for module in (ratelimits, metrics, public_address, embedded_sandbox, support, theme):
             module.check_config(app)
-        state = app.extensions["checkout"] = build(app)
+        app.extensions["checkout"] = build(app)
         init_babel(app)
-        blueprint = create_blueprint(state.flows, state.theme)
-        # Limits on the checkout's own routes only, never the host's (checkout.ratelimits).
-        state.ratelimits.protect(blueprint)
-        app.register_blueprint(blueprint, url_prefix=app.config["CHECKOUT_URL_PREFIX"])
+        app.register_blueprint(blueprint(), url_prefix=app.config["CHECKOUT_URL_PREFIX"])
         app.cli.add_command(checkout_cli)
         # Last: the request id filter goes on every checkout logger imported by now.
         logs.init_app(app)

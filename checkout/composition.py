@@ -11,6 +11,7 @@ from flask.cli import FlaskGroup
 from sqlalchemy.engine import Engine
 
 from . import config, embedded_sandbox
+from .assets import shipped, themed
 from .flows import OfframpFlow, OnrampFlow
 from .journey.just_created import JustCreated
 from .journey.quote_cache import QuoteCache, merchant_key
@@ -20,6 +21,7 @@ from .kyc.standing import KycStanding
 from .metrics import Metrics
 from .metrics import enabled as metrics_enabled
 from .pacing import Schedule
+from .paths import STATIC
 from .ratelimits import RateLimits
 from .readiness import ReadinessChecks
 from .reference import OfframpCatalog, OnrampCatalog, TTLCache, UtilCatalog
@@ -28,7 +30,7 @@ from .state import CheckoutState
 from .store import make_engine
 from .store.schema import prepare
 from .store.writing import open_writer_turn
-from .theme import theme_of
+from .theme import stylesheet, theme_of
 from .upstream import UpstreamClient
 from .upstream.breaker import CLOSED, Breakers, breaker_told
 from .upstream.inprocess import mount_wsgi_app
@@ -82,6 +84,7 @@ def build(app: Flask) -> CheckoutState:
         create_grace=float(app.config["CHECKOUT_CREATE_GRACE"]),
         digest_key=derived_key(app.config["CHECKOUT_LAUNCH_SECRET"], b"checkout review digest v1"))
     ratelimits = RateLimits.create(app)
+    theme = theme_of(app.config.get("CHECKOUT_THEME"))
     sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created,
                             on_saved=session_context.saved)
     util_catalog = UtilCatalog(upstream, reference_cache())
@@ -118,7 +121,7 @@ def build(app: Flask) -> CheckoutState:
                                merchant_key(base_url, app.config["CHECKOUT_CLIENT_ID"])),
         just_created=JustCreated(), metrics=counts, schema_unchecked=unchecked,
         readiness=readiness,
-        theme=theme_of(app.config.get("CHECKOUT_THEME")))
+        theme=theme, assets=themed(shipped(STATIC / "checkout"), stylesheet(theme)))
 
 
 def _loading_for_a_flask_command() -> bool:

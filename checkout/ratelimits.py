@@ -60,7 +60,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from flask import Blueprint, Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, parse_many
 from limits.errors import ConfigurationError as LimitsConfigurationError
 from limits.storage import MemoryStorage, storage_from_string
@@ -384,13 +384,6 @@ class RateLimits:
             raise ConfigurationError(
                 f"CHECKOUT_RATELIMIT_STORAGE_URI cannot be used: {exc}") from exc
         return cls(limits, session_secret, counter)
-
-    def protect(self, bp: Blueprint) -> None:
-        """Count the blueprint's requests, and no other: a host's routes, and a host's own
-        Flask-Limiter and its ``RATELIMIT_*`` settings, are never touched."""
-        if self.counter is not None:
-            bp.before_request(self.count_request)
-            bp.after_request(self.count_photos)
 
     def _keys(self) -> list[tuple[str, str]]:
         """(``ip`` or ``session``, the key counted) for this request."""

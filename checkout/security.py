@@ -24,11 +24,11 @@ touched.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, current_app, g, has_request_context, request
+from flask import Flask, Response, current_app, g, has_request_context, request
 
 from .launch import normalize_origin
 
-__all__ = ["frame_ancestors", "content_security_policy", "event_target_origin", "init",
+__all__ = ["frame_ancestors", "content_security_policy", "event_target_origin", "add_security_headers",
            "machine_answer", "MACHINE_HEADERS", "is_machine_request"]
 
 PERMISSIONS_POLICY = ", ".join([
@@ -149,8 +149,3 @@ def add_security_headers(response: Response, image_origin: str | None = None) ->
         headers["Cache-Control"] = "no-store"
     return response
 
-
-def init(bp: Blueprint, image_origin: str | None = None) -> None:
-    """``image_origin``: the merchant's logo's site (CHECKOUT_THEME), if it has one."""
-    # after_app_request: runs for routing failures under the prefix too (see the docstring).
-    bp.after_app_request(lambda response: add_security_headers(response, image_origin))

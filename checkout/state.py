@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from .store.schema import prepare
 
 if TYPE_CHECKING:
+    from .assets import Assets
     from .embedded_sandbox import EmbeddedSandbox
     from .journey.flow import Flow
     from .journey.just_created import JustCreated
@@ -57,6 +58,8 @@ class CheckoutState:
     readiness: ReadinessChecks
     # The merchant's look, checked at start-up (CHECKOUT_THEME).
     theme: Theme
+    # The static files served, made once at start-up with the theme's stylesheet.
+    assets: Assets
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
     # The schema's revision is still to be checked (or upgraded): the ``flask`` command loaded the

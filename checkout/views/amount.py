@@ -34,6 +34,7 @@ from ..sessions import CheckoutSession
 from ..state import get_state
 from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currency_places
 from ..upstream_text import country_name
+from .blueprint import bp
 from .context import session_route
 from .journey import StepPage, StepRefused, keep_form, pages_of, save_before_order, step_url
 from .pages import UPSTREAM_WAIT, too_many_requests_text
@@ -356,6 +357,7 @@ def priced(session: CheckoutSession, flow: Flow, params: Mapping[str, Any],
             "money_locale": money_locale(params.get("countryIsoCode"))}
 
 
+@bp.get("/s/<session_id>/quote", endpoint="quote")
 @limited("quote")
 @session_route
 def live_quote(session: CheckoutSession) -> Response:

@@ -6,14 +6,16 @@ The host's own routes get none: their upstream calls and queries, if any, are th
 """
 from __future__ import annotations
 
-from flask import Blueprint, current_app, g, has_request_context, request
+from flask import current_app, g, has_request_context, request
 
 from ..store import REQUEST_DATABASE_TIME, availability
 from ..upstream import budget
+from .blueprint import bp
 
 _DATABASE_BUDGET = "checkout.database_budget"
 
 
+@bp.before_request
 def _begin() -> None:
     this = request._get_current_object()  # type: ignore[attr-defined]
 
@@ -29,6 +31,7 @@ def _begin() -> None:
     request.environ[_DATABASE_BUDGET] = availability.begin(REQUEST_DATABASE_TIME)
 
 
+@bp.teardown_request
 def _end(_exc: BaseException | None) -> None:
     token = g.pop("checkout_upstream_budget", None)
     if token is not None:
@@ -37,7 +40,3 @@ def _end(_exc: BaseException | None) -> None:
     if database is not None:
         availability.end(database)
 
-
-def init(bp: Blueprint) -> None:
-    bp.before_request(_begin)
-    bp.teardown_request(_end)

@@ -15,25 +15,27 @@ carries belongs to that same session.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Flask, Response, request
+from flask import Flask, Response, request
 from flask.blueprints import BlueprintSetupState
 from flask_compress import Compress
 
 from ..security import STATIC_ENDPOINTS
+from .blueprint import bp
+
+# One Compress for every app: its settings are read from the app answering (COMPRESS_*).
+compress = Compress()
 
 
-def init(bp: Blueprint) -> None:
-    compress = Compress()
+@bp.record_once
+def set_up(state: BlueprintSetupState) -> None:
+    """Once per app: Flask-Compress set up, never on the app's own answers."""
+    assert isinstance(state.app, Flask)
+    state.app.config.setdefault("COMPRESS_REGISTER", False)
+    compress.init_app(state.app)
 
-    def set_up(state: BlueprintSetupState) -> None:
-        assert isinstance(state.app, Flask)
-        state.app.config.setdefault("COMPRESS_REGISTER", False)
-        compress.init_app(state.app)
 
-    def compressed(response: Response) -> Response:
-        if request.endpoint in STATIC_ENDPOINTS:
-            return response
-        return compress.after_request(response)
-
-    bp.record_once(set_up)
-    bp.after_request(compressed)
+@bp.after_request
+def compressed(response: Response) -> Response:
+    if request.endpoint in STATIC_ENDPOINTS:
+        return response
+    return compress.after_request(response)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from flask import Blueprint, g, has_request_context, request, url_for
+from flask import g, has_request_context, request, url_for
 from flask_babel import get_locale
 from werkzeug.exceptions import BadRequest, NotFound
 
@@ -22,9 +22,10 @@ from ..inputs import first_unstorable, is_session_id, storable
 from ..security import event_target_origin
 from ..sessions import CheckoutSession
 from ..state import flow_of, get_state
+from .blueprint import bp
 
 __all__ = ["session_route", "current_session", "CSRFError", "SessionNotFound", "ReceiptNotFound",
-           "CSRF_FIELD", "CSRF_HEADER", "SESSION_HEADER", "init"]
+           "CSRF_FIELD", "CSRF_HEADER", "SESSION_HEADER"]
 
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-Checkout-CSRF"
@@ -145,6 +146,7 @@ def session_route(view: Callable[..., R]) -> Callable[..., R]:
     return wrapper
 
 
+@bp.context_processor
 def template_context() -> dict[str, Any]:
     """What ``base.html`` and every page need: the session, its tokens, the event target."""
     session = current_session()
@@ -182,6 +184,7 @@ def template_context() -> dict[str, Any]:
     }
 
 
+@bp.before_request
 def start_request() -> None:
     """Begin every checkout request with no session and no locale chosen yet.
 
@@ -195,7 +198,3 @@ def start_request() -> None:
     i18n.use_checkout_domain()
     check_request_text()
 
-
-def init(bp: Blueprint) -> None:
-    bp.before_request(start_request)
-    bp.context_processor(template_context)

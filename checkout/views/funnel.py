@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, g
+from flask import g
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.wrappers import Response
 
 from ..errors import SessionConflict
 from ..sessions import CheckoutSession
 from ..state import get_state
+from .blueprint import bp
 from .context import current_session
 
 log = logging.getLogger(__name__)
 
 
+@bp.after_request
 def _count(response: Response) -> Response:
     step = g.pop("checkout_page_step", None)
     session = current_session()
@@ -50,6 +52,3 @@ def _count(response: Response) -> Response:
         state.metrics.step_reached(session.flow, str(step))
     return response
 
-
-def init(bp: Blueprint) -> None:
-    bp.after_request(_count)

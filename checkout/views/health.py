@@ -22,13 +22,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Response, current_app, jsonify
 from sqlalchemy import text
 
 from ..ratelimits import unlimited
 from ..readiness import OK, UNAVAILABLE, Readiness
 from ..state import CheckoutState, get_state
 from ..store import availability_of, database_failure
+from .blueprint import bp
 from .metrics import bears_metrics_token
 
 
@@ -78,6 +79,7 @@ def _answer(ready_only: bool) -> Response:
     return response
 
 
+@bp.get("/healthz", endpoint="healthz")
 @unlimited("probed by load balancers, often and from one address (a 429 would take the "
            "instance out of rotation); its upstream check is cached, and a stranger is told "
            "one word")
@@ -86,12 +88,8 @@ def healthz() -> Response:
     return _answer(ready_only=False)
 
 
+@bp.get("/healthz/ready", endpoint="healthz_ready")
 @unlimited("probed by monitors; answered from the last background check")
 def ready() -> Response:
     """Readiness: 200 only while the database, the upstream and the rate-limit store answer."""
     return _answer(ready_only=True)
-
-
-def init(bp: Blueprint) -> None:
-    bp.add_url_rule("/healthz", view_func=healthz, methods=["GET"])
-    bp.add_url_rule("/healthz/ready", "healthz_ready", view_func=ready, methods=["GET"])

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, redirect, request, url_for
+from flask import abort, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -39,6 +39,7 @@ from ..journey.steps import REVIEW, update_before_order
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import flow_named, flow_of, get_state
+from .blueprint import bp
 from .context import CSRF_FIELD, session_route
 
 SMALL_FORM = 256 * 1024        # a form of a few fields, with room to spare
@@ -371,6 +372,7 @@ def landing_url(session: CheckoutSession) -> str:
     return step_url(session, step)
 
 
+@bp.get("/s/<session_id>/", endpoint="flow")
 @limited("page")
 @session_route
 def session_page(session: CheckoutSession) -> Response:
@@ -397,10 +399,13 @@ def step_category() -> str:
                  if step in pages.steps), "form")
 
 
+@bp.route("/s/<session_id>/<step>", endpoint="step", methods=["GET", "POST"])
 @limited(step_category)
 @session_route
 def step_page(session: CheckoutSession, step: str) -> Response:
     """One step before the order: its form (GET), or its values checked and saved (POST)."""
+    if not any(step in pages.steps for pages in _PAGES.values()):
+        abort(404)                  # no flow's step: no page at this address
     page = pages_of(session).steps.get(step)
     if page is None:
         return redirect(session_url(session), code=303)
@@ -472,6 +477,7 @@ def reopen(session: CheckoutSession, step: str) -> CheckoutSession:
     return get_state().sessions.update(session.id, lambda s: flow.journey.reopen(s, step))
 
 
+@bp.get("/s/<session_id>/review", endpoint="review")
 @limited("page")
 @session_route
 def review(session: CheckoutSession) -> Response:
@@ -536,6 +542,7 @@ def _settle(session: CheckoutSession) -> Response:
 
 # -- create -------------------------------------------------------------------------------------------
 
+@bp.post("/s/<session_id>/create", endpoint="create")
 @limited("create")
 @session_route
 def create(session: CheckoutSession) -> Response:
@@ -604,6 +611,7 @@ def _back_to_field(session: CheckoutSession, flow: Flow, field_name: str,
     return htmx_redirect(step_url(session, step))
 
 
+@bp.errorhandler(OrderUnderway)
 def order_underway(error: OrderUnderway) -> Response:
     """A step posted (say, in a second tab) while the order is being created, or after: the
     session's own page, which shows the order where it stands."""
@@ -627,6 +635,7 @@ def order_required(flow_name: str) -> Callable[[Callable[[CheckoutSession], Resp
     return decorate
 
 
+@bp.before_request
 def limit_upload() -> None:
     """Before anything reads a POST's body (the anti-forgery check does, in ``session_route``):
     a step's form may send what it needs (the KYC step's photos) and no more; the session's
@@ -639,21 +648,3 @@ def limit_upload() -> None:
         limit = max((pages.steps[step].max_upload for pages in _PAGES.values()
                      if step in pages.steps), default=SMALL_FORM)
     request.max_content_length = limit
-
-
-def init(bp: Blueprint) -> None:
-    bp.before_request(limit_upload)
-    bp.register_error_handler(OrderUnderway, order_underway)
-    rule = "/s/<session_id>"
-    bp.add_url_rule(f"{rule}/", "flow", session_page, methods=["GET"])
-    bp.add_url_rule(f"{rule}/review", "review", review, methods=["GET"])
-    bp.add_url_rule(f"{rule}/create", "create", create, methods=["POST"])
-
-
-def init_steps(bp: Blueprint, names: tuple[str, ...]) -> None:
-    """One rule for every flow's steps before the order (their names are URL segments)."""
-    choices = ", ".join(f"'{name}'" for name in sorted(set(names)))
-    bp.add_url_rule(f"/s/<session_id>/<any({choices}):step>", "step", step_page,
-                    methods=["GET", "POST"])
-
-

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, request, url_for
+from flask import request, url_for
 from flask_babel import gettext as _
 from werkzeug.datastructures import FileStorage
 from werkzeug.wrappers import Response
@@ -58,6 +58,7 @@ from ..upstream.types import KycDocument, RequiredField
 from ..upstream_text import document_title
 from ..urls import safe_external_url
 from . import journey
+from .blueprint import bp
 from .context import session_route
 
 log = logging.getLogger("checkout.kyc")
@@ -386,6 +387,7 @@ def _check_asked(session: CheckoutSession) -> bool:
     return time.time() - checked_at >= CHECK_AGAIN_SECONDS
 
 
+@bp.get("/s/<session_id>/kyc/check", endpoint="kyc_check")
 @limited("poll")
 @session_route
 def kyc_check(session: CheckoutSession) -> Response:
@@ -407,8 +409,3 @@ def kyc_check(session: CheckoutSession) -> Response:
     if kyc_standing().covered(session) or _phase(record) != request.args.get("shown"):
         return htmx_redirect(journey.step_url(session, STEP))
     return Response(status=204)
-
-
-def init(bp: Blueprint) -> None:
-    bp.add_url_rule("/s/<session_id>/kyc/check", "kyc_check", kyc_check, methods=["GET"])
-

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin, urlsplit
 
-from flask import Blueprint, redirect, request, url_for
+from flask import redirect, request, url_for
 from werkzeug.wrappers import Response
 
 from ..i18n import SUPPORTED_LANGUAGES
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
 from ..state import get_state
+from .blueprint import bp
 from .context import session_route
 
 # Each language in its own words: a user who cannot read the page can still find theirs.
@@ -50,6 +51,7 @@ def back_to(session: CheckoutSession, sent: str | None) -> str:
     return f"{path}?{parts.query}" if parts.query else path
 
 
+@bp.post("/s/<session_id>/language", endpoint="language")
 @limited("form")
 @session_route
 def choose_language(session: CheckoutSession) -> Response:
@@ -63,6 +65,6 @@ def choose_language(session: CheckoutSession) -> Response:
     return redirect(back_to(session, request.form.get("next")), code=303)
 
 
-def init(bp: Blueprint) -> None:
-    bp.add_url_rule("/s/<session_id>/language", "language", choose_language, methods=["POST"])
-    bp.context_processor(lambda: {"language_names": LANGUAGE_NAMES})
+@bp.context_processor
+def language_menu() -> dict[str, dict[str, str]]:
+    return {"language_names": LANGUAGE_NAMES}

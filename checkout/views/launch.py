@@ -7,7 +7,7 @@ and Back from the next step returns to this one.
 """
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, redirect, request
+from flask import abort, current_app, redirect, request
 from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
@@ -17,6 +17,7 @@ from ..launch import MALFORMED, session_claims, verify_token
 from ..ratelimits import limited, unlimited
 from ..sessions import CheckoutSession
 from ..state import get_state
+from .blueprint import bp
 from .journey import landing_url
 from .pages import render_error
 
@@ -25,6 +26,7 @@ def _to_session(session: CheckoutSession) -> Response:
     return redirect(landing_url(session), code=303)
 
 
+@bp.get("/launch", endpoint="launch")
 @limited("open")
 def launch() -> Response:
     """Open (or reopen) the session of a signed launch token and go to its page."""
@@ -44,6 +46,7 @@ def launch() -> Response:
     return _to_session(session)
 
 
+@bp.get("/onramp", endpoint="onramp")
 @limited("open")
 def onramp() -> Response:
     """Start an unsigned on-ramp session: the user chooses everything, nothing is locked."""
@@ -51,6 +54,7 @@ def onramp() -> Response:
     return _to_session(session)
 
 
+@bp.get("/offramp", endpoint="offramp")
 @limited("open")
 def offramp() -> Response:
     """Start an unsigned off-ramp session: the user types everything and pays from their own
@@ -70,6 +74,12 @@ def _unsigned_claims() -> dict[str, str]:
 ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT", "PROPFIND"]
 
 
+# Routing failures have no blueprint, so the blueprint's 404 and 405 pages would not apply to
+# them: these rules catch what no other rule under the prefix takes, the prefix itself included,
+# with any method (PUT, DELETE, TRACE... get the friendly 405).
+@bp.route("", endpoint="not_found", methods=ANY_METHOD)
+@bp.route("/", endpoint="not_found", methods=ANY_METHOD)
+@bp.route("/<path:unknown>", endpoint="not_found", methods=ANY_METHOD)
 @unlimited("a 404 or 405 page: no work behind it")
 def not_found(unknown: str = "") -> Response:
     """Any other path or method under the prefix: the friendly 404 (or 405) page rather than
@@ -85,14 +95,3 @@ def not_found(unknown: str = "") -> Response:
         if endpoint != "checkout.not_found":
             abort(405)   # the page exists, just not for this method
     abort(404)
-
-
-def init(bp: Blueprint) -> None:
-    bp.add_url_rule("/launch", view_func=launch, methods=["GET"])
-    bp.add_url_rule("/onramp", view_func=onramp, methods=["GET"])
-    bp.add_url_rule("/offramp", view_func=offramp, methods=["GET"])
-    # Routing failures have no blueprint, so the blueprint's 404 and 405 pages would not apply
-    # to them: these rules catch what no other rule under the prefix takes, the prefix itself
-    # included, with any method (PUT, DELETE, TRACE... get the friendly 405).
-    for rule in ("", "/", "/<path:unknown>"):
-        bp.add_url_rule(rule, "not_found", view_func=not_found, methods=ANY_METHOD)

@@ -9,30 +9,31 @@ from the query string, where it would land in access logs and browser histories.
 from __future__ import annotations
 
 import hmac
-from typing import cast
 
-from flask import Blueprint, Flask, Response, current_app, request
-from flask.blueprints import BlueprintSetupState
+from flask import Response, current_app, request
 from werkzeug.exceptions import NotFound
 
 from ..metrics import TOKEN_KEY, enabled
 from ..ratelimits import unlimited
 from ..state import get_state
+from .blueprint import bp
 
 REALM = 'Bearer realm="checkout metrics"'
 
 
+@bp.get("/metrics", endpoint="metrics")
 @unlimited("a scraper every few seconds from one address; without the bearer token "
            "a request costs one comparison, and a scrape's one query is cached: a 429 "
            "would only leave holes in the graphs")
 def metrics() -> Response:
     """Serve the metrics to a scraper that bears the token."""
+    if not enabled(current_app):
+        raise NotFound()                 # no CHECKOUT_METRICS_TOKEN: no metrics, no endpoint
     # Here, not at the top: prometheus_client is imported only when metrics are on.
     from ..metrics.prometheus import PrometheusMetrics
 
     counts = get_state().metrics
-    if not isinstance(counts, PrometheusMetrics):
-        raise NotFound()                 # (not reached: the route is made with the token only)
+    assert isinstance(counts, PrometheusMetrics)     # made so with the token (composition)
     bears = bears_metrics_token()
     if bears is None:
         return _unauthorized(REALM)
@@ -64,13 +65,3 @@ def _unauthorized(challenge: str) -> Response:
                         status=401, content_type="text/plain; charset=utf-8")
     response.headers["WWW-Authenticate"] = challenge
     return response
-
-
-def _setup(state: BlueprintSetupState) -> None:
-    if enabled(cast(Flask, state.app)):
-        state.add_url_rule("/metrics", endpoint="metrics", view_func=metrics, methods=["GET"])
-
-
-def init(bp: Blueprint) -> None:
-    # Per app: the blueprint is made for each app, but its rules are added when registered.
-    bp.record(_setup)

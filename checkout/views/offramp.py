@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from flask import Blueprint, current_app, request, url_for
+from flask import current_app, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
@@ -56,6 +56,7 @@ from ..upstream.types import OfframpOrder
 from . import journey, tracking
 from . import status as status_views
 from .amount import AmountStep, AmountTexts
+from .blueprint import bp
 from .context import session_route
 from .fields import FieldsStep
 from .kyc import KycStep
@@ -399,6 +400,7 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
                   resume=status_views.resume_context(session), step="deposit")
 
 
+@bp.get("/s/<session_id>/deposit", endpoint="deposit")
 @limited("page")
 @session_route
 @journey.order_required(NAME)
@@ -417,6 +419,7 @@ def _back_to_deposit(session: CheckoutSession, **notice: Any) -> Response:
     return htmx_redirect(url_for("checkout.deposit", session_id=session.id))
 
 
+@bp.post("/s/<session_id>/deposit/sent", endpoint="deposit_sent")
 @limited("tx_hash")
 @session_route
 @journey.order_required(NAME)
@@ -575,9 +578,4 @@ PAGES = journey.FlowPages(
     status_context=status_context,
 )
 
-
-def init(bp: Blueprint) -> None:
-    journey.register(NAME, PAGES)
-    rule = "/s/<session_id>"
-    bp.add_url_rule(f"{rule}/deposit", "deposit", deposit, methods=["GET"])
-    bp.add_url_rule(f"{rule}/deposit/sent", "deposit_sent", deposit_sent, methods=["POST"])
+journey.register(NAME, PAGES)

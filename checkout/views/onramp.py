@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from flask import Blueprint, request, url_for
+from flask import request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from werkzeug.wrappers import Response
@@ -32,6 +32,7 @@ from ..urls import safe_external_url
 from . import journey, tracking
 from . import status as status_views
 from .amount import AmountStep, AmountTexts
+from .blueprint import bp
 from .context import session_route
 from .fields import FieldsStep
 from .kyc import KycStep
@@ -189,6 +190,7 @@ def _back_to_pay(session: CheckoutSession, message: str, kind: str = "error") ->
     return htmx_redirect(url_for("checkout.pay", session_id=session.id))
 
 
+@bp.get("/s/<session_id>/pay", endpoint="pay")
 @limited("page")
 @session_route
 @journey.order_required(NAME)
@@ -208,6 +210,7 @@ def _order_expired() -> str:
              "again.")
 
 
+@bp.post("/s/<session_id>/pay/confirm", endpoint="onramp_confirm")
 @limited("form")
 @session_route
 @journey.order_required(NAME)
@@ -231,6 +234,7 @@ def confirm(session: CheckoutSession) -> Response:
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
 
 
+@bp.post("/s/<session_id>/pay/otp", endpoint="onramp_otp")
 @limited("otp")
 @session_route
 @journey.order_required(NAME)
@@ -264,6 +268,7 @@ def otp(session: CheckoutSession) -> Response:
     return _back_to_pay(session, _("Code accepted."), "ok")
 
 
+@bp.post("/s/<session_id>/pay/retry", endpoint="onramp_retry_push")
 @limited("push_retry")
 @session_route
 @journey.order_required(NAME)
@@ -295,11 +300,4 @@ PAGES = journey.FlowPages(
     payment_step="pay",
 )
 
-
-def init(bp: Blueprint) -> None:
-    journey.register(NAME, PAGES)
-    rule = "/s/<session_id>"
-    bp.add_url_rule(f"{rule}/pay", "pay", pay, methods=["GET"])
-    bp.add_url_rule(f"{rule}/pay/confirm", "onramp_confirm", confirm, methods=["POST"])
-    bp.add_url_rule(f"{rule}/pay/otp", "onramp_otp", otp, methods=["POST"])
-    bp.add_url_rule(f"{rule}/pay/retry", "onramp_retry_push", retry_push, methods=["POST"])
+journey.register(NAME, PAGES)

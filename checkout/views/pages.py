@@ -15,7 +15,7 @@ import logging
 import math
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
+from flask import Response, current_app, g, jsonify, request, url_for
 from flask_babel import gettext, ngettext
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -30,6 +30,7 @@ from ..ratelimits import RateLimited
 from ..state import get_state
 from ..store import availability_of, database_failure
 from ..upstream.transport import RATE_LIMIT_WAIT
+from .blueprint import bp
 from .context import (
     CSRFError,
     OrderViewNotFound,
@@ -101,6 +102,7 @@ def render_error(status: int, message: str, *, title: str | None = None,
     return response
 
 
+@bp.errorhandler(HTTPException)
 def handle_http_error(exc: HTTPException) -> Response:
     status = exc.code or 500
     if isinstance(exc, OrderViewNotFound):
@@ -220,6 +222,7 @@ def render_too_many_requests(seconds: float, *, upstream: bool) -> Response:
     return add_vary(response)
 
 
+@bp.errorhandler(RateLimited)
 def handle_rate_limited(exc: RateLimited) -> Response:
     """One of our limits refused the request (checkout.ratelimits)."""
     _load_session_for_page()
@@ -227,6 +230,7 @@ def handle_rate_limited(exc: RateLimited) -> Response:
     return render_too_many_requests(exc.seconds, upstream=False)
 
 
+@bp.errorhandler(UpstreamError)
 def handle_upstream_error(exc: UpstreamError) -> Response:
     # repr() of our upstream errors carries no credential (see checkout.errors). A call the
     # breaker refused is no new news: its opening was logged once (checkout.upstream.breaker).
@@ -248,6 +252,10 @@ def handle_upstream_error(exc: UpstreamError) -> Response:
 DATABASE_WAIT_HINT = 5
 
 
+# A wait on the database refused or run out (OperationalError), or no pooled connection came in
+# time (TimeoutError): the database, not the page, failed.
+@bp.errorhandler(OperationalError)
+@bp.errorhandler(PoolTimeout)
 def handle_database_unavailable(exc: SQLAlchemyError) -> Response:
     """The checkout's database did not answer in the request's time, or is known not to: "try
     again in a moment" (503), nothing saved by this request. One warning line per outage (the
@@ -263,6 +271,7 @@ def handle_database_unavailable(exc: SQLAlchemyError) -> Response:
     return response
 
 
+@bp.errorhandler(SessionConflict)
 def handle_session_conflict(exc: SessionConflict) -> Response:
     """A session that kept changing under a request's save (other tabs saving at the same moment,
     again and again) or that is gone (expired and purged meanwhile): nothing of this request was
@@ -278,12 +287,14 @@ def handle_session_conflict(exc: SessionConflict) -> Response:
                         retry_url=url_for("checkout.flow", session_id=session.id))
 
 
+@bp.errorhandler(500)
 def handle_server_error(exc: BaseException) -> Response:
     original = getattr(exc, "original_exception", None) or exc
     log.error("checkout error on %s %s", request.method, route_for_log(), exc_info=original)
     return render_error(500, gettext("Something went wrong on our side. Please try again."))
 
 
+@bp.errorhandler(Exception)
 def handle_unexpected_error(exc: Exception) -> Response:
     """Any other exception in a checkout route: our 500 page, logged by route.
 
@@ -296,16 +307,3 @@ def handle_unexpected_error(exc: Exception) -> Response:
     if propagate:
         raise exc
     return handle_server_error(exc)
-
-
-def init(bp: Blueprint) -> None:
-    bp.register_error_handler(HTTPException, handle_http_error)
-    bp.register_error_handler(Exception, handle_unexpected_error)
-    bp.register_error_handler(UpstreamError, handle_upstream_error)
-    bp.register_error_handler(RateLimited, handle_rate_limited)
-    bp.register_error_handler(SessionConflict, handle_session_conflict)
-    # A wait on the database refused or run out (OperationalError), or no pooled connection
-    # came in time (TimeoutError): the database, not the page, failed.
-    bp.register_error_handler(OperationalError, handle_database_unavailable)
-    bp.register_error_handler(PoolTimeout, handle_database_unavailable)
-    bp.register_error_handler(500, handle_server_error)

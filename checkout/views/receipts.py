@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, current_app, g, url_for
+from flask import current_app, g, url_for
 from werkzeug.wrappers import Response
 
 from .. import order_status
@@ -30,10 +30,11 @@ from ..ratelimits import limited
 from ..state import get_state
 from ..webhooks.refunds import refund_summary
 from . import tracking
+from .blueprint import bp
 from .context import ReceiptNotFound
 from .tracking import known_at_text
 
-__all__ = ["receipt_url", "init"]
+__all__ = ["receipt_url", "receipt"]
 
 
 def receipt_url(order_id: str, flow: str, locale: str | None = None) -> str:
@@ -61,6 +62,7 @@ def _explorer_url(network: str | None, tx_hash: str | None) -> str | None:
                            testnet=current_app.config["CHECKOUT_TESTNET"] is True)
 
 
+@bp.get("/r/<token>", endpoint="receipt")
 @limited("page")
 def receipt(token: str) -> Response:
     """The receipt a token opens, in the language it was made in (or the one asked for)."""
@@ -89,7 +91,5 @@ def receipt(token: str) -> Response:
                   languages=[(code, f"{here}?locale={code}") for code in SUPPORTED_LANGUAGES])
 
 
-def init(bp: Blueprint) -> None:
-    bp.add_url_rule("/r/<token>", "receipt", receipt, methods=["GET"])
-    # Made where a page shows the link (the status page, the order view), not at each poll.
-    bp.add_app_template_global(receipt_url, "receipt_url")
+# Made where a page shows the link (the status page, the order view), not at each poll.
+bp.add_app_template_global(receipt_url, "receipt_url")

@@ -12,14 +12,17 @@ Against a real upstream these paths do not exist (404).
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, request
+from flask import Response, abort, current_app, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..embedded_sandbox import SANDBOX_PAGES as PAGES
 from ..ratelimits import unlimited
 from ..state import get_state
+from .blueprint import bp
 
 
+@bp.route(PAGES, endpoint="sandbox_pages", methods=["GET", "POST"], defaults={"rest": ""})
+@bp.route(PAGES + "<path:rest>", endpoint="sandbox_pages", methods=["GET", "POST"])
 @unlimited("the embedded sandbox's test pages (absent with a real upstream)")
 def sandbox_pages(rest: str = "") -> BaseResponse:
     """Hand the request to the sandbox app, as if it were mounted at the checkout's prefix."""
@@ -33,10 +36,3 @@ def sandbox_pages(rest: str = "") -> BaseResponse:
     environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
     environ["PATH_INFO"] = environ["PATH_INFO"][len(prefix):]
     return Response.from_app(sandbox.wsgi_app, environ, buffered=True)
-
-
-def init(bp: Blueprint) -> None:
-    methods = ["GET", "POST"]
-    bp.add_url_rule(PAGES, "sandbox_pages", sandbox_pages, methods=methods,
-                    defaults={"rest": ""})
-    bp.add_url_rule(PAGES + "<path:rest>", "sandbox_pages", sandbox_pages, methods=methods)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from flask import Blueprint, current_app, g, redirect, request, url_for
+from flask import current_app, g, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -35,6 +35,7 @@ from ..sessions import CheckoutSession
 from ..state import flow_of
 from ..urls import safe_external_url
 from . import tracking
+from .blueprint import bp
 from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
 from .journey import pages_of
 
@@ -182,6 +183,7 @@ def show_status(session: CheckoutSession, *, message: str | None = None,
                       None, "deposit_awaiting")), step="status", **context)
 
 
+@bp.get("/s/<session_id>/status", endpoint="status")
 @limited("page")
 @session_route
 def status(session: CheckoutSession) -> Response:
@@ -191,6 +193,7 @@ def status(session: CheckoutSession) -> Response:
     return show_status(session)
 
 
+@bp.get("/s/<session_id>/status/live", endpoint="status_live")
 @limited("poll")
 @session_route
 def status_live(session: CheckoutSession) -> Response:
@@ -209,6 +212,8 @@ def status_live(session: CheckoutSession) -> Response:
                              returned=request.args.get("returned") == "1"))
 
 
+# Still answered for orders made before return addresses carried an order view token.
+@bp.get("/s/<session_id>/return", endpoint="payment_return")
 @limited("page")
 @session_route
 def payment_return(session: CheckoutSession) -> Response:
@@ -245,6 +250,7 @@ def _order_view_context(session: CheckoutSession, token: str) -> dict[str, Any]:
     return context
 
 
+@bp.get("/o/<token>", endpoint="order_view")
 @limited("page")
 def order_view(token: str) -> Response:
     """Back from a payment provider's page, by the address the provider was given: the order's
@@ -254,6 +260,7 @@ def order_view(token: str) -> Response:
                   step="status", **_order_view_context(session, token))
 
 
+@bp.get("/o/<token>/live", endpoint="order_view_live")
 @limited("poll")
 def order_view_live(token: str) -> Response:
     """The order view's status block alone, for polling."""
@@ -262,13 +269,5 @@ def order_view_live(token: str) -> Response:
                   **_order_view_context(session, token))
 
 
-def init(bp: Blueprint) -> None:
-    # Templates pass every upstream link through this before it becomes an href (_pay.html).
-    bp.add_app_template_filter(safe_external_url, "checkout_external_url")
-    rule = "/s/<session_id>"
-    bp.add_url_rule(f"{rule}/status", "status", status, methods=["GET"])
-    bp.add_url_rule(f"{rule}/status/live", "status_live", status_live, methods=["GET"])
-    # Still answered for orders made before return addresses carried an order view token.
-    bp.add_url_rule(f"{rule}/return", "payment_return", payment_return, methods=["GET"])
-    bp.add_url_rule("/o/<token>", "order_view", order_view, methods=["GET"])
-    bp.add_url_rule("/o/<token>/live", "order_view_live", order_view_live, methods=["GET"])
+# Templates pass every upstream link through this before it becomes an href (_pay.html).
+bp.add_app_template_filter(safe_external_url, "checkout_external_url")

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, g
+from flask import g
 
+from ..state import get_state
 from ..theme import Theme
+from .blueprint import bp
 
-__all__ = ["page_scheme", "init"]
+__all__ = ["page_scheme", "theme_context"]
 
 
 def page_scheme(theme: Theme, claims: dict[str, Any] | None) -> str | None:
@@ -26,11 +28,11 @@ def page_scheme(theme: Theme, claims: dict[str, Any] | None) -> str | None:
     return asked if asked in ("light", "dark") else None
 
 
-def init(bp: Blueprint, theme: Theme) -> None:
-    @bp.context_processor
-    def theme_context() -> dict[str, Any]:
-        session = g.get("checkout_session")
-        pinned = page_scheme(theme, session.claims if session is not None else None)
-        drawn = pinned or {"light": "light", "dark": "dark", "auto": "light dark"}[theme.scheme]
-        return {"checkout_scheme": pinned, "checkout_scheme_meta": drawn,
-                "checkout_logo": theme.logo}
+@bp.context_processor
+def theme_context() -> dict[str, Any]:
+    theme = get_state().theme
+    session = g.get("checkout_session")
+    pinned = page_scheme(theme, session.claims if session is not None else None)
+    drawn = pinned or {"light": "light", "dark": "dark", "auto": "light dark"}[theme.scheme]
+    return {"checkout_scheme": pinned, "checkout_scheme_meta": drawn,
+            "checkout_logo": theme.logo}

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Flask, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -35,6 +35,7 @@ from ..state import real_app, state_of
 from ..store import availability_of, database_failure
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
+from .blueprint import bp
 
 if TYPE_CHECKING:
     from ..state import CheckoutState
@@ -129,6 +130,8 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
                   "duplicate" if receipt.duplicate else "accepted", rid)
 
 
+# strict_slashes=False: "/webhooks/" is the same rule, never a redirect to "/webhooks".
+@bp.post("/webhooks", endpoint="webhooks", strict_slashes=False, merge_slashes=False)
 @unlimited("signed by the upstream, which retries what is not acknowledged: a 429 "
            "would only delay order updates and multiply the deliveries; a forged one costs "
            "one signature check and is never stored")
@@ -140,6 +143,7 @@ def receive_webhook() -> Response:
     return machine_answer(_json(answer.body) + "\n", answer.status, answer.headers())
 
 
+@bp.before_request
 def _start_dispatcher() -> None:
     # The start-up sweep, on this process's first checkout request of any kind: work that a
     # process which died left behind is taken up without waiting for a delivery. (Not on the
@@ -148,16 +152,9 @@ def _start_dispatcher() -> None:
     state_of(real_app(current_app)).dispatcher.ensure_running()
 
 
+@bp.record_once
 def _setup(state: BlueprintSetupState) -> None:
     app = state.app
     if app.config["CHECKOUT_WEBHOOK_SIGNATURE_MODE"] not in SIGNATURE_MODES:
         raise ConfigurationError(
             f"CHECKOUT_WEBHOOK_SIGNATURE_MODE must be one of {', '.join(SIGNATURE_MODES)}")
-
-
-def init(bp: Blueprint) -> None:
-    # strict_slashes=False: "/webhooks/" is the same rule, never a redirect to "/webhooks".
-    bp.add_url_rule("/webhooks", endpoint="webhooks", view_func=receive_webhook,
-                    methods=["POST"], strict_slashes=False, merge_slashes=False)
-    bp.before_request(_start_dispatcher)
-    bp.record_once(_setup)

@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 
 from checkout.paths import STATIC
-from checkout.views import assets
+from checkout import assets
 from tests.conftest import make_app
 
 BOTH = {"Accept-Encoding": "gzip, deflate, br"}
