@@ -35,6 +35,8 @@ from .upstream import UpstreamClient
 from .upstream.breaker import CLOSED, Breakers, breaker_told
 from .upstream.inprocess import mount_wsgi_app
 from .views import context as session_context
+from .views import offramp as offramp_pages
+from .views import onramp as onramp_pages
 from .webhooks import dispatcher
 from .webhooks.background import Dispatcher
 from .webhooks.orders import OrderStatuses
@@ -77,7 +79,7 @@ def build(app: Flask) -> CheckoutState:
     def reference_cache() -> TTLCache:
         return TTLCache(ttl)
 
-    journey = JourneySettings(
+    settings = JourneySettings(
         # In the upstream's time: an embedded sandbox that runs faster has its quotes live as
         # much shorter (embedded_sandbox.pace).
         quote_max_age=float(app.config["CHECKOUT_QUOTE_MAX_AGE"]) * embedded_sandbox.pace(app),
@@ -108,10 +110,10 @@ def build(app: Flask) -> CheckoutState:
         embedded_sandbox=sandbox,
         util_catalog=util_catalog,
         kyc=kyc,
-        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()), kyc,
-                                    journey),
+        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()),
+                                    onramp_pages.steps(kyc), settings),
                "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
-                                      kyc, journey)},
+                                      offramp_pages.steps(kyc), settings)},
         dispatcher=background,
         order_statuses=statuses,
         reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),

@@ -16,13 +16,13 @@ from .onramp import OnrampFlow
 __all__ = ["Flow", "PriceRow", "Breakdown", "FLOW_TYPES", "flow_type", "OnrampFlow",
            "OfframpFlow"]
 
-# Each app builds its own of each (checkout.composition), with its upstream client, catalog and
-# KYC standing (its steps are built with it); the app's are found with checkout.state.flow_named /
-# flow_of.
+# Each app builds its own of each (checkout.composition), with its upstream client, its catalog
+# and its steps (declared with their pages by the flow's view module, checkout/views); the app's
+# are found with checkout.state.flow_named / flow_of.
 FLOW_TYPES: Mapping[str, type[Flow]] = {"onramp": OnrampFlow, "offramp": OfframpFlow}
 
 
 def flow_type(name: str) -> type[Flow]:
     """The class of the flow called ``name``: what it declares without an app (its statuses, quote
-    keys, status texts); its steps are built with the app's flow (``Flow.steps``)."""
+    keys, status texts); its steps are the app's flow's (``Flow.journey``)."""
     return FLOW_TYPES[name]

@@ -24,8 +24,7 @@ from flask_babel import lazy_gettext as _l
 from ..addresses import AddressError, validate_address
 from ..forms import clean_required_fields
 from ..journey import quotes
-from ..journey.flow import Breakdown, Flow, IdentityStanding, PriceRow, Receipt, Refund
-from ..journey.steps import Journey, Step
+from ..journey.flow import Breakdown, Flow, PriceRow, Receipt, Refund
 from ..names import network_name, payout_name
 from ..reference import OfframpCatalog
 from ..sessions import CheckoutSession
@@ -114,18 +113,6 @@ class OfframpFlow(Flow):
     # Given when the app builds the flow (Flow.__init__).
     upstream: UpstreamClient
     _catalog: OfframpCatalog
-
-    def steps(self, kyc: IdentityStanding) -> Journey:
-        return Journey((
-            Step("choose", _l("Amount")),
-            Step("payout", _l("Payout details"), needed=has_fields),
-            Step("payee", _l("Account check"), needed=has_fields),
-            Step("wallet", _l("Your wallet"), needed=user_pays),
-            Step("kyc", _l("Identity"), needed=kyc.needs_kyc),
-            Step("review", _l("Review")),
-            Step("deposit", _l("Send"), needed=user_pays, before_order=False),
-            Step("status", _l("Status"), before_order=False),
-        ))
 
     # The carrier is not a best-offer parameter: the offer asks it as a field (carrierId).
     quote_keys = ("network", "asset", "currency", "amount", "countryIsoCode", "paymentChannel")

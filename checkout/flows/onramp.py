@@ -17,15 +17,14 @@ from ..addresses import AddressError, network_has_memo, validate_address, valida
 from ..capabilities import order_view_token
 from ..errors import OrderNotAvailable
 from ..journey import quotes
-from ..journey.flow import Breakdown, Flow, IdentityStanding, PriceRow, Receipt
-from ..journey.steps import Journey, Step
+from ..journey.flow import Breakdown, Flow, PriceRow, Receipt
 from ..names import network_name
 from ..public_address import external_url
 from ..reference import OnrampCatalog
 from ..sessions import CheckoutSession
 from ..upstream.client import UpstreamClient
 from ..upstream.types import OnrampOrder
-from .common import LOOKUP_PAGE, created_during, has_fields, number, same_address, same_amount, user_ip
+from .common import LOOKUP_PAGE, created_during, number, same_address, same_amount, user_ip
 
 RATE_PLACES = Decimal("0.0001")
 
@@ -36,17 +35,6 @@ class OnrampFlow(Flow):
     # Given when the app builds the flow (Flow.__init__).
     upstream: UpstreamClient
     _catalog: OnrampCatalog
-
-    def steps(self, kyc: IdentityStanding) -> Journey:
-        return Journey((
-            Step("choose", _l("Amount")),
-            Step("wallet", _l("Wallet")),
-            Step("details", _l("Details"), needed=has_fields),
-            Step("kyc", _l("Identity"), needed=kyc.needs_kyc),
-            Step("review", _l("Review")),
-            Step("pay", _l("Pay"), before_order=False),
-            Step("status", _l("Status"), before_order=False),
-        ))
 
     quote_keys = ("network", "asset", "currency", "amount", "countryIsoCode", "paymentChannel",
                   "carrierCode")

@@ -170,22 +170,16 @@ class Flow(ABC):
     # user gives each (so that its message is shown at that field).
     field_steps: ClassVar[Mapping[str, str]] = {}
 
-    def __init__(self, upstream: UpstreamClient, catalog: Catalog, kyc: IdentityStanding,
+    def __init__(self, upstream: UpstreamClient, catalog: Catalog, journey: Journey,
                  settings: JourneySettings) -> None:
-        # The app's upstream client, this flow's reference data, where the app's users stand
-        # (whether the identity step is needed) and what the journey is told of the app's
-        # configuration: a flow is built per app (checkout.composition) and holds nothing else.
+        # The app's upstream client, this flow's reference data, its steps (each with its page:
+        # declared by the flow's view module, its identity step asking the app's KYC standing)
+        # and what the journey is told of the app's configuration: a flow is built per app
+        # (checkout.composition) and holds nothing else.
         self.upstream = upstream
         self._catalog = catalog
+        self.journey = journey
         self.settings = settings
-        self.journey = self.steps(kyc)
-
-    @abstractmethod
-    def steps(self, kyc: IdentityStanding) -> Journey:
-        """The flow's steps, in order; its identity step asks ``kyc`` (the app's
-        :class:`checkout.kyc.standing.KycStanding`) whether it is needed."""
-
-    # -- quotes
 
     @abstractmethod
     def catalog(self) -> Any:

@@ -72,6 +72,9 @@ class Step:
     label: Any                                    # a lazy gettext string
     needed: Callable[[CheckoutSession], bool] = field(default=always, compare=False)
     before_order: bool = True
+    # The page that shows it (checkout.views.journey: a step's form, the review, the order's
+    # pages): declared with the step by the flow's view module; the journey never calls it.
+    page: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from ..typed_amounts import CRYPTO_PLACES, USD_PLACES, amount_for_input, currenc
 from ..upstream_text import country_name
 from .blueprint import bp
 from .context import session_route
-from .journey import StepPage, StepRefused, keep_form, pages_of, save_before_order, step_url
+from .journey import StepPage, StepRefused, form_page, keep_form, save_before_order, step_url
 from .pages import UPSTREAM_WAIT, too_many_requests_text
 
 CORRIDOR_FIELDS = ("countryIsoCode", "paymentChannel", "carrierCode", "network", "asset")
@@ -363,7 +363,7 @@ def priced(session: CheckoutSession, flow: Flow, params: Mapping[str, Any],
 def live_quote(session: CheckoutSession) -> Response:
     """The price breakdown for what is typed so far (htmx, debounced); saves nothing."""
     template = "checkout/journey/_quote.html"
-    step = pages_of(session).steps.get("choose")
+    step = form_page(session, "choose")
     if session.order_id or not isinstance(step, AmountStep):
         return render(template, template, message=None, breakdown=None)
     price = shown_price(step, session, request.args.to_dict())

@@ -8,11 +8,13 @@ message next to its field, so that no post stays in the history for Back or a re
 a step whose values must never be stored answers in place instead (``keeps_refused_form``). With
 JavaScript the steps' forms are boosted (:mod:`checkout.htmx`): the answer is the page the redirect
 would lead to, at its address, in one round trip instead of two.
-``GET /s/<id>/`` renders whatever step the session has reached, so the same link resumes the
-checkout on another device. Once an order exists the steps before it only lead to it.
+``GET /s/<id>/`` sends the browser to whatever step the session has reached, so the same link
+resumes the checkout on another device. Once an order exists the steps before it only lead to it.
 
-A flow's pages are registered here by its view module (:func:`register`) as :class:`FlowPages`:
-one :class:`StepPage` per step before the order, its review context, and the page of its order.
+A step carries its page: each flow's view module declares its journey once, every step with the
+page that shows it (a :class:`StepPage` before the order, the :class:`ReviewPage`, the
+:class:`OrderPage` that shows how to pay, the :class:`StatusPage`), and the app's flow is built
+with it (``checkout.composition``).
 Steps whose every value is already given (by the launch token or an earlier step) and that the user
 never submitted are passed over on the way forward: a launch that prefills everything opens at the
 review. The user can still open such a step (its URL, or the "Change" links of the review) to change
@@ -138,68 +140,82 @@ class StepPage:
             return session, refused.result
 
 
-@dataclass
-class FlowPages:
-    """What a flow's view module gives the shared pages."""
+@dataclass(frozen=True)
+class ReviewPage:
+    """The review's page: the shared one (:func:`review`), with its flow's own ``context``
+    (``checkout/<flow>/review.html``)."""
 
-    steps: dict[str, StepPage]
-    # Extra context of the flow's review page (``checkout/<flow>/review.html``).
-    review_context: Callable[[CheckoutSession], dict[str, Any]]
-    # The page of the order, once there is one (pay, deposit, status...).
-    order_page: Callable[[CheckoutSession], Response]
-    # The page that follows the create (``pay``, ``deposit``, ``status``).
-    after_create: Callable[[CheckoutSession], str]
-    # The step whose page shows how to pay the order (``pay``, ``deposit``): right after the
-    # create it shows the create's own answer (:mod:`checkout.journey.just_created`).
-    payment_step: str
-    # Extra context of the status page (the off-ramp's timeline, say).
-    status_context: Callable[[CheckoutSession, Any], dict[str, Any]] | None = None
+    context: Callable[[CheckoutSession], dict[str, Any]]
 
 
-_PAGES: dict[str, FlowPages] = {}
+@dataclass(frozen=True)
+class OrderPage:
+    """A page of the order, once there is one. ``show``: the order's page as it stands (how to
+    pay it, or its status). ``pays``: this step shows how to pay the order: right after the
+    create it shows the create's own answer (:mod:`checkout.journey.just_created`)."""
+
+    show: Callable[[CheckoutSession], Response]
+    pays: bool = False
 
 
-def register(flow_name: str, pages: FlowPages) -> None:
-    # One URL rule serves every flow's steps (init_steps), and its limit is known before the
-    # session is: a step of one name must count against one limit in every flow.
-    for name, page in pages.steps.items():
-        for other in _PAGES.values():
-            if name in other.steps and other.steps[name].post_limit != page.post_limit:
-                raise TypeError(f"step {name!r} posts count against two limits: "
-                                f"{page.post_limit!r} and {other.steps[name].post_limit!r}")
-    _PAGES[flow_name] = pages
+@dataclass(frozen=True)
+class StatusPage:
+    """The order's status page (:mod:`.status`), with its flow's own ``context`` (the off-ramp's
+    timeline, say)."""
+
+    context: Callable[[CheckoutSession, Any], dict[str, Any]] | None = None
 
 
-def check_pages(flows: Mapping[str, Flow]) -> None:
-    """Each flow's journey says which steps come and when (its ``steps()``); its view module's
-    ``PAGES`` shows them. A step added to one and not the other is refused here, when the app
-    starts, not by a user's 500 page at that step."""
-    for flow_name, flow in flows.items():
-        pages = _PAGES.get(flow_name)
-        if pages is None:
-            raise TypeError(f"the {flow_name} flow has no pages: its view module must call "
-                            f"journey.register({flow_name!r}, PAGES)")
-        forms = {s.name for s in flow.journey.form_steps}
-        if forms != set(pages.steps):
-            missing, extra = sorted(forms - set(pages.steps)), sorted(set(pages.steps) - forms)
-            raise TypeError(
-                f"the {flow_name} journey and its pages name different steps: "
-                + "; ".join([*(f"step {name!r} has no page in the view module's PAGES"
-                               for name in missing),
-                             *(f"page {name!r} is no step of the flow's steps()"
-                               for name in extra)]))
-        if flow.journey.step(pages.payment_step) is None:
-            raise TypeError(f"the {flow_name} journey has no step {pages.payment_step!r} "
-                            f"(its PAGES' payment_step)")
+def form_page(session: CheckoutSession, name: str) -> StepPage | None:
+    """The page of the session's step ``name`` before the order (its form), if it has one."""
+    step = flow_of(session).journey.step(name)
+    return step.page if step is not None and isinstance(step.page, StepPage) else None
 
 
-def pages_of(session: CheckoutSession) -> FlowPages:
-    return _PAGES[session.flow]
+def form_pages(name: str) -> list[StepPage]:
+    """Every flow's form page of a step called ``name`` (its limits are known before its
+    session is)."""
+    found = (built.journey.step(name) for built in get_state().flows.values())
+    return [step.page for step in found if step is not None and isinstance(step.page, StepPage)]
+
+
+def review_page(session: CheckoutSession) -> ReviewPage:
+    page = flow_of(session).journey.step(REVIEW).page    # type: ignore[union-attr]
+    assert isinstance(page, ReviewPage), f"the {session.flow} journey's review has no page"
+    return page
+
+
+def payment_step(flow: Flow) -> str:
+    """The step whose page shows how to pay the flow's orders (``pay``, ``deposit``)."""
+    return next(step.name for step in flow.journey.steps
+                if isinstance(step.page, OrderPage) and step.page.pays)
+
+
+def order_page(session: CheckoutSession) -> Response:
+    """The page of the session's order, as it stands: its paying step's (which shows the
+    status once there is nothing to pay)."""
+    step = flow_of(session).journey.step(payment_step(flow_of(session)))
+    assert step is not None and isinstance(step.page, OrderPage)
+    return step.page.show(session)
+
+
+def after_create(session: CheckoutSession) -> str:
+    """The step that follows the create: the first of the order's own that this session needs
+    (a sale paid out of the shop's balance has nothing to send: its status)."""
+    return next(step.name for step in flow_of(session).journey.steps
+                if not step.before_order and step.needed(session))
+
+
+def status_context(session: CheckoutSession) -> Callable[[CheckoutSession, Any],
+                                                          dict[str, Any]] | None:
+    """The flow's own context of the status page, if it has one."""
+    return next((step.page.context for step in flow_of(session).journey.steps
+                 if isinstance(step.page, StatusPage)), None)
 
 
 def step_url(session: CheckoutSession, step: str) -> str:
     """The URL of ``step`` of the session's flow."""
-    if step in pages_of(session).steps:
+    if form_page(session, step) is not None:
         return url_for("checkout.step", session_id=session.id, step=step)
     return url_for(f"checkout.{step}", session_id=session.id)
 
@@ -294,7 +310,7 @@ def gate(session: CheckoutSession, step: str) -> Response | None:
     # htmx_redirect: a script's request (a boosted form) loads that page, rather than following
     # the redirect in the background to a page it may not be able to show.
     if session.order_id:
-        return htmx_redirect(step_url(session, pages_of(session).after_create(session)))
+        return htmx_redirect(step_url(session, after_create(session)))
     if creation.pending_since(session) is not None:
         # A create may have reached the upstream: nothing changes until it is settled.
         return htmx_redirect(session_url(session))
@@ -310,12 +326,13 @@ def advance(session: CheckoutSession) -> tuple[CheckoutSession, str, tuple[Any, 
     Returns the session (as saved), the step, and for a step whose given values failed their
     checks, (form, result) to show them with.
     """
-    flow, pages = flow_of(session), pages_of(session)
+    flow = flow_of(session)
     for _attempt in range(len(flow.journey.steps) + 1):
         step = flow.journey.next_step(session)
         if step == REVIEW:
             return session, step, None
-        page = pages.steps[step]
+        page = form_page(session, step)
+        assert page is not None, f"the {flow.name} journey's step {step} has no page"
         form = page.given(session) if step not in session.answered else None
         if form is None:
             return session, step, None
@@ -347,7 +364,8 @@ def _reached(session: CheckoutSession, step: str,
     """The page of ``step``, the one :func:`advance` found the session at."""
     if step == REVIEW:
         return _review_page(session)
-    page = pages_of(session).steps[step]
+    page = form_page(session, step)
+    assert page is not None, f"the {session.flow} journey's step {step} has no page"
     if failed is not None:
         return page.render(session, *failed)
     # As the step's own page shows it: a form kept for it (its redirect was not followed, say),
@@ -378,9 +396,8 @@ def landing_url(session: CheckoutSession) -> str:
 def session_page(session: CheckoutSession) -> Response:
     """The session's own address (the resume link): its order, or the state of its creation,
     shown here; a step before the order, at the step's own address (a redirect)."""
-    pages = pages_of(session)
     if session.order_id:
-        return pages.order_page(session)
+        return order_page(session)
     if creation.pending_since(session) is not None:
         return _settle(session)
     # A step shown here would stand in the history at the session's address, where Back from
@@ -395,8 +412,7 @@ def step_category() -> str:
     if request.method == "GET":
         return "page"
     step = (request.view_args or {}).get("step")
-    return next((pages.steps[step].post_limit for pages in _PAGES.values()
-                 if step in pages.steps), "form")
+    return next((page.post_limit for page in form_pages(str(step))), "form")
 
 
 @bp.route("/s/<session_id>/<step>", endpoint="step", methods=["GET", "POST"])
@@ -404,9 +420,9 @@ def step_category() -> str:
 @session_route
 def step_page(session: CheckoutSession, step: str) -> Response:
     """One step before the order: its form (GET), or its values checked and saved (POST)."""
-    if not any(step in pages.steps for pages in _PAGES.values()):
+    if not form_pages(step):
         abort(404)                  # no flow's step: no page at this address
-    page = pages_of(session).steps.get(step)
+    page = form_page(session, step)
     if page is None:
         return redirect(session_url(session), code=303)
     blocked = gate(session, step)
@@ -456,7 +472,7 @@ def show_review(session: CheckoutSession, *, notice: str | None = None,
 
             session = get_state().sessions.update(session.id, seen)
     record = session.quote or {}
-    context = pages_of(session).review_context(session)
+    context = review_page(session).context(session)
     breakdown = flow.shown_breakdown(session, record)
     return render(f"checkout/{flow.name}/review.html", f"checkout/{flow.name}/_review.html",
                   breakdown=breakdown, quote_id=record.get("id"),
@@ -534,7 +550,7 @@ def _settle(session: CheckoutSession) -> Response:
     result = creation.settle_pending(get_state().sessions, session, flow_of(session))
     if result.outcome is Outcome.CREATED:
         fresh = get_state().sessions.get(session.id) or session
-        return pages_of(fresh).order_page(fresh)
+        return order_page(fresh)
     if result.outcome is Outcome.RETRY:
         return _fresh_review(result.session or session)
     return _show_confirming(session)
@@ -547,9 +563,8 @@ def _settle(session: CheckoutSession) -> Response:
 @session_route
 def create(session: CheckoutSession) -> Response:
     """Create the order, once: repeated or concurrent requests all lead to the same order."""
-    pages = pages_of(session)
     if session.order_id:
-        return htmx_redirect(step_url(session, pages.after_create(session)))
+        return htmx_redirect(step_url(session, after_create(session)))
     blocked = gate(session, REVIEW)
     if blocked is not None:
         return blocked
@@ -562,8 +577,8 @@ def create(session: CheckoutSession) -> Response:
     result = creation.create_order(get_state().sessions, session, flow,
                                    request.form.get("review_digest"))
     if result.outcome is Outcome.CREATED:
-        step = pages.after_create(result.session or session)
-        if result.order is not None and step == pages.payment_step:
+        step = after_create(result.session or session)
+        if result.order is not None and step == payment_step(flow):
             get_state().just_created.keep(flow.name, result.order)
         return htmx_redirect(step_url(session, step))
     if result.outcome is Outcome.BUSY:
@@ -645,6 +660,5 @@ def limit_upload() -> None:
     limit = SMALL_FORM
     if request.endpoint == "checkout.step":
         step = (request.view_args or {}).get("step")
-        limit = max((pages.steps[step].max_upload for pages in _PAGES.values()
-                     if step in pages.steps), default=SMALL_FORM)
+        limit = max((page.max_upload for page in form_pages(str(step))), default=SMALL_FORM)
     request.max_content_length = limit

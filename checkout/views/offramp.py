@@ -35,6 +35,7 @@ from ..errors import (
     UpstreamRateLimited,
     UpstreamRejected,
 )
+from ..flows.common import has_fields
 from ..flows.offramp import (
     VIRTUAL_WALLET,
     OfframpFlow,
@@ -47,6 +48,8 @@ from ..flows.offramp import (
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
+from ..journey.flow import IdentityStanding
+from ..journey.steps import Journey, Step
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
 from ..ratelimits import limited
@@ -559,23 +562,25 @@ def status_context(session: CheckoutSession, current: tracking.OrderStatus) -> d
             and current.status not in tracking.UNPAID_ENDED}
 
 
-PAGES = journey.FlowPages(
-    steps={
-        "choose": AmountStep(NAME, AMOUNT_TEXTS, wallet_step="wallet", fields_step="payout",
-                             after_fields=("payee",)),
-        "payout": FieldsStep(NAME, "payout", heading=_l("Where should we pay you?"),
+def steps(kyc: IdentityStanding) -> Journey:
+    """The off-ramp's steps, in order, each with its page: its one declaration. The identity
+    step asks ``kyc`` (the app's KYC standing) whether it is needed; a payout the shop funds
+    has no wallet to send from, and nothing to send."""
+    return Journey((
+        Step("choose", _l("Amount"),
+             page=AmountStep(NAME, AMOUNT_TEXTS, wallet_step="wallet", fields_step="payout",
+                             after_fields=("payee",))),
+        Step("payout", _l("Payout details"), needed=has_fields,
+             page=FieldsStep(NAME, "payout", heading=_l("Where should we pay you?"),
                              known=_carrier_field, keep=("wallet",),
                              intro=_l("The money is paid to this account. Check every detail: "
-                                      "a payout to a wrong account cannot be recovered.")),
-        "payee": PayeeStep(),
-        "wallet": SendingWalletStep(),
-        "kyc": KycStep(),
-    },
-    review_context=review_context,
-    order_page=show_order,
-    after_create=lambda session: "deposit" if user_pays(session) else "status",
-    payment_step="deposit",
-    status_context=status_context,
-)
-
-journey.register(NAME, PAGES)
+                                      "a payout to a wrong account cannot be recovered."))),
+        Step("payee", _l("Account check"), needed=has_fields, page=PayeeStep()),
+        Step("wallet", _l("Your wallet"), needed=user_pays, page=SendingWalletStep()),
+        Step("kyc", _l("Identity"), needed=kyc.needs_kyc, page=KycStep()),
+        Step("review", _l("Review"), page=journey.ReviewPage(review_context)),
+        Step("deposit", _l("Send"), needed=user_pays, before_order=False,
+             page=journey.OrderPage(show_order, pays=True)),
+        Step("status", _l("Status"), before_order=False,
+             page=journey.StatusPage(status_context)),
+    ))

@@ -19,10 +19,13 @@ from werkzeug.wrappers import Response
 
 from ..addresses import network_has_memo
 from ..errors import OrderExpired, UpstreamRateLimited, UpstreamRejected
+from ..flows.common import has_fields
 from ..flows.onramp import OnrampFlow
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
 from ..journey import quotes
+from ..journey.flow import IdentityStanding
+from ..journey.steps import Journey, Step
 from ..names import asset_name, channel_name, network_name
 from ..ratelimits import limited
 from ..sessions import CheckoutSession
@@ -287,17 +290,17 @@ def retry_push(session: CheckoutSession) -> Response:
     return _back_to_pay(session, _("A new payment request was sent to your phone."), "ok")
 
 
-PAGES = journey.FlowPages(
-    steps={
-        "choose": AmountStep(NAME, AMOUNT_TEXTS, wallet_step="wallet", fields_step="details"),
-        "wallet": WalletStep(),
-        "details": FieldsStep(NAME, "details", heading=_l("Your payment details")),
-        "kyc": KycStep(),
-    },
-    review_context=review_context,
-    order_page=show_pay,
-    after_create=lambda session: "pay",
-    payment_step="pay",
-)
-
-journey.register(NAME, PAGES)
+def steps(kyc: IdentityStanding) -> Journey:
+    """The on-ramp's steps, in order, each with its page: its one declaration. The identity
+    step asks ``kyc`` (the app's KYC standing) whether it is needed."""
+    return Journey((
+        Step("choose", _l("Amount"),
+             page=AmountStep(NAME, AMOUNT_TEXTS, wallet_step="wallet", fields_step="details")),
+        Step("wallet", _l("Wallet"), page=WalletStep()),
+        Step("details", _l("Details"), needed=has_fields,
+             page=FieldsStep(NAME, "details", heading=_l("Your payment details"))),
+        Step("kyc", _l("Identity"), needed=kyc.needs_kyc, page=KycStep()),
+        Step("review", _l("Review"), page=journey.ReviewPage(review_context)),
+        Step("pay", _l("Pay"), before_order=False, page=journey.OrderPage(show_pay, pays=True)),
+        Step("status", _l("Status"), before_order=False, page=journey.StatusPage()),
+    ))

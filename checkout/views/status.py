@@ -37,7 +37,7 @@ from ..urls import safe_external_url
 from . import tracking
 from .blueprint import bp
 from .context import OrderViewNotFound, SessionNotFound, load_session, session_route
-from .journey import pages_of
+from .journey import status_context as flow_status_context
 
 OrderT = TypeVar("OrderT")
 
@@ -141,7 +141,7 @@ def _context(session: CheckoutSession, *, framed: bool | None = None,
         status_text = _("Checking for your payment. This page updates by itself.")
     unpaid_ended = current.status in tracking.UNPAID_ENDED
     extra: dict[str, Any] = {}
-    status_context = pages_of(session).status_context
+    status_context = flow_status_context(session)
     if status_context is not None:
         extra = status_context(session, current)
     return {

@@ -39,16 +39,14 @@ class FakeFlow(Flow):
     field_steps = {"address": "wallet"}
 
     def __init__(self) -> None:
-        super().__init__(upstream=None, catalog=None, kyc=None,  # type: ignore[arg-type]
+        super().__init__(upstream=None, catalog=None,  # type: ignore[arg-type]
+                         journey=Journey((Step("choose", "Amount"), Step("review", "Review"))),
                          settings=SETTINGS)
         self.orders: list[FakeOrder] = []       # what the "upstream" holds
         self.sent: list[dict[str, Any]] = []    # every create call
         self.fail: list[Exception] = []         # raised by the next create calls, in order
         self.problem: tuple[str, str] | None = None
         self.lookups = 0
-
-    def steps(self, kyc: Any) -> Journey:
-        return Journey((Step("choose", "Amount"), Step("review", "Review")))
 
     def catalog(self) -> Any:
         raise NotImplementedError
