@@ -9,8 +9,8 @@ import brotli
 import pytest
 from flask import Flask
 
-from checkout.paths import STATIC
 from checkout import assets
+from checkout.paths import STATIC
 from tests.conftest import make_app
 
 BOTH = {"Accept-Encoding": "gzip, deflate, br"}
