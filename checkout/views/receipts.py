@@ -77,15 +77,17 @@ def receipt(token: str) -> Response:
     # What went back, as the webhooks told it (an order read from the upstream does not say).
     shown = flow.receipt(order, refund_summary(get_state().engine, link.order_id))
     here = url_for("checkout.receipt", token=token)
+    # The user's clock: the order's country's (no session says it here).
+    zone = local_zone(shown.country)
     return render("checkout/receipt.html", "checkout/receipt.html",
                   receipt=shown,
                   status_text=flow.receipt_status(
                       shown, order_status.webhook_status_of(link.flow, shown.status)),
-                  zone=local_zone(shown.country), money_locale=money_locale(shown.country),
+                  zone=zone, money_locale=money_locale(shown.country),
                   explorer_url=_explorer_url(shown.network, shown.tx_hash),
                   refund_explorer_url=_explorer_url(
                       shown.network, shown.refund.tx_hash if shown.refund else None),
-                  known_at=known_at_text(known_at) if known_at else None,
+                  known_at=known_at_text(known_at, zone) if known_at else None,
                   languages=[(code, f"{here}?locale={code}") for code in SUPPORTED_LANGUAGES])
 
 

@@ -435,7 +435,10 @@ def test_the_receipt_shows_the_order_as_last_read_while_the_upstream_is_down(flo
 
     monkeypatch.setattr(onramp, "fetch_order", down)
     html = client.get(link).get_data(as_text=True)
-    assert "as we last read them" in html
+    note = re.search(r"as we last read them, at ([^<]+)\.</p>", html)
+    # On the user's clock, as the receipt's date is (not UTC beside it).
+    assert note and note.group(1).endswith("(Nigeria Time)"), html[:3000]
+    assert shown(html, "receipt-date").endswith("(Nigeria Time)")
     assert shown(html, "order-reference") == flow.session.order_id
     assert shown(html, "pay-amount").startswith("₦")
 
