@@ -4,7 +4,9 @@ Reference data changes rarely, and a user on a slow phone connection should neve
 page then waits on at most the one upstream call it really needs (a quote, a create, an action).
 Entries live ``CHECKOUT_REFERENCE_TTL`` seconds. When a refresh fails and an older copy exists, the
 older copy is served (for up to ten times the TTL) rather than breaking the page: the quote and the
-order creation that follow are checked by the upstream against its current data anyway.
+order creation that follow are checked by the upstream against its current data anyway. So is it
+to a page that would otherwise wait behind another's refresh while the upstream is failing. A page
+that was given such a copy says so (:meth:`Catalog.out_of_date`).
 
 The cache belongs to the app's :class:`~checkout.state.CheckoutState`, so two apps in one process
 never share entries and nothing outlives its app.
@@ -92,9 +94,24 @@ class TTLCache:
                 return entry
         return None
 
+    def _stale(self, key: Hashable) -> _Entry | None:
+        """The entry of ``key`` past its TTL that may still be served while its reload fails."""
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None or self.clock() - entry.fetched_at >= self.ttl * self.stale_factor:
+            return None
+        return entry
+
     def has(self, key: Hashable) -> bool:
         """Whether ``get(key, ...)`` would answer now, without calling its loader."""
         return self._fresh(key) is not None
+
+    def expired(self, key: Hashable) -> bool:
+        """Whether ``key`` holds a copy past its TTL: one ``get`` serves only when its reload
+        failed (a ``get`` that reloaded it leaves it fresh)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            return entry is not None and self.clock() - entry.fetched_at >= self.ttl
 
     def get(self, key: Hashable, load: Callable[[], T]) -> T:
         entry = self._fresh(key)
@@ -106,6 +123,10 @@ class TTLCache:
         if not gate.acquire(blocking=False):
             refusal = self.refuse_waiting() if self.refuse_waiting is not None else None
             if refusal is not None:
+                # Not waited for, as its reload would most likely fail: the last copy, if any.
+                stale = self._stale(key)
+                if stale is not None:
+                    return cast(T, stale.value)
                 raise refusal
             gate.acquire()
         with _held(gate):
@@ -120,9 +141,8 @@ class TTLCache:
             try:
                 value = load()
             except UpstreamError as exc:
-                stale = self._entries.get(key)
-                if stale is not None and \
-                        self.clock() - stale.fetched_at < self.ttl * self.stale_factor:
+                stale = self._stale(key)
+                if stale is not None:
                     log.warning("reference data refresh failed; serving the cached copy: %s",
                                 key[0] if isinstance(key, tuple) else key)
                     return cast(T, stale.value)       # the waiters will try, and find it too
@@ -302,6 +322,17 @@ class Catalog:
                      carrier: str | None = None) -> bool:
         """Whether :meth:`limits` would answer without asking the upstream."""
         return self.cache.has(self._limits_key(network, asset, country, channel, carrier))
+
+    def out_of_date(self, corridor: dict[str, Any] | None = None) -> bool:
+        """Whether the countries, the pairs (or ``corridor``'s limits: :meth:`limits`'
+        arguments) just given are a copy kept past its time, their refresh having failed: a page
+        showing them says so."""
+        keys = [self.countries_key, self.pairs_key]
+        if corridor is not None:
+            keys.append(self._limits_key(corridor["network"], corridor["asset"],
+                                         corridor["country"], corridor["channel"],
+                                         corridor.get("carrier")))
+        return any(self.cache.expired(key) for key in keys)
 
 
 class OnrampCatalog(Catalog):
