@@ -7,9 +7,12 @@ session, so a receipt still opens after the session's seven days, until the toke
 (``CHECKOUT_RECEIPT_DAYS``). An expired or altered token gets the friendly not-found page,
 in the link's language when it can still be read (expired, not altered).
 
-Everything on it comes from the upstream's order, read now (or, while the upstream does not
-answer, as last read, saying when). It is a page to keep: no script but the print button's, a
-print stylesheet, and other languages as plain links.
+Everything on it comes from the upstream's order as the checkout last read it, stored like every
+read of an order (:meth:`checkout.webhooks.orders.OrderStatuses.kept_order`): read again at most
+once per ``CHECKOUT_STATUS_MAX_AGE``, whoever reloads it, and never once it was read final. When
+the read it was due gets no answer, the page says it shows the order as last read, and when. It
+is a page to keep: no script but the print button's, a print stylesheet, and other languages as
+plain links.
 """
 from __future__ import annotations
 
@@ -22,14 +25,13 @@ from werkzeug.wrappers import Response
 from .. import order_status
 from ..addresses import explorer_tx_url
 from ..capabilities import ReceiptLink, receipt_link_of, receipt_locale_of, receipt_token
-from ..errors import OrderNotAvailable, UpstreamNotFound, UpstreamUnavailable
+from ..errors import OrderNotAvailable, UpstreamNotFound
 from ..htmx import render
 from ..i18n import SUPPORTED_LANGUAGES, local_zone, money_locale
 from ..journey.flow import Flow
 from ..ratelimits import limited
 from ..state import get_state
 from ..webhooks.refunds import refund_summary
-from . import tracking
 from .context import ReceiptNotFound
 from .tracking import known_at_text
 
@@ -43,17 +45,14 @@ def receipt_url(order_id: str, flow: str, locale: str | None = None) -> str:
 
 
 def _read(flow: Flow, link: ReceiptLink) -> tuple[Any, datetime | None]:
-    """The order (the flow's own type) and, when read from the store because the upstream
-    does not answer, when it was last read."""
+    """The order (the flow's own type) as last read and, when the read it was due got no
+    answer, when it was last read."""
+    stored = order_status.get(get_state().engine, link.order_id)
     try:
-        return flow.fetch_order(link.order_id), None
+        kept = get_state().order_statuses.kept_order(link.order_id, link.flow, stored)
     except (UpstreamNotFound, OrderNotAvailable):
         raise ReceiptNotFound() from None
-    except UpstreamUnavailable:
-        kept = tracking.last_read(order_status.get(get_state().engine, link.order_id))
-        if kept is None:
-            raise
-        return flow.parse_order(kept[0]), kept[1]
+    return flow.parse_order(kept.order), kept.read_at if kept.unanswered else None
 
 
 def _explorer_url(network: str | None, tx_hash: str | None) -> str | None:

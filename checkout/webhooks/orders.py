@@ -19,11 +19,17 @@ mapping") and stores it under the same rule as webhooks:
   order only: while webhooks flow, they alone move the status;
 * a status this order never had owes ``order_status_changed`` through the same UNIQUE
   (order_id, status) guard as webhooks, with ``event=None``.
+
+A page that shows the whole order (a receipt: :meth:`OrderStatuses.kept_order`) is served the
+order as last read, and reads it again only when that read is older than
+``CHECKOUT_STATUS_MAX_AGE`` (one caller at a time: a conditional UPDATE of ``fetched_at``), and
+never once it was read final: a final order does not change. Reloading receipts costs the
+upstream at most one read per order and max age, whoever reloads them.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -100,6 +106,17 @@ class StoredOrder:
         return self.status in FINAL_STATUSES
 
 
+@dataclass(frozen=True)
+class KeptOrder:
+    """An order as last read from the upstream (its JSON, ``order``, read at ``read_at``), for
+    a page that shows all of it; ``unanswered``: a read was due and the upstream did not answer
+    it (the page says it shows the order as last read, and when)."""
+
+    order: Mapping[str, Any]
+    read_at: datetime
+    unanswered: bool = False
+
+
 def webhook_status_of(flow: str | None, order_status: str | None) -> str | None:
     """The webhook status for an on-ramp or off-ramp order status (None if unknown)."""
     table = ONRAMP_TO_WEBHOOK if flow == "onramp" else OFFRAMP_TO_WEBHOOK if flow == "offramp" \
@@ -170,6 +187,42 @@ class OrderStatuses:
             if stored is not None:
                 return stored       # it answered (a refusal): asked again after the max age
             raise
+
+    def kept_order(self, order_id: str, flow: str, seen: StoredOrder | None) -> KeptOrder:
+        """The whole order for a page that shows it (a receipt), as last read: read again (and
+        stored, with its status, like a status page's read) only when the last read is older
+        than ``CHECKOUT_STATUS_MAX_AGE`` and was not of a final order, by one caller at a time.
+
+        ``seen`` is the order's row as the caller has just read it (None: nothing stored).
+        Raises the upstream's error when nothing of the order was ever read.
+        """
+        max_age = timedelta(seconds=float(self.config.get("CHECKOUT_STATUS_MAX_AGE", 30)))
+        now = utcnow()
+        kept = _kept(seen)
+        if kept is not None:
+            final = webhook_status_of(flow, kept.order.get("status")) in FINAL_STATUSES
+            if final or kept.read_at > now - max_age:
+                return kept
+            if not _claim_read(self.engine, order_id, now, max_age):
+                return kept         # another request is reading it right now
+        try:
+            full = _fetch_raw(self.upstream, order_id, flow)
+        except (OrderNotAvailable, UpstreamNotFound):
+            if kept is None:
+                raise
+            return kept
+        except UpstreamUnavailable:
+            if kept is None:
+                raise
+            # Not read after all: the time of the last read stays, as the page says.
+            _release_read(self.engine, order_id, now, kept.read_at)
+            return replace(kept, unanswered=True)
+        except UpstreamError:
+            if kept is None:
+                raise
+            return replace(kept, unanswered=True)   # a refusal (a 429): asked again later
+        self.fetch_and_store(order_id, flow, seen=seen, fetched=full)
+        return KeptOrder(full, utcnow())
 
     def fetch_and_store(self, order_id: str, flow: str, *, seen: StoredOrder | None = None,
                         apply_status: bool = True,
@@ -268,6 +321,32 @@ def _release_refresh(engine: Engine, order_id: str, claimed: datetime,
                      .where(orders_table.c.order_id == order_id,
                             orders_table.c.refreshed_at == claimed)
                      .values(refreshed_at=before))
+
+
+def _kept(stored: StoredOrder | None) -> KeptOrder | None:
+    if stored is None or not stored.full_order or stored.fetched_at is None:
+        return None
+    return KeptOrder(stored.full_order, stored.fetched_at)
+
+
+def _claim_read(engine: Engine, order_id: str, now: datetime, max_age: timedelta) -> bool:
+    """The one read of the whole order due now, if no other caller has claimed it."""
+    with write_transaction(engine) as conn:
+        return conn.execute(
+            update(orders_table)
+            .where(orders_table.c.order_id == order_id,
+                   orders_table.c.fetched_at <= now - max_age)
+            .values(fetched_at=now)).rowcount == 1
+
+
+def _release_read(engine: Engine, order_id: str, claimed: datetime, before: datetime) -> None:
+    """Give back a read claimed at ``claimed`` that got no answer: ``fetched_at`` as it was,
+    unless another read stored the order meanwhile."""
+    with write_transaction(engine) as conn:
+        conn.execute(update(orders_table)
+                     .where(orders_table.c.order_id == order_id,
+                            orders_table.c.fetched_at == claimed)
+                     .values(fetched_at=before))
 
 
 def _fetch_raw(upstream: Any, order_id: str, flow: str) -> dict[str, Any]:

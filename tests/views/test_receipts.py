@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import timedelta
 from decimal import Decimal
 from html import unescape
 from typing import Any
@@ -13,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from flask import Flask
 from joserfc import jwe
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 
 from checkout import Checkout
 from checkout.addresses import eip55_checksum
@@ -28,11 +29,13 @@ from checkout.capabilities import (
 from checkout.errors import UpstreamTimeout
 from checkout.i18n import format_crypto, format_money
 from checkout.state import get_state
-from checkout.store.tables import sessions_table
+from checkout.store.tables import orders_table, sessions_table
+from checkout.webhooks.store import utcnow
 from tests.conftest import make_app
 
 from ..support.waiting import wait_for
-from .conftest import EVM_ADDRESS, Flow, move_sandbox_order, sandbox_order
+from ..upstream_spy import UpstreamSpy
+from .conftest import EVM_ADDRESS, Flow, move_sandbox_order, order_reads, sandbox_order
 from .test_assets import BOTH, asset_addresses, decoded
 from .test_offramp import Sale
 
@@ -129,9 +132,11 @@ def test_an_on_ramp_receipt_is_the_orders_own_account_of_it(flow, client, app):
 def test_the_fees_are_the_orders_not_the_quotes(flow, client, app):
     """What the upstream recorded on the order is what the receipt says, even where the quote the
     user saw said otherwise."""
-    status = paid_on_ramp(flow)
-    order = sandbox_order(app, flow.session.order_id)
-    order.data["feeAmountLocalCurrencyService"] = 81.25
+    flow.to_pay("manual")
+    sandbox_order(app, flow.session.order_id).data["feeAmountLocalCurrencyService"] = 81.25
+    flow.follow(flow.post("/pay/confirm"))
+    settle(app, flow.session.order_id)
+    status = flow.get("/status").get_data(as_text=True)
     html = client.get(receipt_link(status)).get_data(as_text=True)
     assert row(html, "Service fee") == "₦81.25"
 
@@ -426,14 +431,17 @@ def test_the_receipt_outlives_the_session(flow, client, app):
 
 def test_the_receipt_shows_the_order_as_last_read_while_the_upstream_is_down(flow, client, app,
                                                                           monkeypatch):
-    link = receipt_link(paid_on_ramp(flow))
+    """An order not final yet, whose read is due (the max age here is 0): the upstream does not
+    answer it."""
+    flow.to_pay("manual")
+    link = receipt_link(flow.get("/status").get_data(as_text=True))
     with app.app_context():
-        onramp = get_state().flows["onramp"]
+        upstream = get_state().upstream
 
-    def down(order_id: str) -> Any:
+    def down(**kwargs: Any) -> Any:
         raise UpstreamTimeout("read timed out")
 
-    monkeypatch.setattr(onramp, "fetch_order", down)
+    monkeypatch.setattr(upstream, "onramp_order", down)
     html = client.get(link).get_data(as_text=True)
     note = re.search(r"as we last read them, at ([^<]+)\.</p>", html)
     # On the user's clock, as the receipt's date is (not UTC beside it).
@@ -441,6 +449,61 @@ def test_the_receipt_shows_the_order_as_last_read_while_the_upstream_is_down(flo
     assert shown(html, "receipt-date").endswith("(Nigeria Time)")
     assert shown(html, "order-reference") == flow.session.order_id
     assert shown(html, "pay-amount").startswith("₦")
+
+
+# -- what reloading receipts costs the upstream ---------------------------------------------------
+
+ADDRESSES = ("198.51.100.7", "198.51.100.8", "203.0.113.20")
+
+
+def reload(client: Any, link: str, times: int) -> None:
+    """``link`` opened ``times`` times, from a few addresses in turn."""
+    for n in range(times):
+        page = client.get(link, environ_base={"REMOTE_ADDR": ADDRESSES[n % len(ADDRESSES)]})
+        assert page.status_code == 200, page.status_code
+
+
+def test_a_final_order_s_receipt_never_reads_it_again(flow, client, app, monkeypatch):
+    link = receipt_link(paid_on_ramp(flow))         # its status page read it paid out
+    reads = order_reads(app, monkeypatch)
+    reload(client, link, 12)
+    assert reads == []
+
+
+def test_receipt_reloads_read_an_order_at_most_once_per_max_age(flow, client, app, monkeypatch):
+    monkeypatch.setitem(app.config, "CHECKOUT_WEBHOOK_FETCH_ORDERS", False)    # only pages read
+    flow.to_pay("manual")
+    order_id = flow.session.order_id
+    link = receipt_link(flow.get("/status").get_data(as_text=True))
+    monkeypatch.setitem(app.config, "CHECKOUT_STATUS_MAX_AGE", 30)
+    reads = order_reads(app, monkeypatch)
+    reload(client, link, 12)
+    assert reads == []                  # the status page read it a moment ago
+    with app.app_context():
+        with get_state().engine.begin() as conn:
+            conn.execute(update(orders_table).where(orders_table.c.order_id == order_id)
+                         .values(fetched_at=utcnow() - timedelta(seconds=31)))
+    reload(client, link, 12)
+    assert reads == [order_id]          # due again: one read, stored for the others
+
+
+def test_the_upstream_refusing_one_order_s_read_leaves_the_other_receipts_alone(app, client):
+    """A 429 for one order's read: that receipt shows its order as last read; every other order's
+    receipt is still read (the wait is that order's, not the endpoint's)."""
+    spy = UpstreamSpy(app)
+    links = {}
+    for _ in range(2):
+        each = Flow(app, client)
+        each.to_pay("manual")
+        links[each.session.order_id] = receipt_link(each.get("/status").get_data(as_text=True))
+    refused, other = links
+    spy.too_many[f"/api/onramp/order?orderId={refused}"] = "600"
+    html = client.get(links[refused]).get_data(as_text=True)
+    assert "as we last read them" in html and shown(html, "order-reference") == refused
+    for _ in range(2):
+        html = client.get(links[other]).get_data(as_text=True)
+        assert "as we last read them" not in html and shown(html, "order-reference") == other
+    assert spy.count(f"/api/onramp/order?orderId={other}") >= 2
 
 
 def test_an_expired_or_altered_link_is_the_friendly_not_found_page(flow, client, app):
@@ -623,7 +686,7 @@ def test_an_order_the_upstream_gives_without_amounts_has_a_receipt_without_an_em
         onramp = get_state().flows["onramp"]
     sparse = {"_id": flow.session.order_id, "status": "complete"}
     with monkeypatch.context() as upstream:
-        upstream.setattr(onramp, "fetch_order", lambda order_id: OnrampOrder.from_json(sparse))
+        upstream.setattr(onramp, "parse_order", lambda order: OnrampOrder.from_json(sparse))
         html = client.get(receipt_link(status)).get_data(as_text=True)
     assert shown(html, "order-reference") == flow.session.order_id
     assert "<h2>Amounts</h2>" not in html and 'data-testid="receipt-amounts"' not in html
