@@ -10,9 +10,10 @@ in the link's language when it can still be read (expired, not altered).
 Everything on it comes from the upstream's order as the checkout last read it, stored like every
 read of an order (:meth:`checkout.webhooks.orders.OrderStatuses.kept_order`): read again at most
 once per ``CHECKOUT_STATUS_MAX_AGE``, whoever reloads it, and never once it was read final. When
-the read it was due gets no answer, the page says it shows the order as last read, and when. It
-is a page to keep: no script but the print button's, a print stylesheet, and other languages as
-plain links.
+the read it was due gets no answer, the page says it shows the order as last read, and when.
+Each address may open so many receipts a minute and an hour (``receipt_per_ip``). It is a page
+to keep: no script but the print button's, a print stylesheet, and other languages as plain
+links.
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def _explorer_url(network: str | None, tx_hash: str | None) -> str | None:
                            testnet=current_app.config["CHECKOUT_TESTNET"] is True)
 
 
-@limited("page")
+@limited("receipt")
 def receipt(token: str) -> Response:
     """The receipt a token opens, in the language it was made in (or the one asked for)."""
     link = receipt_link_of(token)
