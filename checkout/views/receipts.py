@@ -3,9 +3,11 @@
 Linked from the order's status page and from its order view (the address a payment provider sends
 the user back to); a merchant's server makes one with ``Checkout.receipt_url``. The token
 (:mod:`checkout.capabilities`) names the order, its flow and the language to show it in: no
-session, so a receipt still opens after the session's seven days, until the token expires
-(``CHECKOUT_RECEIPT_DAYS``). An expired or altered token gets the friendly not-found page,
-in the link's language when it can still be read (expired, not altered).
+session, so a receipt still opens after the session's seven days, until
+``CHECKOUT_RECEIPT_DAYS`` after its order's last change (once final, after it was done), however
+often its link was made (:func:`checkout.capabilities.receipt_open`). An expired or altered link
+gets the friendly not-found page, in the link's language when it can still be read (expired, not
+altered).
 
 Everything on it comes from the upstream's order as the checkout last read it, stored like every
 read of an order (:meth:`checkout.webhooks.orders.OrderStatuses.kept_order`): read again at most
@@ -25,7 +27,7 @@ from werkzeug.wrappers import Response
 
 from .. import order_status
 from ..addresses import explorer_tx_url
-from ..capabilities import ReceiptLink, receipt_link_of, receipt_locale_of, receipt_token
+from ..capabilities import ReceiptLink, receipt_link_of, receipt_open, receipt_token
 from ..errors import OrderNotAvailable, UpstreamNotFound
 from ..htmx import render
 from ..i18n import SUPPORTED_LANGUAGES, local_zone, money_locale
@@ -47,8 +49,10 @@ def receipt_url(order_id: str, flow: str, locale: str | None = None) -> str:
 
 def _read(flow: Flow, link: ReceiptLink) -> tuple[Any, datetime | None]:
     """The order (the flow's own type) as last read and, when the read it was due got no
-    answer, when it was last read."""
+    answer, when it was last read; the not-found page once the receipt's time is over."""
     stored = order_status.get(get_state().engine, link.order_id)
+    if not receipt_open(link, stored.updated_at if stored is not None else None):
+        raise ReceiptNotFound()
     try:
         kept = get_state().order_statuses.kept_order(link.order_id, link.flow, stored)
     except (UpstreamNotFound, OrderNotAvailable):
@@ -67,7 +71,7 @@ def receipt(token: str) -> Response:
     link = receipt_link_of(token)
     # The language the link was made in, unless the reader chose another (?locale=): the
     # receipt's, and that of the page saying the link has expired.
-    g.checkout_page_locale = link.locale if link is not None else receipt_locale_of(token)
+    g.checkout_page_locale = link.locale if link is not None else None
     if link is None:
         raise ReceiptNotFound()
     flow = get_state().flows.get(link.flow)

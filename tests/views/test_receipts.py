@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from html import unescape
 from typing import Any
@@ -24,6 +24,7 @@ from checkout.capabilities import (
     _key,
     order_view_token,
     receipt_link_of,
+    receipt_open,
     receipt_token,
 )
 from checkout.errors import UpstreamTimeout
@@ -506,22 +507,65 @@ def test_the_upstream_refusing_one_order_s_read_leaves_the_other_receipts_alone(
     assert spy.count(f"/api/onramp/order?orderId={other}") >= 2
 
 
+def all_told(app: Flask) -> None:
+    """Until every webhook the sandbox sent has been delivered and processed: none comes later
+    to move the stored order."""
+    from checkout.webhooks.dispatcher import process_pending
+
+    with app.app_context():
+        sender = get_state().sandbox.extensions["sandbox"].webhooks
+    assert sender.drain(10)
+    process_pending(app)
+
+
+def last_changed(app: Flask, order_id: str, days_ago: float) -> None:
+    """The stored order's last change (its status's time) ``days_ago`` days ago."""
+    with app.app_context():
+        with get_state().engine.begin() as conn:
+            conn.execute(update(orders_table).where(orders_table.c.order_id == order_id)
+                         .values(status_updated_at=utcnow() - timedelta(days=days_ago)))
+
+
 def test_an_expired_or_altered_link_is_the_friendly_not_found_page(flow, client, app):
     flow.to_pay("manual")
     order_id, prefix = flow.session.order_id, app.config["CHECKOUT_URL_PREFIX"]
+    all_told(app)
     with app.test_request_context():
-        expired = receipt_token(order_id, "onramp", now=time.time() - 91 * DAY)
-        fresh = receipt_token(order_id, "onramp", now=time.time() - 89 * DAY)
+        link = receipt_token(order_id, "onramp")
         view = order_view_token(flow.session_id)
-    assert client.get(f"{prefix}/r/{fresh}").status_code == 200
-    altered = fresh[:-6] + ("A" if fresh[-6] != "A" else "B") + fresh[-5:]
-    for token in (expired, altered, view, "x" * 40, "x" * 600):
+    last_changed(app, order_id, 89)
+    assert client.get(f"{prefix}/r/{link}").status_code == 200
+    altered = link[:-6] + ("A" if link[-6] != "A" else "B") + link[-5:]
+    for token in (altered, view, "x" * 40, "x" * 600):
         page = client.get(f"{prefix}/r/{token}")
         html = page.get_data(as_text=True)
         assert page.status_code == 404 and "Receipt not found" in html, token
         assert order_id not in html
     # Nor does a receipt's token open the order view.
-    assert client.get(f"{prefix}/o/{fresh}").status_code == 404
+    assert client.get(f"{prefix}/o/{link}").status_code == 404
+    last_changed(app, order_id, 91)                     # its time is over, the link's too
+    page = client.get(f"{prefix}/r/{link}")
+    assert page.status_code == 404 and order_id not in page.get_data(as_text=True)
+
+
+def test_a_receipt_s_lifetime_is_fixed_when_its_order_is_final_however_often_it_is_minted(
+        flow, client, app):
+    """Every view of the status page makes a new link: none opens the receipt past 90 days after
+    the order was done; one made long before it was done still opens until then."""
+    status = paid_on_ramp(flow)
+    order_id, prefix = flow.session.order_id, app.config["CHECKOUT_URL_PREFIX"]
+    all_told(app)
+    with app.test_request_context():
+        made_long_ago = receipt_token(order_id, "onramp", now=time.time() - 100 * DAY)
+    last_changed(app, order_id, 89)                     # paid out 89 days ago
+    for link in (receipt_link(status), made_long_ago):
+        assert client.get(link if link.startswith("/") else f"{prefix}/r/{link}"
+                          ).status_code == 200
+    last_changed(app, order_id, 91)
+    minted_now = receipt_link(flow.get("/status").get_data(as_text=True))
+    for link in (minted_now, receipt_link(status), f"{prefix}/r/{made_long_ago}"):
+        page = client.get(link)
+        assert page.status_code == 404 and "Receipt not found" in page.get_data(as_text=True)
 
 
 @pytest.mark.parametrize(("language", "title"), [("fr", "Reçu introuvable"),
@@ -559,7 +603,12 @@ def test_receipt_links_last_as_long_as_the_merchant_says(config, flow, app):
         kept = receipt_token("a" * 24, "onramp", now=time.time() - 1.5 * DAY)
         gone = receipt_token("a" * 24, "onramp", now=time.time() - 2.5 * DAY)
     with short.app_context():
-        assert receipt_link_of(kept) is not None and receipt_link_of(gone) is None
+        link = receipt_link_of(kept)
+        assert link is not None and receipt_open(link, None)        # no record: the link's
+        assert not receipt_open(link, datetime.now(UTC) - timedelta(days=2.5))
+        assert receipt_open(link, datetime.now(UTC) - timedelta(days=1.5))
+        gone_link = receipt_link_of(gone)
+        assert gone_link is not None and not receipt_open(gone_link, None)
 
 
 @pytest.mark.parametrize("days", [0, -1, "90", True, None, float("inf"), float("nan"), 3651])
