@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from flask import Blueprint, current_app, g, redirect, request, url_for
@@ -62,6 +62,7 @@ def read_order(session: CheckoutSession, fetch: Callable[[str], OrderT],
     kept, and a 429 (whose page says when to ask again)."""
     assert session.order_id is not None
     seen = tracking.stored_order(session)
+    began = datetime.now(UTC)
     try:
         order = fetch(session.order_id)
     except UpstreamUnavailable:
@@ -72,7 +73,7 @@ def read_order(session: CheckoutSession, fetch: Callable[[str], OrderT],
             raise
         return OrderRead(parse(kept[0]), None, kept[1])
     raw = getattr(order, "raw", None)
-    current = tracking.status_after_read(session, raw, seen) if raw is not None else None
+    current = tracking.status_after_read(session, raw, seen, began) if raw is not None else None
     return OrderRead(order, current)
 
 

@@ -132,13 +132,15 @@ def stored_order(session: CheckoutSession) -> order_status.StoredOrder | None:
 
 
 def status_after_read(session: CheckoutSession, order: Mapping[str, Any],
-                      seen: order_status.StoredOrder | None) -> OrderStatus:
+                      seen: order_status.StoredOrder | None,
+                      read_at: datetime | None = None) -> OrderStatus:
     """The status of the order a page has just read from the upstream (``seen``: as stored
-    before that read), stored as a status page's own read would store it: its status page then
-    shows it without reading the order a second time."""
+    before that read, which began at ``read_at``), stored as a status page's own read would
+    store it: its status page then shows it without reading the order a second time."""
     assert session.order_id is not None
     stored = get_state().order_statuses.fetch_and_store(session.order_id, session.flow,
-                                                        seen=seen, fetched=order)
+                                                        seen=seen, fetched=order,
+                                                        read_at=read_at)
     return _status_of(session, stored)
 
 

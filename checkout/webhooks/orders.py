@@ -17,6 +17,9 @@ mapping") and stores it under the same rule as webhooks:
   from before it does not roll the status back (outside that small tolerance);
 * the full-order fetch that follows a webhook (:mod:`checkout.webhooks.fetch`) stores the full
   order only: while webhooks flow, they alone move the status;
+* a full order is stored only over one read earlier than it (``fetched_at`` is when the read
+  began): a slow read that began before another's, and ends after it, does not put back what
+  was (a receipt read before the payout, stored after the paid-out one);
 * a status this order never had owes ``order_status_changed`` through the same UNIQUE
   (order_id, status) guard as webhooks, with ``event=None``.
 
@@ -221,37 +224,41 @@ class OrderStatuses:
             if kept is None:
                 raise
             return replace(kept, unanswered=True)   # a refusal (a 429): asked again later
-        self.fetch_and_store(order_id, flow, seen=seen, fetched=full)
-        return KeptOrder(full, utcnow())
+        self.fetch_and_store(order_id, flow, seen=seen, fetched=full, read_at=now)
+        return KeptOrder(full, now)
 
     def fetch_and_store(self, order_id: str, flow: str, *, seen: StoredOrder | None = None,
-                        apply_status: bool = True,
-                        fetched: Mapping[str, Any] | None = None) -> StoredOrder | None:
+                        apply_status: bool = True, fetched: Mapping[str, Any] | None = None,
+                        read_at: datetime | None = None) -> StoredOrder | None:
         """Ask the upstream for the full order and store it (and its status, by the rules
         above).
 
         ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
 
         ``fetched``: the order as the caller has just read it from the upstream (a page that
-        needed it anyway), stored without asking again. ``seen`` is then the row as read before
-        that read, None if nothing was stored: a webhook stored after it must win over what it
-        read.
+        needed it anyway), stored without asking again; ``read_at``: when that read began (by
+        default, now). ``seen`` is then the row as read before that read, None if nothing was
+        stored: a webhook stored after it must win over what it read.
         """
         engine = self.engine
         if seen is None and fetched is None:
             seen = get(engine, order_id)
-        tolerance = timedelta(
-            seconds=float(self.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
-        observed = utcnow() - tolerance
+        began = read_at if read_at is not None and fetched is not None else utcnow()
         full = dict(fetched) if fetched is not None else _fetch_raw(self.upstream, order_id, flow)
-        if _store(engine, order_id, flow, full, seen, observed, apply_status):
+        if _store(engine, order_id, flow, full, seen, began, self._tolerance(), apply_status):
             self.notify()
         return get(engine, order_id)
 
+    def _tolerance(self) -> timedelta:
+        return timedelta(seconds=float(self.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
+
 
 def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
-           seen: StoredOrder | None, observed: datetime, apply_status: bool) -> bool:
-    """Store a fetched order (and its status, by the rules above); True if a signal is owed."""
+           seen: StoredOrder | None, began: datetime, tolerance: timedelta,
+           apply_status: bool) -> bool:
+    """Store an order read from the upstream at ``began`` (and its status, by the rules above);
+    True if a signal is owed."""
+    observed = began - tolerance
     status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
     if status_time is None:
@@ -267,7 +274,7 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
                 dialect_insert(conn.dialect.name, orders_table).values(
                     order_id=order_id, flow=flow, status=status, previous_status=None,
                     status_updated_at=status_time, status_source="upstream",
-                    order_params=order_params, summary=None, full_order=full, fetched_at=now,
+                    order_params=order_params, summary=None, full_order=full, fetched_at=began,
                     hash=tx_hash, refreshed_at=now, version=1, fetch_due_at=None, fetch_seq=0,
                     fetch_attempts=0, created_at=now)
                 .on_conflict_do_nothing(index_elements=["order_id"])
@@ -296,8 +303,10 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
                                          order_params=moved.order_params or order_params,
                                          event_id=None, now=now)
         c = orders_table.c
-        conn.execute(update(orders_table).where(c.order_id == order_id)
-                     .values(full_order=full, fetched_at=now,
+        conn.execute(update(orders_table)
+                     .where(c.order_id == order_id,
+                            or_(c.fetched_at.is_(None), c.fetched_at <= began))
+                     .values(full_order=full, fetched_at=began,
                              refreshed_at=now if apply_status else c.refreshed_at,
                              hash=tx_hash if tx_hash else c.hash))
     return owed
