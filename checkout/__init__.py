@@ -70,9 +70,11 @@ class Checkout:
     def receipt_url(order_id: str, flow: str, locale: str | None = None) -> str:
         """The address of an order's receipt (call in an app context), for your own emails and
         order pages: absolute on the checkout's public address (``CHECKOUT_PUBLIC_URL``, else
-        ``SERVER_NAME``), else relative to your site. It opens for ``CHECKOUT_RECEIPT_DAYS``;
-        ``flow`` is the order's (``order_status_changed`` gives both), ``locale`` the language
-        it opens in (the reader can choose another)."""
+        ``SERVER_NAME``), else relative to your site. It opens until ``CHECKOUT_RECEIPT_DAYS``
+        after the order's last change (once paid out or refunded, after it was done), like every
+        link to that receipt, whenever it was made; ``flow`` is the order's
+        (``order_status_changed`` gives both), ``locale`` the language it opens in (the reader
+        can choose another)."""
         from .capabilities import receipt_token
         from .public_address import public_base
 

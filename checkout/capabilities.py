@@ -13,10 +13,17 @@ A **receipt token** opens one order's receipt (:mod:`checkout.views.receipts`): 
 its flow and the language it was made in, sealed the same way under a key of its own. It needs no
 session, so a receipt outlives the session's seven days.
 
-Both expire ``CHECKOUT_RECEIPT_DAYS`` (90 by default) after they are made: the ``exp`` claim is
-inside the encrypted token, so it cannot be moved. An order view token made before tokens carried
-one (the session id alone) is still read: it opens nothing once its session has ended, which is
-seven days at most.
+An order view token expires ``CHECKOUT_RECEIPT_DAYS`` (90 by default) after it was made: the
+``exp`` claim is inside the encrypted token, so it cannot be moved. An order view token made before
+tokens carried one (the session id alone) is still read: it opens nothing once its session has
+ended, which is seven days at most.
+
+A receipt's lifetime is its order's, not its link's (:func:`receipt_open`): every view of an
+order's page makes a new link, and a link made on the last day must not open for another 90. A
+receipt opens until ``CHECKOUT_RECEIPT_DAYS`` after its order's last change as the checkout has it
+stored: for an order paid out or refunded (final: nothing changes after), after it was done;
+whenever and however often its link was made. The token's own ``exp`` (the same days after it was
+made) counts only for an order the checkout has no record of.
 
 Rotating ``CHECKOUT_LAUNCH_SECRET`` retires the tokens made under the old one: a user coming back
 from a payment page with one then sees "not found" (the order itself is not affected).
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from flask import Flask, current_app
@@ -37,7 +45,7 @@ from .keys import derived_key
 from .sessions import CheckoutSession
 
 __all__ = ["order_view_token", "session_id_of", "OrderView", "ReceiptLink", "receipt_token",
-           "receipt_link_of", "receipt_locale_of"]
+           "receipt_link_of", "receipt_open"]
 
 ALGORITHMS = ["dir", "A256GCM"]
 HEADER = {"alg": "dir", "enc": "A256GCM"}
@@ -117,17 +125,20 @@ def session_id_of(token: str, app: Flask | None = None) -> str | None:
 
 @dataclass(frozen=True)
 class ReceiptLink:
-    """What a receipt token opens: one order of one flow, shown first in ``locale``."""
+    """What a receipt token names: one order of one flow, shown first in ``locale``;
+    ``made_until``: when the token itself expires (its ``exp``: for an order the checkout has no
+    record of)."""
 
     order_id: str
     flow: str
     locale: str | None
+    made_until: int
 
 
 def receipt_token(order_id: str, flow: str, locale: str | None = None,
                   app: Flask | None = None, *, now: float | None = None) -> str:
-    """A token that opens the receipt of ``order_id`` (of ``flow``) until
-    ``CHECKOUT_RECEIPT_DAYS`` from ``now``."""
+    """A token that opens the receipt of ``order_id`` (of ``flow``) for as long as
+    :func:`receipt_open` says (``now``: when it is made)."""
     claims: dict[str, Any] = {"oid": order_id, "flow": flow}
     if locale:
         claims["loc"] = locale
@@ -135,23 +146,31 @@ def receipt_token(order_id: str, flow: str, locale: str | None = None,
 
 
 def receipt_link_of(token: str, app: Flask | None = None) -> ReceiptLink | None:
-    """The order a receipt token opens, or None for anything not made by us or expired."""
-    claims = _open(app or current_app, RECEIPT, token)
+    """The order a receipt token names, expired or not (:func:`receipt_open` decides: the page
+    saying that the link has expired speaks the link's language, not the browser's), or None for
+    anything not made by us (altered: nothing of it can be read)."""
+    claims = _claims(app or current_app, RECEIPT, token)
     if claims is None:
         return None
     order_id, flow, locale = claims.get("oid"), claims.get("flow"), claims.get("loc")
-    if not isinstance(order_id, str) or not order_id or not isinstance(flow, str):
+    expires = claims.get("exp")
+    if not isinstance(order_id, str) or not order_id or not isinstance(flow, str) \
+            or isinstance(expires, bool) or not isinstance(expires, int):
         return None
-    return ReceiptLink(order_id, flow, locale if isinstance(locale, str) else None)
+    return ReceiptLink(order_id, flow, locale if isinstance(locale, str) else None, expires)
 
 
-def receipt_locale_of(token: str, app: Flask | None = None) -> str | None:
-    """The language a receipt token we made was made in, even once expired: the page saying
-    that the link has expired speaks the link's language, not the browser's. None for a token
-    not ours (altered: nothing of it can be read) or made without one."""
-    claims = _claims(app or current_app, RECEIPT, token)
-    locale = claims.get("loc") if claims is not None else None
-    return locale if isinstance(locale, str) else None
+def receipt_open(link: ReceiptLink, last_change: datetime | None, app: Flask | None = None, *,
+                 now: float | None = None) -> bool:
+    """Whether ``link``'s receipt still opens: until ``CHECKOUT_RECEIPT_DAYS`` after
+    ``last_change``, its order's last change as stored (for a final order, when it was done),
+    whenever the link was made; for an order the checkout has no record of (``None``), until the
+    token's own expiry."""
+    moment = time.time() if now is None else now
+    if last_change is None:
+        return link.made_until > moment
+    days = float((app or current_app).config["CHECKOUT_RECEIPT_DAYS"])
+    return last_change.timestamp() + days * DAY > moment
 
 
 class OrderView:

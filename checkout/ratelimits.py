@@ -18,7 +18,8 @@ under ``/s/<session>/``, one per session (``<category>_per_ip``, ``<category>_pe
 - ``quote``: the live price under the amount field;
 - ``form``: a step's form, the language menu, "I have paid";
 - ``create``, ``otp``, ``push_retry``, ``tx_hash``, ``kyc``: creating the order, a one-time code,
-  a new payment request to the phone, a transaction hash, identity documents.
+  a new payment request to the phone, a transaction hash, identity documents;
+- ``receipt``: an order's receipt (``/r/<token>``, no session): per address only.
 
 Beside the categories, ``photo_per_ip`` and ``photo_per_session`` count the KYC photos decoded
 (:func:`photo_decodes`), one each, rather than requests: a form whose fields are wrong decodes none,
@@ -116,6 +117,10 @@ DEFAULT_LIMITS: dict[str, str] = {
     # Identity documents: each POST may carry three photos of 10 MB.
     "kyc_per_session": "10/minute;40/hour",
     "kyc_per_ip": "60/minute;600/hour",
+    # An order's receipt: opened once or twice, printed, seen in another language. Its order is
+    # read from the store (checkout.views.receipts), but a client reloading receipts by the
+    # hundred still costs the database and, each max age, the upstream.
+    "receipt_per_ip": "60/minute;600/hour",
     # Not a category of requests: the photos those POSTs have decoded, one each (the costly part,
     # up to ~0.5 s of CPU and ~60 MB a photo). A person sends three, and again those refused.
     "photo_per_session": "15/minute;45/hour",

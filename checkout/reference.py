@@ -4,8 +4,10 @@ Reference data changes rarely, and a user on a slow phone connection should neve
 page then waits on at most the one upstream call it really needs (a quote, a create, an action).
 Entries live ``CHECKOUT_REFERENCE_TTL`` seconds. When a refresh fails and an older copy exists, the
 older copy is served (for up to ten times the TTL) rather than breaking the page: the quote and the
-order creation that follow are checked by the upstream against its current data anyway. That is
-logged once when it starts and once when a refresh succeeds again, not once per page served.
+order creation that follow are checked by the upstream against its current data anyway. So is it
+to a page that would otherwise wait behind another's refresh while the upstream is failing. A page
+that was given such a copy says so (:meth:`Catalog.out_of_date`). That is logged once when it
+starts and once when a refresh succeeds again, not once per page served.
 
 The cache belongs to the app's :class:`~checkout.state.CheckoutState`, so two apps in one process
 never share entries and nothing outlives its app.
@@ -96,9 +98,24 @@ class TTLCache:
                 return entry
         return None
 
+    def _servable(self, key: Hashable) -> _Entry | None:
+        """The entry of ``key`` past its TTL that may still be served while its reload fails."""
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None or self.clock() - entry.fetched_at >= self.ttl * self.stale_factor:
+            return None
+        return entry
+
     def has(self, key: Hashable) -> bool:
         """Whether ``get(key, ...)`` would answer now, without calling its loader."""
         return self._fresh(key) is not None
+
+    def expired(self, key: Hashable) -> bool:
+        """Whether ``key`` holds a copy past its TTL: one ``get`` serves only when its reload
+        failed (a ``get`` that reloaded it leaves it fresh)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            return entry is not None and self.clock() - entry.fetched_at >= self.ttl
 
     def get(self, key: Hashable, load: Callable[[], T]) -> T:
         entry = self._fresh(key)
@@ -110,6 +127,11 @@ class TTLCache:
         if not gate.acquire(blocking=False):
             refusal = self._refusal_of_load(key)
             if refusal is not None:
+                # Not waited for, as its reload would most likely fail: the last copy, if any.
+                stale = self._servable(key)
+                if stale is not None:
+                    self._serving_stale(key)
+                    return cast(T, stale.value)
                 raise refusal
             gate.acquire()
         with _held(gate):
@@ -127,9 +149,8 @@ class TTLCache:
                         self._loading[key] = used
                     value = load()
             except UpstreamError as exc:
-                stale = self._entries.get(key)
-                if stale is not None and \
-                        self.clock() - stale.fetched_at < self.ttl * self.stale_factor:
+                stale = self._servable(key)
+                if stale is not None:
                     self._serving_stale(key)
                     return cast(T, stale.value)       # the waiters will try, and find it too
                 if not getattr(exc, "never_sent", False):
@@ -334,6 +355,17 @@ class Catalog:
                      carrier: str | None = None) -> bool:
         """Whether :meth:`limits` would answer without asking the upstream."""
         return self.cache.has(self._limits_key(network, asset, country, channel, carrier))
+
+    def out_of_date(self, corridor: dict[str, Any] | None = None) -> bool:
+        """Whether the countries, the pairs (or ``corridor``'s limits: :meth:`limits`'
+        arguments) just given are a copy kept past its time, their refresh having failed: a page
+        showing them says so."""
+        keys = [self.countries_key, self.pairs_key]
+        if corridor is not None:
+            keys.append(self._limits_key(corridor["network"], corridor["asset"],
+                                         corridor["country"], corridor["channel"],
+                                         corridor.get("carrier")))
+        return any(self.cache.expired(key) for key in keys)
 
 
 class OnrampCatalog(Catalog):

@@ -19,8 +19,10 @@ class UpstreamSpy:
         state = app.extensions["checkout"]
         self.sandbox = state.sandbox
         assert self.sandbox is not None, "the spy stands in front of the embedded sandbox"
+        # (method, path) and, for a call with a query, (method, "path?query") too
         self.calls: Counter[tuple[str, str]] = Counter()
-        # path -> the Retry-After to send with a 429 (None: a 429 without one)
+        # path, or "path?query" (one order's read), -> the Retry-After to send with a 429
+        # (None: a 429 without one)
         self.too_many: dict[str, str | None] = {}
         mount_wsgi_app(state.upstream.http, EMBEDDED_SANDBOX_URL, self,
                        environ_extras=embedded_sandbox.public_base)
@@ -30,11 +32,15 @@ class UpstreamSpy:
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         method, path = environ["REQUEST_METHOD"], environ["PATH_INFO"]
+        query = environ.get("QUERY_STRING", "")
         self.calls[(method, path)] += 1
-        if path in self.too_many:
+        if query:
+            self.calls[(method, f"{path}?{query}")] += 1
+        refused = next((key for key in (f"{path}?{query}", path) if key in self.too_many), None)
+        if refused is not None:
             headers = [("Content-Type", "application/json")]
-            if self.too_many[path] is not None:
-                headers.append(("Retry-After", str(self.too_many[path])))
+            if self.too_many[refused] is not None:
+                headers.append(("Retry-After", str(self.too_many[refused])))
             start_response("429 Too Many Requests", headers)
             return [b'{"message": "Too many requests"}']
         return self.sandbox(environ, start_response)

@@ -22,9 +22,13 @@ worker. The breaker is told once per request, whatever its retries: a GET retrie
 one failure. The trial call of a half-open breaker is sent once, never retried.
 
 A 429 is never retried either, here or later in a loop: the upstream's ``Retry-After`` (else
-``RATE_LIMIT_WAIT``) is kept on the ``UpstreamRateLimited`` and remembered per endpoint, and until
-it has passed this process refuses calls to that endpoint itself, without sending them. Status polls,
-a user pressing again, the webhook fetcher: none of them reaches an upstream that asked us to wait.
+``RATE_LIMIT_WAIT``) is kept on the ``UpstreamRateLimited`` and remembered for what was refused,
+and until it has passed this process refuses those calls itself, without sending them. Status
+polls, a user pressing again, the webhook fetcher: none of them reaches an upstream that asked us
+to wait. What was refused is the endpoint and, for a call about one order (``orderId`` or
+``orderParams`` in its query or body; an id in the path is part of the path), that order alone:
+one order's wait never stops the reads of every other order (receipts, status pages). A call that
+names no order (prices, limits, reference data) waits for its whole endpoint.
 
 Logging: one line per attempt with method, path, status and duration. Never the query string (it may
 carry e-mail addresses, phone numbers and wallet addresses), never a header. The same attempt is
@@ -94,6 +98,9 @@ _ERROR_BODY_CHARS = 500
 # Retry-After of a day (a misconfigured proxy) must not stop this process's checkout for a day.
 RATE_LIMIT_WAIT = 30.0
 RATE_LIMIT_MAX_WAIT = 900.0
+# What names the one order a call is about, in its query or its body: a 429 for it is that
+# order's wait, not its endpoint's.
+ORDER_KEYS = ("orderId", "orderParams")
 # Calls of one process waiting on the upstream at once, and how long one more waits for a place.
 MAX_IN_FLIGHT = 8
 PLACE_WAIT = 1.0
@@ -310,35 +317,51 @@ def _retry_after(response: requests.Response) -> float | None:
     return seconds if seconds >= 0 else None
 
 
+def refused_subject(params: Mapping[str, object] | None,
+                    body: Mapping[str, object] | None) -> str:
+    """The one order a call is about (``orderId=...``), as its 429 wait is kept; "" for a call
+    about no one order (its whole endpoint waits)."""
+    for given in (params, body):
+        for name in ORDER_KEYS:
+            value = (given or {}).get(name)
+            if value is not None:
+                return f"{name}={value}"
+    return ""
+
+
 class WaitList:
-    """Endpoints the upstream asked us to leave alone (429), each until when (monotonic clock).
+    """What the upstream asked us to leave alone (429), each until when (monotonic clock): an
+    endpoint, or one order of it (``subject``, :func:`refused_subject`).
 
     Thread-safe: one client serves every request of the process. Entries go once their time is
-    over, so the list holds at most the endpoints limited in the last ``RATE_LIMIT_MAX_WAIT``.
+    over, so the list holds at most what was limited in the last ``RATE_LIMIT_MAX_WAIT``.
     """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self._until: dict[tuple[str, str], float] = {}
+        self._until: dict[tuple[str, str, str], float] = {}
         self._lock = threading.Lock()
 
-    def remaining(self, method: str, path: str) -> float:
-        """Seconds still to wait before ``method path`` may be sent (0: send it)."""
+    def remaining(self, method: str, path: str, subject: str = "") -> float:
+        """Seconds still to wait before ``method path`` (about ``subject``) may be sent (0: send
+        it)."""
+        key = (method, path, subject)
         with self._lock:
-            until = self._until.get((method, path))
+            until = self._until.get(key)
             if until is None:
                 return 0.0
             left = until - self.clock()
             if left <= 0:
-                del self._until[(method, path)]
+                del self._until[key]
                 return 0.0
             return left
 
-    def wait(self, method: str, path: str, seconds: float) -> None:
+    def wait(self, method: str, path: str, seconds: float, subject: str = "") -> None:
+        key = (method, path, subject)
         now = self.clock()
         with self._lock:
-            self._until = {key: until for key, until in self._until.items() if until > now}
-            self._until[(method, path)] = max(self._until.get((method, path), now), now + seconds)
+            self._until = {kept: until for kept, until in self._until.items() if until > now}
+            self._until[key] = max(self._until.get(key, now), now + seconds)
 
 
 @dataclass(frozen=True)
@@ -351,6 +374,7 @@ class _Call:
     body: Mapping[str, object] | None
     expect_json: bool
     endpoint: str                       # the route template (metrics, the breaker's family)
+    subject: str = ""                   # the one order it is about, if any (the 429 wait list)
 
 
 @dataclass
@@ -406,7 +430,8 @@ class Transport:
         now, whatever they remember of the last seconds, and its answer is not theirs to count.
         """
         method = method.upper()
-        waiting = self.waits.remaining(method, path)
+        subject = refused_subject(params, body)
+        waiting = self.waits.remaining(method, path, subject)
         if waiting:
             log.debug("upstream %s %s: not sent, the upstream asked us to wait %.0f s more",
                      method, path, waiting)
@@ -414,7 +439,7 @@ class Transport:
                                           status=429, method=method, path=path)
             limited.retry_after = waiting
             raise limited
-        call = _Call(method, path, params, body, expect_json, endpoint or path)
+        call = _Call(method, path, params, body, expect_json, endpoint or path, subject)
         if probe:
             return self._attempts(call, 1, _Verdict())
         breaker = self.breakers.of(method, call.endpoint, params)
@@ -472,7 +497,8 @@ class Transport:
                 self._pause(method, path, attempt, _retry_after(response))
                 continue
             try:
-                answer = self._interpret(response, content, method, path, call.expect_json)
+                answer = self._interpret(response, content, method, path, call.expect_json,
+                                         call.subject)
             except (UpstreamUnavailable, UpstreamBadResponse):
                 verdict.answered = False
                 raise
@@ -589,7 +615,7 @@ class Transport:
         self.sleep(delay)
 
     def _interpret(self, response: requests.Response, content: bytes, method: str, path: str,
-                   expect_json: bool) -> Any:
+                   expect_json: bool, subject: str = "") -> Any:
         status = response.status_code
         if 200 <= status < 300:
             if not expect_json:
@@ -607,7 +633,7 @@ class Transport:
             asked = _retry_after(response)
             error.retry_after = min(RATE_LIMIT_MAX_WAIT,
                                     RATE_LIMIT_WAIT if asked is None else asked)
-            self.waits.wait(method, path, error.retry_after)
+            self.waits.wait(method, path, error.retry_after, subject)
             log.warning("upstream %s %s asked us to wait %.0f s (429)", method, path,
                         error.retry_after)
         raise error

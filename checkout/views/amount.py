@@ -21,7 +21,7 @@ from flask import request
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from ..errors import UpstreamError, UpstreamRateLimited, UpstreamRejected
+from ..errors import UpstreamError, UpstreamRateLimited, UpstreamRejected, UpstreamUnavailable
 from ..forms import FormResult, amount_bounds, clean_amount, clean_corridor
 from ..htmx import htmx_redirect, is_htmx, render
 from ..i18n import by_name, format_crypto, format_money, money_locale
@@ -256,7 +256,17 @@ class AmountStep(StepPage):
                 and channel.carrier(values.get("carrierCode")) is None \
                 and not session.is_locked("carrierCode"):
             values["carrierCode"] = channel.carriers[0].code
-        limits = self.limits(values)
+        corridor = self.corridor(values)
+        try:
+            limits = catalog.limits(**corridor) if corridor is not None else None
+        except UpstreamUnavailable:
+            limits = None           # never read, and the upstream does not answer: the form
+            corridor = None         # without them (its price says it is not available)
+            out_of_date = True
+        else:
+            # The choices are a copy kept past its time, the upstream not answering: said so
+            # above the form, rather than a "try again" page in place of it.
+            out_of_date = catalog.out_of_date(corridor)
         low, high = amount_bounds(limits, values["currency"]) if limits is not None \
             else (None, None)
         assets = catalog.assets(values.get("network")) if values.get("network") \
@@ -281,7 +291,8 @@ class AmountStep(StepPage):
                       suggestions=(result.facts.get("amount_suggestions") if result else None),
                       heading=(self.texts.heading_for(session) if self.texts.heading_for
                                else None) or self.texts.heading,
-                      money_locale=money_locale(values.get("countryIsoCode")), price=price)
+                      money_locale=money_locale(values.get("countryIsoCode")), price=price,
+                      out_of_date=out_of_date)
 
     def get(self, session: CheckoutSession) -> Response:
         if is_htmx() and request.args:

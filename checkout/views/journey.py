@@ -578,8 +578,13 @@ def create(session: CheckoutSession) -> Response:
                                    request.form.get("review_digest"))
     if result.outcome is Outcome.CREATED:
         step = after_create(result.session or session)
-        if result.order is not None and step == payment_step(flow):
-            get_state().just_created.keep(flow.name, result.order)
+        if result.order is not None:
+            # The create's answer is the order's first read: kept as its last known state, for
+            # its pages to show while the upstream does not answer.
+            get_state().order_statuses.fetch_and_store(result.order.id, flow.name,
+                                                       fetched=result.order.raw)
+            if step == payment_step(flow):
+                get_state().just_created.keep(flow.name, result.order)
         return htmx_redirect(step_url(session, step))
     if result.outcome is Outcome.BUSY:
         return render("checkout/journey/creating.html", "checkout/journey/_creating.html",

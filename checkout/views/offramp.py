@@ -365,20 +365,18 @@ def show_order(session: CheckoutSession, *, message: str | None = None,
     """The deposit while the user still has to send the crypto, else the order's status (one
     upstream call: the order itself, unless ``order`` is given)."""
     assert session.order_id is not None
-    seen = fetched = None
+    current = None
     if order is None:
         read = status_views.read_order(session, flow().fetch_order, OfframpOrder.from_json)
         if read is None:
             return status_views.show_status(session)    # its stored status, said so
-        order, fetched, seen = read.order, read.fetched, read.seen
+        order, current = read.order, read.current
         if read.known_at is not None:
             message = message or tracking.known_at_text(read.known_at)
     if not user_pays(session) or order.status != "initiated" \
             or session.deposit.get("confirmed") or order.hash:
-        # The status page, from the order just read (not from a create's kept answer, which may
-        # be older than what a webhook stored since).
-        current = tracking.status_after_read(session, fetched.raw, seen) \
-            if fetched is not None else None
+        # The status page, from the order just read and stored (a create's kept answer, stored
+        # when it came, is not the order as it is now: the page reads that).
         return status_views.show_status(session, message=message, current=current)
     deposit = _deposit(order, testnet=current_app.config["CHECKOUT_TESTNET"])
     top_level = tracking.framing(session) == tracking.TOP_LEVEL

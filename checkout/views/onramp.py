@@ -154,20 +154,18 @@ def show_pay(session: CheckoutSession, *, message: str | None = None,
     """The transfer step of the session's order (one upstream call: the order itself, unless
     ``order`` is given)."""
     assert session.order_id is not None
-    seen = fetched = None
+    current = None
     if order is None:
         read = status_views.read_order(session, flow().fetch_order, OnrampOrder.from_json)
         if read is None:
             return status_views.show_status(session)    # its stored status, said so
-        order, fetched, seen = read.order, read.fetched, read.seen
+        order, current = read.order, read.current
         if read.known_at is not None:
             message, message_kind = tracking.known_at_text(read.known_at), "info"
     instructions = order.transfer_instructions
     if order.status != "swap_initiated" or instructions is None:
-        # Moved on: the status page, from the order just read (a create's kept answer may be
-        # older than what a webhook stored since, so that one is not stored).
-        current = tracking.status_after_read(session, fetched.raw, seen) \
-            if fetched is not None else None
+        # Moved on: the status page, from the order just read and stored (a create's kept
+        # answer, stored when it came, is not the order as it is now: the page reads that).
         return status_views.show_status(session, message=message, current=current)
     # The pay page opened top-level (a resume link on another device) must not use up the framed
     # page's order-created. A browser that says nothing about framing (no fetch metadata) is most

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from flask import current_app, g, redirect, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
-from .. import order_status
 from ..addresses import explorer_tx_url
 from ..capabilities import OrderView, session_id_of
 from ..errors import UpstreamUnavailable
@@ -47,34 +46,36 @@ SLOW_POLL = "every 30s"      # an unpaid order that expired may still be paid la
 
 @dataclass(frozen=True)
 class OrderRead(Generic[OrderT]):
-    """An order's page's read of it: ``order`` as the upstream gives it now (``fetched``, the
-    same) or, while it does not answer, as last read (``known_at`` says when); ``seen``: the
-    stored row as before the read."""
+    """An order's page's read of it: ``order`` as the upstream gives it now, stored (``current``:
+    its status so stored), or, while it does not answer, as last read (``known_at`` says when)."""
 
     order: OrderT
-    fetched: OrderT | None
-    seen: order_status.StoredOrder | None
+    current: tracking.OrderStatus | None
     known_at: datetime | None = None
 
 
 def read_order(session: CheckoutSession, fetch: Callable[[str], OrderT],
                parse: Callable[[Any], OrderT]) -> OrderRead[OrderT] | None:
-    """The session's order from the upstream, or as last read while it does not answer; None
-    when only its stored status is known (the caller then shows the status page, which says so).
-    Raises the upstream's error when nothing of the order is kept, and a 429 (whose page says
-    when to ask again)."""
+    """The session's order from the upstream, stored as its last known state (every read is:
+    the page shows it again, saying when, once the upstream stops answering), or as last read
+    while it does not answer; None when only its stored status is known (the caller then shows
+    the status page, which says so). Raises the upstream's error when nothing of the order is
+    kept, and a 429 (whose page says when to ask again)."""
     assert session.order_id is not None
     seen = tracking.stored_order(session)
+    began = datetime.now(UTC)
     try:
         order = fetch(session.order_id)
-        return OrderRead(order, order, seen)
     except UpstreamUnavailable:
         kept = tracking.last_read(seen)
         if kept is None:
             if seen is not None:
                 return None
             raise
-        return OrderRead(parse(kept[0]), None, seen, kept[1])
+        return OrderRead(parse(kept[0]), None, kept[1])
+    raw = getattr(order, "raw", None)
+    current = tracking.status_after_read(session, raw, seen, began) if raw is not None else None
+    return OrderRead(order, current)
 
 
 def resume_context(session: CheckoutSession, provider_resume_url: str | None = None,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from flask import current_app, request
@@ -97,10 +97,12 @@ def last_read(seen: order_status.StoredOrder | None) -> tuple[Mapping[str, Any],
     return seen.full_order, fetched_at
 
 
-def known_at_text(moment: datetime) -> str:
-    """What a page of an order says when the upstream cannot be asked, shown as last read."""
+def known_at_text(moment: datetime, zone: tzinfo | None = None) -> str:
+    """What a page of an order says when the upstream cannot be asked, shown as last read: on
+    the customer's clock, ``zone`` (the order's country's; by default the session's), as the
+    page's other dates are."""
     return _("Our payment partner is not answering right now. These are the details as we "
-             "last read them, at %(time)s.", time=format_datetime(moment))
+             "last read them, at %(time)s.", time=format_datetime(moment, zone=zone))
 
 
 def out_of_date(current: OrderStatus) -> datetime | None:
@@ -130,13 +132,15 @@ def stored_order(session: CheckoutSession) -> order_status.StoredOrder | None:
 
 
 def status_after_read(session: CheckoutSession, order: Mapping[str, Any],
-                      seen: order_status.StoredOrder | None) -> OrderStatus:
+                      seen: order_status.StoredOrder | None,
+                      read_at: datetime | None = None) -> OrderStatus:
     """The status of the order a page has just read from the upstream (``seen``: as stored
-    before that read), stored as a status page's own read would store it: its status page then
-    shows it without reading the order a second time."""
+    before that read, which began at ``read_at``), stored as a status page's own read would
+    store it: its status page then shows it without reading the order a second time."""
     assert session.order_id is not None
     stored = get_state().order_statuses.fetch_and_store(session.order_id, session.flow,
-                                                        seen=seen, fetched=order)
+                                                        seen=seen, fetched=order,
+                                                        read_at=read_at)
     return _status_of(session, stored)
 
 

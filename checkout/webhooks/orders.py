@@ -17,13 +17,22 @@ mapping") and stores it under the same rule as webhooks:
   from before it does not roll the status back (outside that small tolerance);
 * the full-order fetch that follows a webhook (:mod:`checkout.webhooks.fetch`) stores the full
   order only: while webhooks flow, they alone move the status;
+* a full order is stored only over one read earlier than it (``fetched_at`` is when the read
+  began): a slow read that began before another's, and ends after it, does not put back what
+  was (a receipt read before the payout, stored after the paid-out one);
 * a status this order never had owes ``order_status_changed`` through the same UNIQUE
   (order_id, status) guard as webhooks, with ``event=None``.
+
+A page that shows the whole order (a receipt: :meth:`OrderStatuses.kept_order`) is served the
+order as last read, and reads it again only when that read is older than
+``CHECKOUT_STATUS_MAX_AGE`` (one caller at a time: a conditional UPDATE of ``fetched_at``), and
+never once it was read final: a final order does not change. Reloading receipts costs the
+upstream at most one read per order and max age, whoever reloads them.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -100,6 +109,17 @@ class StoredOrder:
         return self.status in FINAL_STATUSES
 
 
+@dataclass(frozen=True)
+class KeptOrder:
+    """An order as last read from the upstream (its JSON, ``order``, read at ``read_at``), for
+    a page that shows all of it; ``unanswered``: a read was due and the upstream did not answer
+    it (the page says it shows the order as last read, and when)."""
+
+    order: Mapping[str, Any]
+    read_at: datetime
+    unanswered: bool = False
+
+
 def webhook_status_of(flow: str | None, order_status: str | None) -> str | None:
     """The webhook status for an on-ramp or off-ramp order status (None if unknown)."""
     table = ONRAMP_TO_WEBHOOK if flow == "onramp" else OFFRAMP_TO_WEBHOOK if flow == "offramp" \
@@ -171,34 +191,74 @@ class OrderStatuses:
                 return stored       # it answered (a refusal): asked again after the max age
             raise
 
+    def kept_order(self, order_id: str, flow: str, seen: StoredOrder | None) -> KeptOrder:
+        """The whole order for a page that shows it (a receipt), as last read: read again (and
+        stored, with its status, like a status page's read) only when the last read is older
+        than ``CHECKOUT_STATUS_MAX_AGE`` and was not of a final order, by one caller at a time.
+
+        ``seen`` is the order's row as the caller has just read it (None: nothing stored).
+        Raises the upstream's error when nothing of the order was ever read.
+        """
+        max_age = timedelta(seconds=float(self.config.get("CHECKOUT_STATUS_MAX_AGE", 30)))
+        now = utcnow()
+        kept = _kept(seen)
+        if kept is not None:
+            final = webhook_status_of(flow, kept.order.get("status")) in FINAL_STATUSES
+            if final or kept.read_at > now - max_age:
+                return kept
+            if not _claim_read(self.engine, order_id, now, max_age):
+                return kept         # another request is reading it right now
+        try:
+            full = _fetch_raw(self.upstream, order_id, flow)
+        except (OrderNotAvailable, UpstreamNotFound):
+            if kept is None:
+                raise
+            return kept
+        except UpstreamUnavailable:
+            if kept is None:
+                raise
+            # Not read after all: the time of the last read stays, as the page says.
+            _release_read(self.engine, order_id, now, kept.read_at)
+            return replace(kept, unanswered=True)
+        except UpstreamError:
+            if kept is None:
+                raise
+            return replace(kept, unanswered=True)   # a refusal (a 429): asked again later
+        self.fetch_and_store(order_id, flow, seen=seen, fetched=full, read_at=now)
+        return KeptOrder(full, now)
+
     def fetch_and_store(self, order_id: str, flow: str, *, seen: StoredOrder | None = None,
-                        apply_status: bool = True,
-                        fetched: Mapping[str, Any] | None = None) -> StoredOrder | None:
+                        apply_status: bool = True, fetched: Mapping[str, Any] | None = None,
+                        read_at: datetime | None = None) -> StoredOrder | None:
         """Ask the upstream for the full order and store it (and its status, by the rules
         above).
 
         ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
 
         ``fetched``: the order as the caller has just read it from the upstream (a page that
-        needed it anyway), stored without asking again. ``seen`` is then the row as read before
-        that read, None if nothing was stored: a webhook stored after it must win over what it
-        read.
+        needed it anyway), stored without asking again; ``read_at``: when that read began (by
+        default, now). ``seen`` is then the row as read before that read, None if nothing was
+        stored: a webhook stored after it must win over what it read.
         """
         engine = self.engine
         if seen is None and fetched is None:
             seen = get(engine, order_id)
-        tolerance = timedelta(
-            seconds=float(self.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
-        observed = utcnow() - tolerance
+        began = read_at if read_at is not None and fetched is not None else utcnow()
         full = dict(fetched) if fetched is not None else _fetch_raw(self.upstream, order_id, flow)
-        if _store(engine, order_id, flow, full, seen, observed, apply_status):
+        if _store(engine, order_id, flow, full, seen, began, self._tolerance(), apply_status):
             self.notify()
         return get(engine, order_id)
 
+    def _tolerance(self) -> timedelta:
+        return timedelta(seconds=float(self.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
+
 
 def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
-           seen: StoredOrder | None, observed: datetime, apply_status: bool) -> bool:
-    """Store a fetched order (and its status, by the rules above); True if a signal is owed."""
+           seen: StoredOrder | None, began: datetime, tolerance: timedelta,
+           apply_status: bool) -> bool:
+    """Store an order read from the upstream at ``began`` (and its status, by the rules above);
+    True if a signal is owed."""
+    observed = began - tolerance
     status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
     if status_time is None:
@@ -214,7 +274,7 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
                 dialect_insert(conn.dialect.name, orders_table).values(
                     order_id=order_id, flow=flow, status=status, previous_status=None,
                     status_updated_at=status_time, status_source="upstream",
-                    order_params=order_params, summary=None, full_order=full, fetched_at=now,
+                    order_params=order_params, summary=None, full_order=full, fetched_at=began,
                     hash=tx_hash, refreshed_at=now, version=1, fetch_due_at=None, fetch_seq=0,
                     fetch_attempts=0, created_at=now)
                 .on_conflict_do_nothing(index_elements=["order_id"])
@@ -243,8 +303,10 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
                                          order_params=moved.order_params or order_params,
                                          event_id=None, now=now)
         c = orders_table.c
-        conn.execute(update(orders_table).where(c.order_id == order_id)
-                     .values(full_order=full, fetched_at=now,
+        conn.execute(update(orders_table)
+                     .where(c.order_id == order_id,
+                            or_(c.fetched_at.is_(None), c.fetched_at <= began))
+                     .values(full_order=full, fetched_at=began,
                              refreshed_at=now if apply_status else c.refreshed_at,
                              hash=tx_hash if tx_hash else c.hash))
     return owed
@@ -268,6 +330,32 @@ def _release_refresh(engine: Engine, order_id: str, claimed: datetime,
                      .where(orders_table.c.order_id == order_id,
                             orders_table.c.refreshed_at == claimed)
                      .values(refreshed_at=before))
+
+
+def _kept(stored: StoredOrder | None) -> KeptOrder | None:
+    if stored is None or not stored.full_order or stored.fetched_at is None:
+        return None
+    return KeptOrder(stored.full_order, stored.fetched_at)
+
+
+def _claim_read(engine: Engine, order_id: str, now: datetime, max_age: timedelta) -> bool:
+    """The one read of the whole order due now, if no other caller has claimed it."""
+    with write_transaction(engine) as conn:
+        return conn.execute(
+            update(orders_table)
+            .where(orders_table.c.order_id == order_id,
+                   orders_table.c.fetched_at <= now - max_age)
+            .values(fetched_at=now)).rowcount == 1
+
+
+def _release_read(engine: Engine, order_id: str, claimed: datetime, before: datetime) -> None:
+    """Give back a read claimed at ``claimed`` that got no answer: ``fetched_at`` as it was,
+    unless another read stored the order meanwhile."""
+    with write_transaction(engine) as conn:
+        conn.execute(update(orders_table)
+                     .where(orders_table.c.order_id == order_id,
+                            orders_table.c.fetched_at == claimed)
+                     .values(fetched_at=before))
 
 
 def _fetch_raw(upstream: Any, order_id: str, flow: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from flask import Flask, Response
 from checkout import Checkout
 from checkout.errors import ConfigurationError
 from checkout.ratelimits import DEFAULT_LIMITS, RateLimited, client_address, mark_of, photo_decodes
+from checkout.views.receipts import receipt_url
 
 from ..conftest import make_app
 from .conftest import Shopper
@@ -55,11 +56,15 @@ def assert_too_many(response, *, within: int = 60) -> None:
     assert re.search(rf"Try again in {wait} seconds?\.", body), body[-1500:]
 
 
+# Categories of requests without a session: limited per address alone.
+SESSIONLESS = {"open", "receipt"}
+
+
 def test_every_category_has_a_request_and_both_limits():
-    assert set(REQUESTS) | {"open"} == set(CATEGORIES)
+    assert set(REQUESTS) | SESSIONLESS == set(CATEGORIES)
     for name in CATEGORIES:
         assert f"{name}_per_ip" in DEFAULT_LIMITS
-        assert name == "open" or f"{name}_per_session" in DEFAULT_LIMITS
+        assert name in SESSIONLESS or f"{name}_per_session" in DEFAULT_LIMITS
 
 
 def test_every_route_of_the_checkout_is_limited_or_says_why(config):
@@ -112,6 +117,19 @@ def test_opening_sessions_is_limited_per_address(config):
     assert_too_many(shopper.get("/offramp"))
     assert_too_many(shopper.get("/launch?token=x"))
     assert shopper.at("203.0.113.9").get("/onramp").status_code == 303
+
+
+def test_receipts_are_limited_per_address(config):
+    """A client reloading receipts by the hundred: 429 for its address, not for another's."""
+    app = limited_app(config, receipt_per_ip="3/minute")
+    shopper = Shopper(app)
+    with app.test_request_context():
+        links = [receipt_url("0" * 24, "onramp"), receipt_url("1" * 24, "offramp")]
+    prefix = app.config["CHECKOUT_URL_PREFIX"]
+    answers = [shopper.get(links[n % 2].removeprefix(prefix)) for n in range(3)]
+    assert all(a.status_code != 429 for a in answers), [a.status_code for a in answers]
+    assert_too_many(shopper.get(links[1].removeprefix(prefix)))
+    assert shopper.at("203.0.113.9").get(links[0].removeprefix(prefix)).status_code != 429
 
 
 def test_the_hourly_limit_holds_once_the_minute_has_passed(config, limiter_clock):

@@ -232,6 +232,28 @@ def test_after_a_429_the_endpoint_is_left_alone_until_the_wait_is_over(client, c
     assert len(responses.calls) == 3
 
 
+@responses.activate
+def test_a_429_for_one_order_leaves_every_other_order_alone(client, clock):
+    """Receipts and status pages read orders all the time: the upstream refusing one order's read
+    must not stop every order's read in the process for up to 15 minutes."""
+    url = f"{BASE}/api/onramp/order"
+    other = {**ORDER, "_id": "ord_2", "orderId": "ord_2"}
+    responses.add(responses.GET, url, status=429, headers={"Retry-After": "600"},
+                  match=[responses.matchers.query_param_matcher({"orderId": "ord_1"})])
+    responses.add(responses.GET, url, json=other,
+                  match=[responses.matchers.query_param_matcher({"orderId": "ord_2"})])
+    responses.add(responses.POST, f"{BASE}/api/onramp/order/confirm", body="order confirmed")
+    with pytest.raises(errors.UpstreamRateLimited):
+        client.onramp_order(order_id="ord_1")
+    with pytest.raises(errors.UpstreamRateLimited) as again:     # that one waits, not sent
+        client.onramp_order(order_id="ord_1")
+    assert again.value.retry_after == pytest.approx(600)
+    assert len(responses.calls) == 1
+    assert client.onramp_order(order_id="ord_2").id == "ord_2"   # another order is read
+    client.onramp_confirm_order(order_id="ord_1")                # and another endpoint
+    assert len(responses.calls) == 3
+
+
 # -- status and body mapping -----------------------------------------------------------------
 
 

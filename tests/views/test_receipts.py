@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from html import unescape
 from typing import Any
@@ -13,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from flask import Flask
 from joserfc import jwe
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 
 from checkout import Checkout
 from checkout.addresses import eip55_checksum
@@ -23,16 +24,25 @@ from checkout.capabilities import (
     _key,
     order_view_token,
     receipt_link_of,
+    receipt_open,
     receipt_token,
 )
 from checkout.errors import UpstreamTimeout
 from checkout.i18n import format_crypto, format_money
 from checkout.state import get_state
-from checkout.store.tables import sessions_table
+from checkout.store.tables import orders_table, sessions_table
+from checkout.webhooks.store import utcnow
 from tests.conftest import make_app
 
 from ..support.waiting import wait_for
-from .conftest import EVM_ADDRESS, Flow, move_sandbox_order, sandbox_order
+from ..upstream_spy import UpstreamSpy
+from .conftest import (
+    EVM_ADDRESS,
+    Flow,
+    move_sandbox_order,
+    order_reads,
+    sandbox_order,
+)
 from .test_assets import BOTH, asset_addresses, decoded
 from .test_offramp import Sale
 
@@ -129,9 +139,11 @@ def test_an_on_ramp_receipt_is_the_orders_own_account_of_it(flow, client, app):
 def test_the_fees_are_the_orders_not_the_quotes(flow, client, app):
     """What the upstream recorded on the order is what the receipt says, even where the quote the
     user saw said otherwise."""
-    status = paid_on_ramp(flow)
-    order = sandbox_order(app, flow.session.order_id)
-    order.data["feeAmountLocalCurrencyService"] = 81.25
+    flow.to_pay("manual")
+    sandbox_order(app, flow.session.order_id).data["feeAmountLocalCurrencyService"] = 81.25
+    flow.follow(flow.post("/pay/confirm"))
+    settle(app, flow.session.order_id)
+    status = flow.get("/status").get_data(as_text=True)
     html = client.get(receipt_link(status)).get_data(as_text=True)
     assert row(html, "Service fee") == "₦81.25"
 
@@ -426,36 +438,146 @@ def test_the_receipt_outlives_the_session(flow, client, app):
 
 def test_the_receipt_shows_the_order_as_last_read_while_the_upstream_is_down(flow, client, app,
                                                                           monkeypatch):
-    link = receipt_link(paid_on_ramp(flow))
+    """An order not final yet, whose read is due (the max age here is 0): the upstream does not
+    answer it."""
+    flow.to_pay("manual")
+    link = receipt_link(flow.get("/status").get_data(as_text=True))
     with app.app_context():
-        onramp = get_state().flows["onramp"]
+        upstream = get_state().upstream
 
-    def down(order_id: str) -> Any:
+    def down(**kwargs: Any) -> Any:
         raise UpstreamTimeout("read timed out")
 
-    monkeypatch.setattr(onramp, "fetch_order", down)
+    monkeypatch.setattr(upstream, "onramp_order", down)
     html = client.get(link).get_data(as_text=True)
-    assert "as we last read them" in html
+    note = re.search(r"as we last read them, at ([^<]+)\.</p>", html)
+    # On the user's clock, as the receipt's date is (not UTC beside it).
+    assert note and note.group(1).endswith("(Nigeria Time)"), html[:3000]
+    assert shown(html, "receipt-date").endswith("(Nigeria Time)")
     assert shown(html, "order-reference") == flow.session.order_id
     assert shown(html, "pay-amount").startswith("₦")
+
+
+# -- what reloading receipts costs the upstream ---------------------------------------------------
+
+ADDRESSES = ("198.51.100.7", "198.51.100.8", "203.0.113.20")
+
+
+def reload(client: Any, link: str, times: int) -> None:
+    """``link`` opened ``times`` times, from a few addresses in turn."""
+    for n in range(times):
+        page = client.get(link, environ_base={"REMOTE_ADDR": ADDRESSES[n % len(ADDRESSES)]})
+        assert page.status_code == 200, page.status_code
+
+
+def test_a_final_order_s_receipt_never_reads_it_again(flow, client, app, monkeypatch):
+    link = receipt_link(paid_on_ramp(flow))         # its status page read it paid out
+    reads = order_reads(app, monkeypatch)
+    reload(client, link, 12)
+    assert reads == []
+
+
+def test_receipt_reloads_read_an_order_at_most_once_per_max_age(flow, client, app, monkeypatch):
+    monkeypatch.setitem(app.config, "CHECKOUT_WEBHOOK_FETCH_ORDERS", False)    # only pages read
+    flow.to_pay("manual")
+    order_id = flow.session.order_id
+    link = receipt_link(flow.get("/status").get_data(as_text=True))
+    monkeypatch.setitem(app.config, "CHECKOUT_STATUS_MAX_AGE", 30)
+    reads = order_reads(app, monkeypatch)
+    reload(client, link, 12)
+    assert reads == []                  # the status page read it a moment ago
+    with app.app_context():
+        with get_state().engine.begin() as conn:
+            conn.execute(update(orders_table).where(orders_table.c.order_id == order_id)
+                         .values(fetched_at=utcnow() - timedelta(seconds=31)))
+    reload(client, link, 12)
+    assert reads == [order_id]          # due again: one read, stored for the others
+
+
+def test_the_upstream_refusing_one_order_s_read_leaves_the_other_receipts_alone(app, client):
+    """A 429 for one order's read: that receipt shows its order as last read; every other order's
+    receipt is still read (the wait is that order's, not the endpoint's)."""
+    spy = UpstreamSpy(app)
+    links = {}
+    for _ in range(2):
+        each = Flow(app, client)
+        each.to_pay("manual")
+        links[each.session.order_id] = receipt_link(each.get("/status").get_data(as_text=True))
+    refused, other = links
+    spy.too_many[f"/api/onramp/order?orderId={refused}"] = "600"
+    html = client.get(links[refused]).get_data(as_text=True)
+    assert "as we last read them" in html and shown(html, "order-reference") == refused
+    for _ in range(2):
+        html = client.get(links[other]).get_data(as_text=True)
+        assert "as we last read them" not in html and shown(html, "order-reference") == other
+    assert spy.count(f"/api/onramp/order?orderId={other}") >= 2
+
+
+def all_told(app: Flask) -> None:
+    """The app's background processing stopped, and every webhook the sandbox sent delivered
+    and processed: nothing moves the stored order after but the test."""
+    from checkout.webhooks.dispatcher import process_pending
+
+    app.config["CHECKOUT_WEBHOOK_BACKGROUND"] = False
+    with app.app_context():
+        state = get_state()
+    state.dispatcher.stop()
+    assert state.sandbox.extensions["sandbox"].webhooks.drain(10)
+    process_pending(app)
+
+
+def last_changed(app: Flask, order_id: str, days_ago: float, **stored: Any) -> None:
+    """The stored order's last change (its status's time) ``days_ago`` days ago (and the row's
+    other columns as given)."""
+    with app.app_context():
+        with get_state().engine.begin() as conn:
+            conn.execute(update(orders_table).where(orders_table.c.order_id == order_id)
+                         .values(status_updated_at=utcnow() - timedelta(days=days_ago),
+                                 **stored))
 
 
 def test_an_expired_or_altered_link_is_the_friendly_not_found_page(flow, client, app):
     flow.to_pay("manual")
     order_id, prefix = flow.session.order_id, app.config["CHECKOUT_URL_PREFIX"]
+    all_told(app)
     with app.test_request_context():
-        expired = receipt_token(order_id, "onramp", now=time.time() - 91 * DAY)
-        fresh = receipt_token(order_id, "onramp", now=time.time() - 89 * DAY)
+        link = receipt_token(order_id, "onramp")
         view = order_view_token(flow.session_id)
-    assert client.get(f"{prefix}/r/{fresh}").status_code == 200
-    altered = fresh[:-6] + ("A" if fresh[-6] != "A" else "B") + fresh[-5:]
-    for token in (expired, altered, view, "x" * 40, "x" * 600):
+    last_changed(app, order_id, 89)
+    assert client.get(f"{prefix}/r/{link}").status_code == 200
+    altered = link[:-6] + ("A" if link[-6] != "A" else "B") + link[-5:]
+    for token in (altered, view, "x" * 40, "x" * 600):
         page = client.get(f"{prefix}/r/{token}")
         html = page.get_data(as_text=True)
         assert page.status_code == 404 and "Receipt not found" in html, token
         assert order_id not in html
     # Nor does a receipt's token open the order view.
-    assert client.get(f"{prefix}/o/{fresh}").status_code == 404
+    assert client.get(f"{prefix}/o/{link}").status_code == 404
+    last_changed(app, order_id, 91)                     # its time is over, the link's too
+    page = client.get(f"{prefix}/r/{link}")
+    assert page.status_code == 404 and order_id not in page.get_data(as_text=True)
+
+
+def test_a_receipt_s_lifetime_is_fixed_when_its_order_is_final_however_often_it_is_minted(
+        flow, client, app):
+    """Every view of the status page makes a new link: none opens the receipt past 90 days after
+    the order was done; one made long before it was done still opens until then."""
+    status = paid_on_ramp(flow)
+    order_id, prefix = flow.session.order_id, app.config["CHECKOUT_URL_PREFIX"]
+    all_told(app)
+    with app.test_request_context():
+        made_long_ago = receipt_token(order_id, "onramp", now=time.time() - 100 * DAY)
+    # Paid out 89 days ago, as the checkout has it (the sandbox's statuses of one millisecond
+    # may have left the row a status short: webhooks of one time after the first are stale).
+    last_changed(app, order_id, 89, status="payout_successful")
+    for link in (receipt_link(status), made_long_ago):
+        assert client.get(link if link.startswith("/") else f"{prefix}/r/{link}"
+                          ).status_code == 200
+    last_changed(app, order_id, 91)
+    minted_now = receipt_link(flow.get("/status").get_data(as_text=True))
+    for link in (minted_now, receipt_link(status), f"{prefix}/r/{made_long_ago}"):
+        page = client.get(link)
+        assert page.status_code == 404 and "Receipt not found" in page.get_data(as_text=True)
 
 
 @pytest.mark.parametrize(("language", "title"), [("fr", "Reçu introuvable"),
@@ -493,7 +615,12 @@ def test_receipt_links_last_as_long_as_the_merchant_says(config, flow, app):
         kept = receipt_token("a" * 24, "onramp", now=time.time() - 1.5 * DAY)
         gone = receipt_token("a" * 24, "onramp", now=time.time() - 2.5 * DAY)
     with short.app_context():
-        assert receipt_link_of(kept) is not None and receipt_link_of(gone) is None
+        link = receipt_link_of(kept)
+        assert link is not None and receipt_open(link, None)        # no record: the link's
+        assert not receipt_open(link, datetime.now(UTC) - timedelta(days=2.5))
+        assert receipt_open(link, datetime.now(UTC) - timedelta(days=1.5))
+        gone_link = receipt_link_of(gone)
+        assert gone_link is not None and not receipt_open(gone_link, None)
 
 
 @pytest.mark.parametrize("days", [0, -1, "90", True, None, float("inf"), float("nan"), 3651])
@@ -620,7 +747,7 @@ def test_an_order_the_upstream_gives_without_amounts_has_a_receipt_without_an_em
         onramp = get_state().flows["onramp"]
     sparse = {"_id": flow.session.order_id, "status": "complete"}
     with monkeypatch.context() as upstream:
-        upstream.setattr(onramp, "fetch_order", lambda order_id: OnrampOrder.from_json(sparse))
+        upstream.setattr(onramp, "parse_order", lambda order: OnrampOrder.from_json(sparse))
         html = client.get(receipt_link(status)).get_data(as_text=True)
     assert shown(html, "order-reference") == flow.session.order_id
     assert "<h2>Amounts</h2>" not in html and 'data-testid="receipt-amounts"' not in html

@@ -11,9 +11,11 @@ import pytest
 from checkout.errors import UpstreamTimeout
 from checkout.reference import OnrampCatalog, TTLCache
 from checkout.state import state_of
+from checkout.upstream.breaker import note_used
 from checkout.upstream.types import AssetPair, Limits
 
 from ..conftest import make_app
+from ..support import outage
 
 
 class Clock:
@@ -145,3 +147,87 @@ def test_each_app_has_its_own_catalog_with_its_ttl(config):
     assert state_of(one).flows["onramp"].catalog() is first and first.cache.ttl == 5
     assert state_of(two).flows["onramp"].catalog() is not first
     assert state_of(two).flows["onramp"].catalog().cache.ttl == 7
+
+
+def test_a_page_that_would_wait_behind_a_failing_refresh_gets_the_last_copy():
+    """The breaker not closed, another page's refresh under way (its one trial, which may hang):
+    a page that has a copy, however past its time, is given it at once, not an error page."""
+    from checkout import errors
+    from checkout.upstream.breaker import Breaker, BreakerSettings, note_used
+
+    clock = Clock()
+    breaker = Breaker(BreakerSettings(min_calls=1, open_for=60))
+    cache = TTLCache(10, clock=clock)
+    cache.get("k", lambda: "old")
+    clock.now = 50
+    loading, release = threading.Event(), threading.Event()
+
+    def hanging():
+        note_used(breaker)                  # its call goes through the breaker
+        loading.set()
+        release.wait(5)
+        raise UpstreamTimeout("timeout")
+
+    def other_page() -> None:
+        with pytest.raises(UpstreamTimeout):   # too old by then: its own page's error
+            cache.get("k", hanging)
+
+    other = threading.Thread(target=other_page)
+    other.start()
+    try:
+        assert loading.wait(5)
+        breaker.record(False)
+        assert cache.get("k", hanging) == "old" and cache.expired("k")
+        clock.now = 100                     # ten times the TTL: too old to be shown
+        with pytest.raises(errors.UpstreamCircuitOpen):
+            cache.get("k", hanging)
+    finally:
+        release.set()
+        other.join()
+
+
+@pytest.mark.parametrize("how", ["breaker open", "refresh under way"])
+def test_the_amount_step_in_an_outage_shows_the_last_reference_data_and_says_so(app, flow, how):
+    """Reloads of the first step while the upstream does not answer and the reference data's
+    time is over: the form from the last copy, with a notice, never a "try again" page."""
+    flow.start()
+    with app.app_context():
+        state = state_of(app)
+    catalog = state.flows["onramp"].catalog()
+    ttl = catalog.cache.ttl
+    catalog.cache.clock = lambda: time.monotonic() + ttl + 1       # every copy past its time
+    release = threading.Event()
+    other = None
+    if how == "refresh under way":
+        loading = threading.Event()
+
+        def hanging():
+            # Its call goes through the reference data's breaker, as the real one's would.
+            note_used(state.upstream.transport.breakers.get("onramp_reference"))
+            loading.set()
+            release.wait(10)
+            raise UpstreamTimeout("timeout")
+
+        other = threading.Thread(target=lambda: catalog.cache.get(catalog.countries_key,
+                                                                  hanging))
+        other.start()
+        assert loading.wait(5)
+    outage.upstream_down(state.upstream)
+    try:
+        page = flow.get("/choose")
+        html = page.get_data(as_text=True)
+        assert page.status_code == 200, html[:2000]
+        assert 'data-testid="reference-out-of-date"' in html
+        assert "Our payment partner is not answering right now. These choices are the last " \
+               "they gave us" in html
+        assert 'name="countryIsoCode"' in html and 'value="NG"' in html
+    finally:
+        release.set()
+        if other is not None:
+            other.join()
+    # Back, with fresh data: no notice.
+    outage.upstream_back(state.upstream)
+    catalog.cache.clock = time.monotonic
+    catalog.cache.clear()
+    assert 'data-testid="reference-out-of-date"' not in flow.get("/choose").get_data(
+        as_text=True)

@@ -84,6 +84,27 @@ def test_a_fetch_never_rolls_back_a_webhook_that_landed_during_it(app, receiver,
     assert stored.status == "deposit_successful"
 
 
+def test_a_slow_read_never_puts_back_an_older_order_than_one_stored_meanwhile(app, receiver,
+                                                                              fake_upstream):
+    """A full-order fetch that began while the order was being paid out, and ends after a page
+    stored it paid out: the paid-out order stays (a receipt of a final order never reads it
+    again, so an older one put back would stay for good)."""
+    receiver.post(signed_webhook(order_payload("o1", "payout_pending")))
+    receiver.process()
+    fake_upstream.orders["o1"] = {"_id": "o1", "status": "pending"}
+    paid_out = {"_id": "o1", "status": "complete", "hash": "0xabc"}
+
+    def a_page_reads_it_paid_out_meanwhile():
+        fake_upstream.during_fetch = None
+        seen = order_status.get(app.extensions["checkout"].engine, "o1")
+        order_status.fetch_and_store(app, "o1", "onramp", seen=seen, fetched=paid_out)
+
+    fake_upstream.during_fetch = a_page_reads_it_paid_out_meanwhile
+    order_status.fetch_and_store(app, "o1", "onramp", apply_status=False)
+    stored = order_status.get(app.extensions["checkout"].engine, "o1")
+    assert stored.full_order == paid_out and stored.status == "payout_successful"
+
+
 def test_offramp_history_time_orders_a_fetch_against_webhooks(app, receiver, fake_upstream):
     receiver.post(signed_webhook(order_payload("o2", "payout_pending", order_type="off_ramp",
                                                updated_at=T0 + timedelta(minutes=10))))
