@@ -136,7 +136,7 @@ def status_after_read(session: CheckoutSession, order: Mapping[str, Any],
     shows it without reading the order a second time."""
     assert session.order_id is not None
     stored = get_state().order_statuses.fetch_and_store(session.order_id, session.flow,
-                                                        seen=seen, fetched=order)
+                                                        seen=seen, fetched=order, source="page")
     return _status_of(session, stored)
 
 

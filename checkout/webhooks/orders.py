@@ -72,6 +72,11 @@ WEBHOOK_STATUSES = (
 )
 FINAL_STATUSES = ("payout_successful", "refund_successful")
 
+# Where a stored status came from, kept with each status an order reached (its signal's row):
+# a webhook, the reconciler, a status page's read of the order, a staff member's "check with the
+# partner now" (the merchant's desk), the host's own call (checkout.order_status), another read.
+SOURCES = ("webhook", "reconciliation", "page", "desk", "host", "upstream")
+
 
 @dataclass(frozen=True)
 class StoredOrder:
@@ -139,12 +144,12 @@ class OrderStatuses:
         self.config = config
         self.notify = notify
 
-    def current(self, order_id: str, flow: str) -> StoredOrder | None:
+    def current(self, order_id: str, flow: str, *, source: str = "page") -> StoredOrder | None:
         """The order's status for a status page: stored, refreshed from the upstream when stale.
 
         Returns None for an order neither stored nor known upstream. If the upstream cannot be
         asked, the stored status (however old) is returned; with nothing stored the upstream
-        error is raised.
+        error is raised. ``source``: who asks (:data:`SOURCES`), kept with a status it learns.
         """
         max_age = timedelta(seconds=float(self.config.get("CHECKOUT_STATUS_MAX_AGE", 30)))
         stored = get(self.engine, order_id)
@@ -155,7 +160,7 @@ class OrderStatuses:
             if not _claim_refresh(self.engine, order_id, now, max_age):
                 return get(self.engine, order_id)   # another request is asking right now
         try:
-            return self.fetch_and_store(order_id, flow, seen=stored)
+            return self.fetch_and_store(order_id, flow, seen=stored, source=source)
         except (OrderNotAvailable, UpstreamNotFound):
             return stored
         except UpstreamUnavailable:
@@ -172,12 +177,14 @@ class OrderStatuses:
             raise
 
     def fetch_and_store(self, order_id: str, flow: str, *, seen: StoredOrder | None = None,
-                        apply_status: bool = True,
-                        fetched: Mapping[str, Any] | None = None) -> StoredOrder | None:
+                        apply_status: bool = True, fetched: Mapping[str, Any] | None = None,
+                        source: str = "upstream") -> StoredOrder | None:
         """Ask the upstream for the full order and store it (and its status, by the rules
         above).
 
         ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
+        ``source``: who asked (:data:`SOURCES`), kept with a status this read is the first to
+        tell.
 
         ``fetched``: the order as the caller has just read it from the upstream (a page that
         needed it anyway), stored without asking again. ``seen`` is then the row as read before
@@ -191,13 +198,13 @@ class OrderStatuses:
             seconds=float(self.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
         observed = utcnow() - tolerance
         full = dict(fetched) if fetched is not None else _fetch_raw(self.upstream, order_id, flow)
-        if _store(engine, order_id, flow, full, seen, observed, apply_status):
+        if _store(engine, order_id, flow, full, seen, observed, apply_status, source):
             self.notify()
         return get(engine, order_id)
 
 
 def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
-           seen: StoredOrder | None, observed: datetime, apply_status: bool) -> bool:
+           seen: StoredOrder | None, observed: datetime, apply_status: bool, source: str) -> bool:
     """Store a fetched order (and its status, by the rules above); True if a signal is owed."""
     status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
@@ -222,7 +229,8 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
             if inserted is not None:
                 owed = owe_status_signal(conn, order_id=order_id, status=status,
                                          previous_status=None, flow=flow,
-                                         order_params=order_params, event_id=None, now=now)
+                                         order_params=order_params, event_id=None, now=now,
+                                         source=source)
         elif seen is not None and status is not None and status != seen.status:
             c = orders_table.c
             # Unchanged since read (version) and newer than what is stored: a fetch that started
@@ -241,7 +249,7 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
                                          previous_status=moved.previous_status,
                                          flow=moved.flow or flow,
                                          order_params=moved.order_params or order_params,
-                                         event_id=None, now=now)
+                                         event_id=None, now=now, source=source)
         c = orders_table.c
         conn.execute(update(orders_table).where(c.order_id == order_id)
                      .values(full_order=full, fetched_at=now,

@@ -239,14 +239,17 @@ def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: 
         return "stale"
     owed = owe_status_signal(conn, order_id=event.order_id, status=moved.status,
                              previous_status=moved.previous_status, flow=moved.flow,
-                             order_params=moved.order_params, event_id=event_id, now=now)
+                             order_params=moved.order_params, event_id=event_id, now=now,
+                             source="webhook")
     return "applied" if owed else "unchanged"
 
 
 def owe_status_signal(conn: Connection, *, order_id: str, status: str,
                       previous_status: str | None, flow: str | None, order_params: str | None,
-                      event_id: int | None, now: datetime) -> bool:
+                      event_id: int | None, now: datetime, source: str) -> bool:
     """Record that ``order_status_changed`` is owed for (order, status); False if it already was.
+    ``source``: where the status came from (a name of ``checkout.webhooks.orders.SOURCES``),
+    kept with it for the order's story (the merchant's desk).
 
     The UNIQUE (order_id, status) constraint decides, so two workers (or a webhook and a status
     page's fetch) racing on the same status owe it once between them.
@@ -254,6 +257,7 @@ def owe_status_signal(conn: Connection, *, order_id: str, status: str,
     owed = conn.execute(statements.owe_signal(conn.dialect.name), {
         "order_id": order_id, "status": status, "previous_status": previous_status,
         "flow": flow, "order_params": order_params, "event_id": event_id, "created_at": now,
+        "source": source,
     }).first()
     return owed is not None
 
