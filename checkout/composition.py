@@ -11,7 +11,9 @@ from flask.cli import FlaskGroup
 from sqlalchemy.engine import Engine
 
 from . import config, embedded_sandbox
+from .desk.journal import Journal
 from .flows import OfframpFlow, OnrampFlow
+from .journey.flow import Flow
 from .journey.just_created import JustCreated
 from .journey.quote_cache import QuoteCache, merchant_key
 from .kyc.standing import KycStanding
@@ -78,12 +80,20 @@ def build(app: Flask) -> CheckoutState:
 
     pace = embedded_sandbox.pace(app)
     ratelimits = RateLimits.create(app)
-    sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created,
+    # Filled below: the flows need the session store, whose journal indexes their orders.
+    flows: dict[str, Flow] = {}
+    journal = Journal(engine, str(app.config["CHECKOUT_LAUNCH_SECRET"]), counts, flows,
+                      steps=desk_enabled(app) or counts.enabled)
+    sessions = SessionStore(engine, on_open=journal.session_opened, on_order=journal.order_created,
                             on_saved=session_context.saved)
     util_catalog = UtilCatalog(upstream, reference_cache())
     kyc = KycStanding(engine, upstream, util_catalog, sessions, app.config)
     background = Dispatcher(app, dispatcher.sweep)
     statuses = OrderStatuses(engine, upstream, app.config, notify=background.notify)
+    flows.update(onramp=OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()), kyc,
+                                   upstream_pace=pace),
+                 offramp=OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()), kyc,
+                                     upstream_pace=pace))
     return CheckoutState(
         engine=engine,
         sessions=sessions,
@@ -91,10 +101,8 @@ def build(app: Flask) -> CheckoutState:
         embedded_sandbox=sandbox,
         util_catalog=util_catalog,
         kyc=kyc,
-        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()), kyc,
-                                    upstream_pace=pace),
-               "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
-                                      kyc, upstream_pace=pace)},
+        flows=flows,
+        journal=journal,
         dispatcher=background,
         order_statuses=statuses,
         reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),
@@ -106,6 +114,11 @@ def build(app: Flask) -> CheckoutState:
         readiness=ReadinessChecks(lambda: upstream_answers(upstream), ratelimits.store_answers,
                                   on_checked=counts.readiness),
         theme=theme_of(app.config.get("CHECKOUT_THEME")))
+
+
+def desk_enabled(app: Flask) -> bool:
+    """Whether the app has the merchant's desk (``CHECKOUT_DESK_ACCESS`` set)."""
+    return app.config.get("CHECKOUT_DESK_ACCESS") is not None
 
 
 def _loading_for_a_flask_command() -> bool:

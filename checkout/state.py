@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from .store.schema import prepare
 
 if TYPE_CHECKING:
+    from .desk.journal import Journal
     from .embedded_sandbox import EmbeddedSandbox
     from .journey.flow import Flow
     from .journey.just_created import JustCreated
@@ -44,6 +45,8 @@ class CheckoutState:
     # By name: each built with the upstream client, its catalog (flow.catalog()) and the KYC
     # standing, with which it builds its steps (flow.journey).
     flows: dict[str, Flow]
+    # Sessions opened, steps reached, orders created: told to the metrics and the desk.
+    journal: Journal
     dispatcher: Dispatcher
     order_statuses: OrderStatuses   # the orders' stored statuses, refreshed from the upstream
     purge_schedule: Schedule

@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.engine import Engine
 
+from ..desk import index as desk_index
 from ..errors import OrderNotAvailable, UpstreamError, UpstreamNotFound, UpstreamUnavailable
 from .events import parse_datetime
 from .processing import owe_status_signal
@@ -198,14 +199,17 @@ class OrderStatuses:
             seconds=float(self.config.get("CHECKOUT_STATUS_CLOCK_TOLERANCE", 2)))
         observed = utcnow() - tolerance
         full = dict(fetched) if fetched is not None else _fetch_raw(self.upstream, order_id, flow)
-        if _store(engine, order_id, flow, full, seen, observed, apply_status, source):
+        secret = str(self.config.get("CHECKOUT_LAUNCH_SECRET") or "")
+        if _store(engine, order_id, flow, full, seen, observed, apply_status, source, secret):
             self.notify()
         return get(engine, order_id)
 
 
 def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
-           seen: StoredOrder | None, observed: datetime, apply_status: bool, source: str) -> bool:
-    """Store a fetched order (and its status, by the rules above); True if a signal is owed."""
+           seen: StoredOrder | None, observed: datetime, apply_status: bool, source: str,
+           launch_secret: str) -> bool:
+    """Store a fetched order (and its status, by the rules above), and what it tells the
+    merchant's desk (checkout.desk.index); True if a signal is owed."""
     status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
     if status_time is None:
@@ -255,6 +259,8 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
                      .values(full_order=full, fetched_at=now,
                              refreshed_at=now if apply_status else c.refreshed_at,
                              hash=tx_hash if tx_hash else c.hash))
+        desk_index.record(conn, desk_index.facts_from_order(order_id, flow, full), launch_secret,
+                          now)
     return owed
 
 

@@ -32,6 +32,7 @@ from sqlalchemy import update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
+from ..desk import index as desk_index
 from ..errors import WebhookPayloadError
 from ..inputs import storable
 from ..kyc import memory as kyc_memory
@@ -64,7 +65,8 @@ class Settings:
     """What processing needs of the app's configuration, read once per call."""
 
     fetch_orders: bool
-    # The key of the digests KYC levels are remembered under (checkout.kyc.memory).
+    # The key of the digests KYC levels are remembered under (checkout.kyc.memory), and that the
+    # desk's own keys derive from (checkout.desk.digests): the launch secret.
     person_secret: str
 
     @classmethod
@@ -192,6 +194,7 @@ def _process(conn: Connection, ids: list[int], settings: Settings) -> int:
     for event_id, body in claimed:
         event = parse_event(body)
         _learn_kyc_level(conn, event, settings, now)
+        _index_order(conn, event, settings, now)
         outcome = _apply(conn, event_id, event, now, fetch_orders=settings.fetch_orders)
         outcomes.setdefault(outcome, []).append(event_id)
     for outcome, event_ids in outcomes.items():
@@ -217,6 +220,17 @@ def _learn_kyc_level(conn: Connection, event: ParsedEvent, settings: Settings,
     order, a ``kyc`` event): the next order of the same person is then not asked again for a
     check they passed (checkout.kyc.memory)."""
     kyc_memory.learn_from_event(conn, settings.person_secret, event.type, event.payload, now)
+
+
+def _index_order(conn: Connection, event: ParsedEvent, settings: Settings,
+                 now: datetime) -> None:
+    """What an order webhook tells of its order, for the merchant's desk (checkout.desk.index):
+    stale or not, it only fills in what the index lacks."""
+    if event.type != EVENT_ORDER_STATUS:
+        return
+    facts = desk_index.facts_from_summary(event.payload["data"]["order"], event.flow)
+    if facts is not None:
+        desk_index.record(conn, facts, settings.person_secret, now)
 
 
 def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: datetime, *,

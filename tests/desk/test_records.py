@@ -1,0 +1,91 @@
+"""What the checkout writes for the desk as it goes: step events once per session and step
+(whichever process serves the page), and an index of every order it learns of, found by keyed
+digests, with nothing personal in clear."""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from checkout.desk.digests import search_keys, session_key
+from checkout.store.tables import desk_keys_table, desk_orders_table, step_events_table
+
+from ..conftest import make_app
+from ..forking import in_forked_child
+from ..views.conftest import EVM_ADDRESS, Flow
+from ..webhooks.conftest import Receiver
+from ..webhooks.helpers import order_payload, signed_webhook
+from .conftest import rows
+
+SECRET = "sandbox-launch-secret-do-not-use-in-production-0001"     # the sandbox's
+
+
+def steps_of(app, session_id: str) -> list[str]:
+    key = session_key(SECRET, session_id)
+    return sorted(row["step"] for row in rows(app, step_events_table) if row["session_key"] == key)
+
+
+def test_each_step_is_recorded_once_whichever_app_or_process_serves_it(app, client, config):
+    buyer = Flow(app, client)
+    buyer.start()
+    buyer.follow(buyer.choose())
+    assert steps_of(app, buyer.session_id) == ["choose", "opened", "wallet"]
+
+    # Another worker on the same database, and the same one restarted: the pages seen again
+    # are no new step.
+    def another_worker(path: str) -> int:
+        other = make_app(dict(config))
+        return other.test_client().get(f"/checkout/s/{buyer.session_id}{path}").status_code
+
+    assert in_forked_child(another_worker, "/wallet") == 200
+    restarted = make_app(dict(config))
+    assert restarted.test_client().get(f"/checkout/s/{buyer.session_id}/choose").status_code \
+        == 200
+    assert steps_of(restarted, buyer.session_id) == ["choose", "opened", "wallet"]
+
+
+def test_without_the_desk_or_the_metrics_no_step_is_written(config):
+    config.pop("CHECKOUT_DESK_ACCESS")
+    app = make_app(dict(config))
+    Flow(app, app.test_client()).start()
+    assert rows(app, step_events_table) == []
+
+
+def test_an_order_made_here_is_indexed_with_what_the_customer_saw(app, client):
+    buyer = Flow(app, client)
+    buyer.to_pay()
+    session = buyer.session
+    [order] = rows(app, desk_orders_table)
+    assert order["order_id"] == session.order_id
+    assert (order["flow"], order["network"], order["asset"], order["currency"]) == \
+        ("onramp", "CELO", "USDT", "NGN")
+    assert order["fiat_amount"] == Decimal("5000")
+    assert order["crypto_amount"] > 0
+    assert order["session_key"] == session_key(SECRET, buyer.session_id)
+    assert steps_of(app, buyer.session_id) == ["choose", "opened", "ordered", "pay", "review",
+                                               "wallet"]
+    keys = {row["key"] for row in rows(app, desk_keys_table)}
+    for found_by in ({"emails": ["ADA@example.com"]}, {"addresses": [EVM_ADDRESS.lower()]},
+                     {"order_params": [session.claims.get("orderParams") or session.reference]}):
+        assert set(search_keys(SECRET, **found_by)) <= keys, found_by
+    written = json.dumps([rows(app, table) for table in (desk_orders_table, desk_keys_table,
+                                                         step_events_table)], default=str)
+    assert "ada@" not in written and buyer.session_id not in written
+
+
+def test_a_webhook_indexes_an_order_made_elsewhere_and_nothing_personal_is_in_clear(app):
+    receiver = Receiver(app)
+    payload = order_payload("ord_elsewhere", "deposit_awaiting", order_params="shop-77",
+                            tx_hash="0xABCDEF0123", userEmail="kwame@example.com")
+    payload["data"]["order"]["deposit"]["cashout"] = {"amountBeforeFees": 15000}
+    assert receiver.post(signed_webhook(payload)).status_code == 200
+    receiver.process()
+    [order] = rows(app, desk_orders_table)
+    assert (order["order_id"], order["flow"], order["order_params"], order["currency"],
+            order["fiat_amount"]) == ("ord_elsewhere", "onramp", "shop-77", "NGN",
+                                      Decimal("15000"))
+    keys = {row["key"] for row in rows(app, desk_keys_table)}
+    assert set(search_keys(SECRET, emails=["kwame@example.com"], hashes=["0xabcdef0123"],
+                           order_params=["shop-77"])) <= keys
+    written = json.dumps([rows(app, table) for table in (desk_orders_table, desk_keys_table,
+                                                         step_events_table)], default=str)
+    assert "kwame" not in written and "example.com" not in written
