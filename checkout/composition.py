@@ -37,6 +37,7 @@ from .webhooks import dispatcher
 from .webhooks.background import Dispatcher
 from .webhooks.orders import OrderStatuses
 from .webhooks.reconcile import Reconciler
+from .webhooks.refusals import RefusalLog
 
 
 def build(app: Flask) -> CheckoutState:
@@ -103,6 +104,7 @@ def build(app: Flask) -> CheckoutState:
         kyc=kyc,
         flows=flows,
         journal=journal,
+        refusals=RefusalLog(engine),
         dispatcher=background,
         order_statuses=statuses,
         reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .webhooks.background import Dispatcher
     from .webhooks.orders import OrderStatuses
     from .webhooks.reconcile import Reconciler
+    from .webhooks.refusals import RefusalLog
 
 
 @dataclass
@@ -48,6 +49,7 @@ class CheckoutState:
     # Sessions opened, steps reached, orders created: told to the metrics and the desk.
     journal: Journal
     dispatcher: Dispatcher
+    refusals: RefusalLog            # webhook deliveries refused, noted without their body
     order_statuses: OrderStatuses   # the orders' stored statuses, refreshed from the upstream
     purge_schedule: Schedule
     reconciler: Reconciler           # asks the upstream about orders whose webhooks were lost
