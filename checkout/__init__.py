@@ -38,6 +38,7 @@ class Checkout:
         )
         from .cli import checkout_cli
         from .composition import build
+        from .desk import settings as desk_settings
         from .i18n import init_babel
         from .views import create_blueprint
 
@@ -46,11 +47,12 @@ class Checkout:
         logs.show_by_default()
         config.apply_defaults(app)
         config.validate(app)
-        for module in (ratelimits, metrics, public_address, embedded_sandbox, support, theme):
+        for module in (ratelimits, metrics, public_address, embedded_sandbox, support, theme,
+                       desk_settings):
             module.check_config(app)
         state = app.extensions["checkout"] = build(app)
         init_babel(app)
-        blueprint = create_blueprint(state.flows, state.theme)
+        blueprint = create_blueprint(state.flows, state.theme, desk=state.desk is not None)
         # Limits on the checkout's own routes only, never the host's (checkout.ratelimits).
         state.ratelimits.protect(blueprint)
         app.register_blueprint(blueprint, url_prefix=app.config["CHECKOUT_URL_PREFIX"])

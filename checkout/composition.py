@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 
 from . import config, embedded_sandbox
 from .desk.journal import Journal
+from .desk.settings import DeskSettings
 from .flows import OfframpFlow, OnrampFlow
 from .journey.flow import Flow
 from .journey.just_created import JustCreated
@@ -105,6 +106,7 @@ def build(app: Flask) -> CheckoutState:
         flows=flows,
         journal=journal,
         refusals=RefusalLog(engine),
+        desk=DeskSettings.of(app.config),
         dispatcher=background,
         order_statuses=statuses,
         reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),

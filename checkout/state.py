@@ -15,6 +15,7 @@ from .store.schema import prepare
 
 if TYPE_CHECKING:
     from .desk.journal import Journal
+    from .desk.settings import DeskSettings
     from .embedded_sandbox import EmbeddedSandbox
     from .journey.flow import Flow
     from .journey.just_created import JustCreated
@@ -62,6 +63,8 @@ class CheckoutState:
     readiness: ReadinessChecks
     # The merchant's look, checked at start-up (CHECKOUT_THEME).
     theme: Theme
+    # The merchant's desk's settings; None: the app has no desk (CHECKOUT_DESK_ACCESS unset).
+    desk: DeskSettings | None = None
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
     # The schema's revision is still to be checked (or upgraded): the ``flask`` command loaded the

@@ -22,8 +22,10 @@ TEMPLATE_FILTERS: dict[str, Callable[..., Any]] = {
 }
 
 
-def create_blueprint(flows: Mapping[str, Flow], theme: Theme) -> Blueprint:
-    """The blueprint of the app whose ``flows`` its pages show, in ``theme``."""
+def create_blueprint(flows: Mapping[str, Flow], theme: Theme, *, desk: bool = False) -> Blueprint:
+    """The blueprint of the app whose ``flows`` its pages show, in ``theme``; with the merchant's
+    desk (checkout.desk) nested in it under ``/desk`` when ``desk`` (CHECKOUT_DESK_ACCESS set):
+    without it, the desk does not exist."""
     bp = Blueprint("checkout", __name__, template_folder=str(TEMPLATES))
     for name, template_filter in TEMPLATE_FILTERS.items():
         bp.add_app_template_filter(template_filter, name)
@@ -77,4 +79,9 @@ def create_blueprint(flows: Mapping[str, Flow], theme: Theme) -> Blueprint:
     for module in (kyc, language, status, receipts, webhooks, metrics, sandbox_pages):
         module.init(bp)
     journey.check_pages(flows)
+    if desk:
+        from ..desk.views import desk as desk_blueprint
+
+        # Nested: the checkout's request hooks (security headers, limits, locale) are its too.
+        bp.register_blueprint(desk_blueprint, url_prefix="/desk")
     return bp
