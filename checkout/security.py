@@ -3,8 +3,9 @@
 * ``Content-Security-Policy``: scripts, styles, images and requests only from our own origin, no
   inline script or style (htmx runs with ``allowEval: false``), forms post only to us, and
   ``frame-ancestors`` = the session's ``parentOrigin`` when the launch token named one, else
-  ``CHECKOUT_FRAME_ANCESTORS`` (the merchant's desk: ``'none'``, never framed). Redirect payments leave the iframe by a user's click on a
-  ``target="_top"`` link (a navigation, not a form), so ``form-action 'self'`` holds.
+  ``CHECKOUT_FRAME_ANCESTORS`` (the merchant's desk: ``'none'``, never framed). Redirect payments
+  leave the iframe by a user's click on a ``target="_top"`` link (a navigation, not a form), so
+  ``form-action 'self'`` holds.
 * ``Referrer-Policy: same-origin``: the session id is in our paths and must never reach another
   site in a ``Referer`` (payment pages, block explorers, the shop).
 * ``Cache-Control: no-store`` on everything but static files: pages carry a session's tokens.
