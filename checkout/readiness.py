@@ -26,11 +26,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import UpstreamAuthError, UpstreamError
+from .upstream.breaker import CLOSED
 
 if TYPE_CHECKING:
+    from .upstream.breaker import Breaker
     from .upstream.client import UpstreamClient
 
 log = logging.getLogger("checkout.readiness")
@@ -97,6 +99,26 @@ class ReadinessChecks:
         finally:
             with self._lock:
                 self._running = False
+
+
+def partner_now(checks: ReadinessChecks, breaker: Breaker,
+                ttl: float) -> tuple[Readiness, dict[str, Any]]:
+    """The upstream's and the rate-limit store's readiness now (``/healthz/ready``, the desk's
+    overview): the last background check (a new one started when older than ``ttl`` seconds),
+    and the breaker, which every real call keeps current: calls since the check that kept
+    failing make a check that said ``ok`` ``unavailable``. With the breaker's details."""
+    checks.refresh_if_stale(ttl)
+    seen = checks.current()
+    state = breaker.snapshot()
+    upstream = seen.upstream
+    if state.state != CLOSED and upstream == OK:
+        upstream = UNAVAILABLE
+    details: dict[str, Any] = {"breaker": state.state, "checked_seconds_ago":
+                               None if seen.checked_seconds_ago is None
+                               else round(seen.checked_seconds_ago)}
+    if state.retry_in is not None:
+        details["retry_in_seconds"] = round(state.retry_in, 1)
+    return Readiness(upstream, seen.ratelimit_store, seen.checked_seconds_ago), details
 
 
 def upstream_answers(upstream: UpstreamClient) -> None:

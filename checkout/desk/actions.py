@@ -13,13 +13,10 @@ timeline shows them, and so does ``flask checkout orders show``.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from flask import Flask
-from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from ..store.tables import desk_actions_table
@@ -30,7 +27,7 @@ from ..webhooks.reconcile import check_order
 from .access import Staff
 
 __all__ = ["CHECK", "RESEND", "Done", "check_with_partner", "send_signal_again",
-           "record_action", "actions_of"]
+           "record_action"]
 
 CHECK, RESEND = "check", "resend"
 DETAIL_KEPT = 2000
@@ -70,12 +67,3 @@ def record_action(engine: Engine, order_id: str, staff: Staff, action: str, done
             detail=(done.detail or None) and done.detail[:DETAIL_KEPT])
             .returning(desk_actions_table.c.id)).one()
     return int(row.id)
-
-
-def actions_of(engine: Engine, order_id: str) -> list[Mapping[str, Any]]:
-    """The audit trail of one order, oldest first."""
-    a = desk_actions_table.c
-    with engine.connect() as conn:
-        return [dict(row._mapping) for row in conn.execute(
-            select(a.id, a.at, a.staff, a.role, a.action, a.outcome, a.detail)
-            .where(a.order_id == order_id).order_by(a.id))]

@@ -121,7 +121,7 @@ def facts_from_summary(order: Mapping[str, Any], flow: str | None) -> OrderFacts
                    for leg in ("deposit", "payout", "refund"))
     return OrderFacts(
         order_id, flow=flow, created_at=parse_datetime(order.get("createdAt")),
-        order_params=_text(order.get("merchantOrderParams")),
+        order_params=_exact(order.get("merchantOrderParams")),
         currency=_text(fiat.get("currencyCode")), asset=_text(crypto.get("currencyCode")),
         # What the customer paid (before fees) and what they were paid (after them).
         fiat_amount=_amount(_object(fiat.get("cashout")).get(
@@ -139,7 +139,7 @@ def facts_from_order(order_id: str, flow: str, full: Mapping[str, Any]) -> Order
         phone = full.get("phoneNumber")
         return OrderFacts(
             order_id, flow=flow, created_at=parse_datetime(full.get("createdAt") or full.get("date")),
-            order_params=_text(full.get("orderParams")), network=_text(full.get("network")),
+            order_params=_exact(full.get("orderParams")), network=_text(full.get("network")),
             asset=_text(full.get("asset")), currency=_text(full.get("currencyIsoCode")),
             fiat_amount=_amount(full.get("localCurrencyAmount")),
             crypto_amount=_amount(full.get("amountCrypto")),
@@ -150,7 +150,7 @@ def facts_from_order(order_id: str, flow: str, full: Mapping[str, Any]) -> Order
     return OrderFacts(
         order_id, flow=flow, variant="type" if typed else "channel",
         created_at=parse_datetime(full.get("createdAt")),
-        order_params=_text(full.get("orderParams")), network=_text(full.get("network")),
+        order_params=_exact(full.get("orderParams")), network=_text(full.get("network")),
         asset=_text(full.get("asset")), currency=_text(full.get("currencyIsoCode")),
         fiat_amount=_amount(cashout.get("localCurrencyAmount")),
         crypto_amount=_amount(cashout.get("cryptoAmount")),
@@ -173,6 +173,11 @@ def _meta(leg: Any) -> Mapping[str, Any]:
 
 def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
+
+
+def _exact(value: Any) -> str | None:
+    """The shop's reference as it was given (its spaces too: it is the shop's own text)."""
+    return value if isinstance(value, str) and value else None
 
 
 def _present(*values: Any) -> tuple[str, ...]:

@@ -164,8 +164,10 @@ def _older_than(conn: Connection, after: str) -> Any:
 
 
 def find(engine: Engine, launch_secret: str, filters: Filters, *, after: str | None = None,
-         limit: int = PAGE_SIZE) -> Page:
-    """A page of the orders ``filters`` keep, newest first, after the order ``after``."""
+         limit: int | None = None) -> Page:
+    """A page of the orders ``filters`` keep, newest first, after the order ``after``
+    (``limit``: :data:`PAGE_SIZE` orders)."""
+    limit = PAGE_SIZE if limit is None else limit
     with engine.connect() as conn:
         ids = _matching_ids(conn, launch_secret, filters.query) if filters.query else None
         if ids == []:

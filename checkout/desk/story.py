@@ -111,6 +111,8 @@ def order_story(engine: Engine, order_id: str, flows: Mapping[str, Flow]) -> Sto
     with engine.connect() as conn:
         indexed = _one(conn, select(desk_orders_table)
                        .where(desk_orders_table.c.order_id == order_id))
+        if indexed is not None:
+            indexed["created_at"] = aware(indexed["created_at"])
         session = find_by_order(conn, order_id)
         if session is not None and session.expired:
             session = None
@@ -215,10 +217,11 @@ def _contact(session: CheckoutSession | None, full: Mapping[str, Any],
 def _kyc(session: CheckoutSession | None, told: Mapping[str, Any]) -> Kyc:
     kept = session.kyc if session is not None else {}
     passed = _text(told.get("passedKycType")) or _text(kept.get("passed"))
-    latest_status = _text(told.get("latestKycStatus"))
+    told_status = _text(told.get("latestKycStatus"))
+    latest = status_word(told_status) if told_status else _text(kept.get("status"))
     return Kyc(passed=passed, latest_level=_text(told.get("latestKycType")),
-               latest_status=status_word(latest_status) if latest_status
-               else _text(kept.get("status")),
+               # "none": no submission yet, which "level reached" already says.
+               latest_status=latest if latest != "none" else None,
                description=_text(kept.get("description")))
 
 

@@ -14,10 +14,12 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
-from datetime import timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
+from decimal import Decimal
 from typing import Any, TypeVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+from babel.numbers import format_decimal
 from flask import (
     Blueprint,
     abort,
@@ -30,14 +32,18 @@ from flask import (
     stream_with_context,
     url_for,
 )
-from flask_babel import gettext
+from flask_babel import gettext, ngettext
+from flask_babel import lazy_gettext as _l
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import BadRequest, Forbidden, HTTPException
 from werkzeug.wrappers import Response
 
+from ..i18n import babel_locale
 from ..inputs import storable
+from ..journey.flow import Flow
 from ..ratelimits import RateLimited, limited
+from ..readiness import partner_now
 from ..state import get_state, real_app
 from ..store import REQUEST_DATABASE_TIME, availability
 from ..webhooks.inspect import ROW_KEYS
@@ -45,14 +51,21 @@ from ..webhooks.printable import csv_lines
 from . import forgery, periods, search
 from .access import OPERATOR, Staff
 from .actions import CHECK, RESEND, check_with_partner, record_action, send_signal_again
+from .charts import bar_chart
+from .funnel import funnel
+from .overview import overview as overview_of
 from .settings import DeskSettings, zone_name
+from .steps import OPENED, ORDERED
 from .story import Story, order_story
 from .words import (
     ACTION_OUTCOMES,
+    BREAKER_WORDS,
     DELIVERY_OUTCOMES,
     FLOW_LABELS,
     KYC_LEVELS,
     KYC_STATUSES,
+    PERIOD_LABELS,
+    READINESS_WORDS,
     REFUSAL_REASONS,
     SOURCE_LABELS,
     STATUS_LABELS,
@@ -147,7 +160,14 @@ def _desk_context() -> dict[str, Any]:
             "desk_zone": settings.zone if settings is not None else None,
             "desk_zone_name": zone_name, "desk_status_label": status_label,
             "desk_status_tone": tone_of_status, "desk_flow_label": flow_label,
-            "desk_source_labels": SOURCE_LABELS, "action_outcomes": ACTION_OUTCOMES}
+            "desk_source_labels": SOURCE_LABELS, "action_outcomes": ACTION_OUTCOMES,
+            "desk_number": desk_number}
+
+
+def desk_number(value: float | Decimal, places: int = 0) -> str:
+    """A count or a number of seconds in the staff member's language."""
+    pattern = "#,##0" + ("." + "0" * places if places else "")
+    return format_decimal(value, format=pattern, locale=babel_locale())
 
 
 def order_id_of(value: str) -> str:
@@ -162,8 +182,45 @@ def order_id_of(value: str) -> str:
 @desk.get("/")
 @limited("desk")
 def overview() -> str:
-    """The desk's home: the search box, and how orders went over a period."""
-    return render_template("checkout/desk/overview.html")
+    """The desk's home: the search box; for today, 7 or 30 days, orders by flow and status, money
+    in and out, the funnel, the webhooks' health; and the partner's health now."""
+    state = get_state()
+    name = request.args.get("period", "")
+    name = name if name in periods.PERIODS else "7d"
+    period = periods.period(name, staff_zone(), datetime.now(UTC))
+    seen = overview_of(state.engine, period.since, period.until)
+    funnels = funnel(state.engine, _steps_of(state.flows), period.since, period.until)
+    partner, breaker = partner_now(state.readiness, state.upstream.transport.breaker,
+                                   float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"]))
+    labels = _step_labels(state.flows)
+    by_flow = {flow: [row for row in seen.orders if row.flow == flow]
+               for flow in dict.fromkeys(row.flow for row in seen.orders)}
+    return render_template(
+        "checkout/desk/overview.html", period=period, periods=PERIOD_LABELS, seen=seen,
+        by_flow=by_flow,
+        status_charts={flow: bar_chart([(status_label(row.status), row.count) for row in rows])
+                       for flow, rows in by_flow.items()},
+        funnels=funnels, step_labels=labels,
+        funnel_charts={f.flow: bar_chart(
+            [(str(labels.get(f.flow, {}).get(step.step, step.step)), step.reached)
+             for step in f.steps]) for f in funnels},
+        partner=partner, breaker=breaker, readiness_words=READINESS_WORDS,
+        breaker_words=BREAKER_WORDS)
+
+
+def _steps_of(flows: Mapping[str, Flow]) -> dict[str, list[str]]:
+    """Each flow's funnel: the session opened, the steps before the order, the order created,
+    the order's own pages."""
+    return {name: [OPENED, *(step.name for step in flow.journey.steps if step.before_order),
+                   ORDERED, *(step.name for step in flow.journey.steps if not step.before_order)]
+            for name, flow in flows.items()}
+
+
+def _step_labels(flows: Mapping[str, Flow]) -> dict[str, dict[str, Any]]:
+    """Each flow's steps by name, in the staff member's words."""
+    return {name: {OPENED: _l("Checkout opened"), ORDERED: _l("Order created"),
+                   **{step.name: step.label for step in flow.journey.steps}}
+            for name, flow in flows.items()}
 
 
 def _filters() -> tuple[search.Filters, list[str]]:
@@ -249,8 +306,7 @@ def order(order_id: str) -> str:
     return render_template(
         "checkout/desk/order.html", story=story, done=done,
         can_check=story.flow in CHECKABLE_FLOWS, can_resend=story.current_signal is not None,
-        step_labels={name: {step.name: step.label for step in flow.journey.steps}
-                     for name, flow in state.flows.items()},
+        step_labels=_step_labels(state.flows),
         delivery_outcomes=DELIVERY_OUTCOMES, refusal_reasons=REFUSAL_REASONS,
         kyc_levels=KYC_LEVELS, kyc_statuses=KYC_STATUSES)
 
@@ -341,9 +397,9 @@ def _http_error(exc: HTTPException) -> Response:
 def _rate_limited(exc: RateLimited) -> Response:
     """Too many requests from this address: when to try again, in words."""
     get_state().metrics.rate_limited(exc.limit_name)
-    response = _error_page(429, gettext("Please wait a moment"), gettext(
-        "Too many requests from this connection. Try again in %(num)d seconds.",
-        num=exc.seconds))
+    response = _error_page(429, gettext("Please wait a moment"), " ".join((
+        gettext("Too many requests from this connection."),
+        ngettext("Try again in %(num)d second.", "Try again in %(num)d seconds.", exc.seconds))))
     response.headers["Retry-After"] = str(exc.seconds)
     return response
 

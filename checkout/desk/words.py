@@ -8,7 +8,8 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 
 __all__ = ["STATUS_LABELS", "FLOW_LABELS", "SOURCE_LABELS", "ACTION_OUTCOMES",
-           "DELIVERY_OUTCOMES", "REFUSAL_REASONS", "KYC_LEVELS", "KYC_STATUSES", "status_label",
+           "DELIVERY_OUTCOMES", "REFUSAL_REASONS", "KYC_LEVELS", "KYC_STATUSES",
+           "READINESS_WORDS", "BREAKER_WORDS", "PERIOD_LABELS", "status_label",
            "flow_label", "tone_of_status"]
 
 STATUS_LABELS: dict[str, Any] = {
@@ -68,6 +69,23 @@ KYC_LEVELS: dict[str, Any] = {"none": _l("None"), "basic": _l("Basic"),
                               "advanced": _l("Advanced")}
 KYC_STATUSES: dict[str, Any] = {"none": _l("None"), "pending": _l("Under review"),
                                 "approved": _l("Approved"), "rejected": _l("Refused")}
+
+# The partner's health now (checkout.readiness, checkout.upstream.breaker).
+READINESS_WORDS: dict[str, Any] = {
+    "ok": _l("Answering"),
+    "unavailable": _l("Not answering"),
+    "credentials_refused": _l("Refusing the checkout's credentials"),
+    "unknown": _l("Not checked yet"),
+    "memory": _l("Counted in each process's memory"),
+}
+BREAKER_WORDS: dict[str, Any] = {
+    "closed": _l("Closed: calls go through"),
+    "open": _l("Open: calls are refused for a few seconds"),
+    "half_open": _l("Trying one call"),
+}
+
+# The overview's periods (checkout.desk.periods).
+PERIOD_LABELS: dict[str, Any] = {"today": _l("Today"), "7d": _l("7 days"), "30d": _l("30 days")}
 
 _OK = frozenset({"deposit_successful", "payout_successful"})
 _ERROR = frozenset({"deposit_invalid", "payout_failed", "refund_failed"})

@@ -21,10 +21,9 @@ from flask import Blueprint, Response, current_app, jsonify
 from sqlalchemy import text
 
 from ..ratelimits import unlimited
-from ..readiness import OK, UNAVAILABLE, Readiness
+from ..readiness import OK, UNAVAILABLE, Readiness, partner_now
 from ..state import CheckoutState, get_state
 from ..store import availability_of, database_failure
-from ..upstream.breaker import CLOSED
 
 # Checks that do not fail readiness: the default store lives in the process.
 _STORE_READY = (OK, "memory")
@@ -43,17 +42,8 @@ def _database(state: CheckoutState) -> str:
 
 
 def _readiness(state: CheckoutState) -> tuple[Readiness, dict[str, Any]]:
-    state.readiness.refresh_if_stale(float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"]))
-    seen = state.readiness.current()
-    breaker = state.upstream.transport.breaker.snapshot()
-    upstream = seen.upstream
-    if breaker.state != CLOSED and upstream == OK:
-        upstream = UNAVAILABLE          # calls since the last check kept failing
-    details: dict[str, Any] = {"breaker": breaker.state, "checked_seconds_ago":
-               None if seen.checked_seconds_ago is None else round(seen.checked_seconds_ago)}
-    if breaker.retry_in is not None:
-        details["retry_in_seconds"] = round(breaker.retry_in, 1)
-    return Readiness(upstream, seen.ratelimit_store, seen.checked_seconds_ago), details
+    return partner_now(state.readiness, state.upstream.transport.breaker,
+                       float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"]))
 
 
 def _answer(ready_only: bool) -> Response:

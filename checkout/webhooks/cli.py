@@ -260,8 +260,9 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
               show_default=True)
 def show_order_command(order_id: str, fmt: str) -> None:
     """One order: the checkout's stored status, the upstream's full order (asked in each family
-    until one knows it; includes the user's contact details), the webhook deliveries for it and
-    the signals fired. Exits 1 when neither the checkout nor the upstream knows the order."""
+    until one knows it; includes the user's contact details), the webhook deliveries for it, the
+    signals fired and what staff did from the desk (who, when, what, the outcome). Exits 1 when
+    neither the checkout nor the upstream knows the order."""
     app = real_app(current_app)
     state = state_of(app)
     try:
@@ -294,6 +295,12 @@ def show_order_command(order_id: str, fmt: str) -> None:
     click.echo("signals:")
     for s in report.signals or [{"signal": "none"}]:
         click.echo("  " + ", ".join(f"{k}={v}" for k, v in s.items() if v is not None))
+    click.echo("desk actions:")
+    if not report.actions:
+        click.echo("  none")
+    for a in report.actions:
+        click.echo(f"  {a['at']}  {_cut(a['staff'], 40)} ({a['role']})  {a['action']}  "
+                   f"{a['outcome']}" + (f"  {for_terminal(a['detail'])}" if a["detail"] else ""))
     click.echo("upstream order:")
     click.echo(json.dumps(report.upstream, indent=2, ensure_ascii=False, default=str)
                if report.upstream is not None else "  -")

@@ -107,7 +107,7 @@ def test_actions_are_rate_limited(config):
     assert answers == [303, 303, 429]
     page = desk.post(f"/orders/{ORDER}/check", token_from=f"/orders/{ORDER}")
     assert page.status_code == 429 and int(page.headers["Retry-After"]) > 0
-    assert "Too many requests from this connection" in page.get_data(as_text=True)
+    assert "Too many requests from this connection. Try again in " in page.get_data(as_text=True)
 
 
 def test_viewer_header_shows_the_staff_member_and_role(viewer):
