@@ -5,7 +5,7 @@ Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-29
 
-Only additions: five new tables, empty at first, a nullable column and two indexes. Hosts of the
+Only additions: six new tables, empty at first, a nullable column and three indexes. Hosts of the
 previous release, still running while this is applied, never read or write the new tables, and
 leave the new column of ``checkout_signal_log`` empty (the desk then says where a status came from
 by its event: a webhook's, else a read of the upstream). The desk's index starts with the orders
@@ -62,7 +62,16 @@ def upgrade() -> None:
         sa.Column("reached_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("session_key", "step"),
     )
-    op.create_index("ix_checkout_step_events_reached_at", "checkout_step_events", ["reached_at"])
+    op.create_table(
+        "checkout_step_sessions",
+        sa.Column("session_key", sa.String(length=64), nullable=False),
+        sa.Column("flow", sa.String(length=16), nullable=False),
+        sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("steps", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("session_key"),
+    )
+    op.create_index("ix_checkout_step_sessions_opened_at", "checkout_step_sessions",
+                    ["opened_at"])
 
     op.create_table(
         "checkout_desk_actions",
@@ -92,6 +101,8 @@ def upgrade() -> None:
     op.create_index("ix_checkout_webhook_refusals_order_id", "checkout_webhook_refusals",
                     ["order_id"])
 
+    # The list of orders in one status, read through the status (a rare one among many).
+    op.create_index("ix_checkout_orders_status", "checkout_orders", ["status"])
     # SQLite adds a nullable column in place: no table is copied.
     op.add_column("checkout_signal_log", sa.Column("source", sa.String(length=16), nullable=True))
     op.create_index("ix_checkout_webhook_events_received_at", "checkout_webhook_events",
