@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+from click.testing import CliRunner
+from flask.cli import ScriptInfo
+from sqlalchemy import delete
+
 from checkout.desk.digests import search_keys, session_key
 from checkout.store.tables import desk_keys_table, desk_orders_table, step_events_table
 
@@ -89,3 +93,26 @@ def test_a_webhook_indexes_an_order_made_elsewhere_and_nothing_personal_is_in_cl
     written = json.dumps([rows(app, table) for table in (desk_orders_table, desk_keys_table,
                                                          step_events_table)], default=str)
     assert "kwame" not in written and "example.com" not in written
+
+
+def test_reindex_puts_back_the_orders_kept_before_the_index(app, client, operator):
+    """An upgrade from a release without the desk: its orders are found once reindexed."""
+    buyer = Flow(app, client)
+    buyer.to_pay()
+    made_here = buyer.session.order_id
+    receiver = Receiver(app)
+    receiver.post(signed_webhook(order_payload("ord_before", userEmail="kwame@example.com",
+                                               order_params="shop-9")))
+    receiver.process()
+    with app.extensions["checkout"].engine.begin() as conn:
+        for table in (desk_keys_table, desk_orders_table):
+            conn.execute(delete(table))
+    assert operator.get("/orders", query_string={"q": "kwame@example.com"}).status_code == 200
+    result = CliRunner().invoke(app.cli, ["checkout", "desk", "reindex"],
+                                obj=ScriptInfo(create_app=lambda: app))
+    assert result.exit_code == 0, result.output
+    assert "read into the desk's index" in result.output
+    for query, order_id in (("kwame@example.com", "ord_before"), ("shop-9", "ord_before"),
+                            ("ada@example.com", made_here), (EVM_ADDRESS, made_here)):
+        found = operator.get("/orders", query_string={"q": query})
+        assert found.status_code == 303 and found.headers["Location"].endswith(order_id), query
