@@ -43,8 +43,8 @@ class Desk:
         self.client = client
         self.staff = staff
 
-    def get(self, path: str = "/", **kwargs):
-        return self.client.get(PREFIX + path, headers=self.staff, **kwargs)
+    def get(self, path: str = "/", headers: dict[str, str] | None = None, **kwargs):
+        return self.client.get(PREFIX + path, headers={**self.staff, **(headers or {})}, **kwargs)
 
     def token(self, page_path: str) -> str:
         page = self.get(page_path)

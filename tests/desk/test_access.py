@@ -113,3 +113,17 @@ def test_actions_are_rate_limited(config):
 def test_viewer_header_shows_the_staff_member_and_role(viewer):
     body = viewer.get("/").get_data(as_text=True)
     assert "Amina Njoroge" in body and "(viewer)" in body
+
+
+def test_the_desk_speaks_the_staff_members_language(viewer):
+    """The browser's language (Accept-Language), or ?locale= for another."""
+    answers = {
+        "fr": viewer.get("/", headers={"Accept-Language": "fr-FR,fr;q=0.9"}),
+        "sw": viewer.get("/", query_string={"locale": "sw"}),
+        "pt": viewer.get("/orders", query_string={"locale": "pt"}),
+    }
+    assert "Vue d’ensemble" in answers["fr"].get_data(as_text=True)
+    assert "Muhtasari" in answers["sw"].get_data(as_text=True)
+    assert "Encontrar um pedido" in answers["pt"].get_data(as_text=True)
+    for language, answer in answers.items():
+        assert f'<html lang="{language}' in answer.get_data(as_text=True)
