@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import bindparam, case, func
 from sqlalchemy.engine import Connection
 
+from ..inputs import storable
 from ..kyc.memory import e164_digits
 from ..store.tables import desk_keys_table, desk_orders_table
 from ..store.writing import dialect_insert
@@ -54,11 +55,16 @@ class OrderFacts:
     hashes: tuple[str, ...] = ()
 
     def row(self, now: datetime) -> dict[str, Any]:
-        return {"order_id": self.order_id, "flow": self.flow, "variant": self.variant,
-                "created_at": self.created_at or now, "session_key": self.session_key,
-                "order_params": self.order_params, "network": _cut(self.network, 32),
-                "asset": _cut(self.asset, 16), "currency": _cut(self.currency, 8),
-                "fiat_amount": self.fiat_amount, "crypto_amount": self.crypto_amount}
+        """The row as the table takes it, whatever a source sent: a text no database stores or
+        longer than its column, or an amount larger than its column, is left out. Indexing runs
+        inside the webhooks' and the reads' own transactions, and must never fail them."""
+        return {"order_id": self.order_id, "flow": _fit(self.flow, 32),
+                "variant": _fit(self.variant, 16), "created_at": self.created_at or now,
+                "session_key": self.session_key, "order_params": _fit(self.order_params, None),
+                "network": _fit(self.network, 32), "asset": _fit(self.asset, 16),
+                "currency": _fit(self.currency, 8),
+                "fiat_amount": _within(self.fiat_amount, FIAT_DIGITS),
+                "crypto_amount": _within(self.crypto_amount, CRYPTO_DIGITS)}
 
 
 _FILLED = ("flow", "variant", "session_key", "order_params", "network", "asset", "currency",
@@ -88,7 +94,7 @@ def _insert_keys(dialect: str) -> Any:
 
 def record(conn: Connection, facts: OrderFacts, launch_secret: str, now: datetime) -> None:
     """Add what ``facts`` tell to the index, in ``conn``'s transaction."""
-    if not facts.order_id or len(facts.order_id) > 128:
+    if not facts.order_id or len(facts.order_id) > 128 or not storable(facts.order_id):
         return
     conn.execute(_upsert(conn.dialect.name), facts.row(now))
     keys = search_keys(launch_secret, emails=facts.emails, phones=facts.phones,
@@ -184,8 +190,18 @@ def _present(*values: Any) -> tuple[str, ...]:
     return tuple(value for value in values if isinstance(value, str) and value)
 
 
-def _cut(value: str | None, width: int) -> str | None:
-    return value[:width] if value is not None else None
+# Digits before the point the amount columns hold: Numeric(38, 12) and Numeric(38, 18).
+FIAT_DIGITS, CRYPTO_DIGITS = 26, 20
+
+
+def _fit(value: str | None, width: int | None) -> str | None:
+    if value is None or not storable(value):
+        return None
+    return value if width is None else value[:width]
+
+
+def _within(amount: Decimal | None, digits: int) -> Decimal | None:
+    return amount if amount is not None and abs(amount) < Decimal(10) ** digits else None
 
 
 def _amount(value: Any) -> Decimal | None:

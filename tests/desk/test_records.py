@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+import pytest
 from click.testing import CliRunner
 from flask.cli import ScriptInfo
 from sqlalchemy import delete
 
 from checkout.desk.digests import search_keys, session_key
 from checkout.store.tables import desk_keys_table, desk_orders_table, step_events_table
+from checkout.webhooks.store import events_table
 
 from ..conftest import make_app
 from ..forking import in_forked_child
@@ -116,3 +118,25 @@ def test_reindex_puts_back_the_orders_kept_before_the_index(app, client, operato
                             ("ada@example.com", made_here), (EVM_ADDRESS, made_here)):
         found = operator.get("/orders", query_string={"q": query})
         assert found.status_code == 303 and found.headers["Location"].endswith(order_id), query
+
+
+@pytest.mark.postgres
+def test_what_a_source_sends_that_no_column_holds_never_fails_its_webhook(config, postgres_url):
+    """Indexing runs in the webhooks' own transaction: an amount too large for its column or a
+    currency too long (which PostgreSQL refuses) is left out of the index, and the delivery is
+    processed as always."""
+    app = make_app({**config, "CHECKOUT_DATABASE_URL": postgres_url})
+    payload = order_payload("ord_odd", "payout_successful")
+    payload["data"]["order"]["deposit"] = {"currencyType": "fiat", "currencyCode": "N" * 40,
+                                           "cashout": {"amountBeforeFees": "1e40"}}
+    payload["data"]["order"]["payout"] = {"currencyType": "crypto", "currencyCode": "USDT",
+                                          "cashout": {"amountAfterFees": 10 ** 30}}
+    receiver = Receiver(app)
+    assert receiver.post(signed_webhook(payload)).status_code == 200
+    receiver.process()
+    [order] = rows(app, desk_orders_table)
+    assert (order["order_id"], order["currency"], order["fiat_amount"], order["crypto_amount"]) \
+        == ("ord_odd", "N" * 8, None, None)
+    [event] = rows(app, events_table)
+    assert (event["state"], event["outcome"]) == ("processed", "applied")
+    app.extensions["checkout"].close()
