@@ -38,6 +38,7 @@ class Checkout:
         )
         from .cli import checkout_cli
         from .composition import build
+        from .desk import settings as desk_settings
         from .i18n import init_babel
         from .views import blueprint
 
@@ -47,7 +48,8 @@ class Checkout:
         config.apply_defaults(app)
         embedded_sandbox.apply_defaults(app)
         config.validate(app)
-        for module in (ratelimits, metrics, public_address, embedded_sandbox, support, theme):
+        for module in (ratelimits, metrics, public_address, embedded_sandbox, support, theme,
+                       desk_settings):
             module.check_config(app)
         app.extensions["checkout"] = build(app)
         init_babel(app)

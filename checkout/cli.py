@@ -149,3 +149,22 @@ from .webhooks.cli import orders_cli, webhooks_cli  # noqa: E402 - the webhooks 
 
 checkout_cli.add_command(webhooks_cli)
 checkout_cli.add_command(orders_cli)
+
+
+desk_cli = AppGroup("desk", help="The merchant's desk: its index of orders.")
+
+
+@desk_cli.command("reindex")
+def desk_reindex_command() -> None:
+    """Index the orders kept before the desk had its index (after an upgrade), or under another
+    CHECKOUT_LAUNCH_SECRET: every stored order and every live session's. Only adds; safe to run
+    while the checkout serves."""
+    from .desk.reindex import reindex
+    from .state import get_state
+
+    state = get_state()
+    read = reindex(state.engine, state.journal, state.sessions)
+    click.echo(f"{read} order record(s) read into the desk's index")
+
+
+checkout_cli.add_command(desk_cli)

@@ -12,7 +12,10 @@ from sqlalchemy.engine import Engine
 
 from . import config, embedded_sandbox
 from .assets import shipped, themed
+from .desk.journal import Journal
+from .desk.settings import DeskSettings
 from .flows import OfframpFlow, OnrampFlow
+from .journey.flow import Flow
 from .journey.just_created import JustCreated
 from .journey.quote_cache import QuoteCache, merchant_key
 from .journey.settings import JourneySettings
@@ -41,6 +44,7 @@ from .webhooks import dispatcher
 from .webhooks.background import Dispatcher
 from .webhooks.orders import OrderStatuses
 from .webhooks.reconcile import Reconciler
+from .webhooks.refusals import RefusalLog
 
 
 def build(app: Flask) -> CheckoutState:
@@ -87,7 +91,11 @@ def build(app: Flask) -> CheckoutState:
         digest_key=derived_key(app.config["CHECKOUT_LAUNCH_SECRET"], b"checkout review digest v1"))
     ratelimits = RateLimits.create(app)
     theme = theme_of(app.config.get("CHECKOUT_THEME"))
-    sessions = SessionStore(engine, on_open=counts.session_opened, on_order=counts.order_created,
+    # Filled below: the flows need the session store, whose journal indexes their orders.
+    flows: dict[str, Flow] = {}
+    journal = Journal(engine, str(app.config["CHECKOUT_LAUNCH_SECRET"]), counts, flows,
+                      steps=desk_enabled(app) or counts.enabled)
+    sessions = SessionStore(engine, on_open=journal.session_opened, on_order=journal.order_created,
                             on_saved=session_context.saved)
     util_catalog = UtilCatalog(upstream, reference_cache())
     kyc = KycStanding(engine, upstream, util_catalog, sessions, app.config)
@@ -103,6 +111,10 @@ def build(app: Flask) -> CheckoutState:
     upstream.transport.breakers.listen(outage_starts)
     health_seconds = float(app.config["CHECKOUT_HEALTH_CACHE_SECONDS"])
     counts.follow_readiness(lambda: readiness.for_scrape(health_seconds))
+    flows.update(onramp=OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()),
+                                   onramp_pages.steps(kyc), settings),
+                 offramp=OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
+                                     offramp_pages.steps(kyc), settings))
     return CheckoutState(
         engine=engine,
         sessions=sessions,
@@ -110,10 +122,10 @@ def build(app: Flask) -> CheckoutState:
         embedded_sandbox=sandbox,
         util_catalog=util_catalog,
         kyc=kyc,
-        flows={"onramp": OnrampFlow(upstream, OnrampCatalog(upstream, reference_cache()),
-                                    onramp_pages.steps(kyc), settings),
-               "offramp": OfframpFlow(upstream, OfframpCatalog(upstream, reference_cache()),
-                                      offramp_pages.steps(kyc), settings)},
+        flows=flows,
+        journal=journal,
+        refusals=RefusalLog(engine),
+        desk=DeskSettings.of(app.config),
         dispatcher=background,
         order_statuses=statuses,
         reconciler=Reconciler(statuses, app.config, on_check=counts.reconciler_check),
@@ -124,6 +136,11 @@ def build(app: Flask) -> CheckoutState:
         just_created=JustCreated(), metrics=counts, schema_unchecked=unchecked,
         readiness=readiness,
         theme=theme, assets=themed(shipped(STATIC / "checkout"), stylesheet(theme)))
+
+
+def desk_enabled(app: Flask) -> bool:
+    """Whether the app has the merchant's desk (``CHECKOUT_DESK_ACCESS`` set)."""
+    return app.config.get("CHECKOUT_DESK_ACCESS") is not None
 
 
 def _loading_for_a_flask_command() -> bool:

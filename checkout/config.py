@@ -67,6 +67,13 @@ DEFAULTS: dict[str, Any] = {
     # Whom users contact about an order (checkout.support): any of {"email": ..., "web":
     # "https://...", "whatsapp": "+...", "phone": "+..."}. None: pages name the merchant.
     "CHECKOUT_SUPPORT": None,
+    # The merchant's desk (checkout.desk): a function, or its import string, that returns None or
+    # the staff member at the desk (name, role "viewer" or "operator"). None: no desk at all.
+    "CHECKOUT_DESK_ACCESS": None,
+    # Where the desk sends a request without access (with ?next=); None: a 403 page.
+    "CHECKOUT_DESK_LOGIN_URL": None,
+    # The clock the desk shows times on (a tz database name), and says it does.
+    "CHECKOUT_DESK_TIMEZONE": "UTC",
     # Extra settings for the embedded sandbox (see checkout.sandbox.create_app).
     "CHECKOUT_SANDBOX": {},
     # Webhook receiver (checkout.webhooks): "body" verifies spec 6.3; "data" the variant that signs

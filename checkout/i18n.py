@@ -48,7 +48,8 @@ domain = Domain(translation_directories=[str(TRANSLATIONS)], domain="messages")
 
 
 def _in_checkout() -> bool:
-    return has_request_context() and request.blueprint == BLUEPRINT
+    # The checkout's blueprint, or one nested in it (the merchant's desk, "checkout.desk").
+    return has_request_context() and BLUEPRINT in request.blueprints
 
 
 def _supported(tag: str | None) -> str | None:

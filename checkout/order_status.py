@@ -28,7 +28,7 @@ __all__ = ["FINAL_STATUSES", "OFFRAMP_TO_WEBHOOK", "ONRAMP_TO_WEBHOOK", "WEBHOOK
 
 def current(app_or_state: Any, order_id: str, flow: str) -> StoredOrder | None:
     """The order's status: stored, refreshed from the upstream when stale (None: not known)."""
-    return _statuses(app_or_state).current(order_id, flow)
+    return _statuses(app_or_state).current(order_id, flow, source="host")
 
 
 def fetch_and_store(app_or_state: Any, order_id: str, flow: str, *,
@@ -36,7 +36,8 @@ def fetch_and_store(app_or_state: Any, order_id: str, flow: str, *,
                     fetched: Mapping[str, Any] | None = None) -> StoredOrder | None:
     """Ask the upstream for the full order now and store it; raises UpstreamError."""
     return _statuses(app_or_state).fetch_and_store(order_id, flow, seen=seen,
-                                                   apply_status=apply_status, fetched=fetched)
+                                                   apply_status=apply_status, fetched=fetched,
+                                                   source="host")
 
 
 def _statuses(app_or_state: Any) -> OrderStatuses:

@@ -20,6 +20,8 @@ under ``/s/<session>/``, one per session (``<category>_per_ip``, ``<category>_pe
 - ``create``, ``otp``, ``push_retry``, ``tx_hash``, ``kyc``: creating the order, a one-time code,
   a new payment request to the phone, a transaction hash, identity documents;
 - ``receipt``: an order's receipt (``/r/<token>``, no session): per address only.
+- ``desk``, ``desk_action``, ``desk_export``: the merchant's desk's pages, its actions on an order,
+  its CSV exports (per address only: staff are behind the host's login).
 
 Beside the categories, ``photo_per_ip`` and ``photo_per_session`` count the KYC photos decoded
 (:func:`photo_decodes`), one each, rather than requests: a form whose fields are wrong decodes none,
@@ -121,6 +123,12 @@ DEFAULT_LIMITS: dict[str, str] = {
     # read from the store (checkout.views.receipts), but a client reloading receipts by the
     # hundred still costs the database and, each max age, the upstream.
     "receipt_per_ip": "60/minute;600/hour",
+    # The merchant's desk (checkout.desk), staff behind the host's login: a page a second and
+    # more for a person; an action asks the upstream or runs the shop's code, an export reads
+    # many orders.
+    "desk_per_ip": "300/minute",
+    "desk_action_per_ip": "30/minute;300/hour",
+    "desk_export_per_ip": "10/minute;60/hour",
     # Not a category of requests: the photos those POSTs have decoded, one each (the costly part,
     # up to ~0.5 s of CPU and ~60 MB a photo). A person sends three, and again those refused.
     "photo_per_session": "15/minute;45/hour",

@@ -88,6 +88,12 @@ class ReadinessChecks:
         with self._lock:
             return self._running
 
+    def now(self, ttl: float) -> Readiness:
+        """The last answers, a new check started when they are older than ``ttl`` seconds (what
+        ``/healthz`` and the desk's overview show)."""
+        self.refresh_if_stale(ttl)
+        return self.current()
+
     def refresh_if_stale(self, ttl: float) -> None:
         """Start a check on a thread of its own when the last is older than ``ttl`` seconds
         (:data:`RECHECK_WHILE_UNWELL` when it found something unwell), or when one is due now

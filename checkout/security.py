@@ -3,8 +3,9 @@
 * ``Content-Security-Policy``: scripts, styles, images and requests only from our own origin, no
   inline script or style (htmx runs with ``allowEval: false``), forms post only to us, and
   ``frame-ancestors`` = the session's ``parentOrigin`` when the launch token named one, else
-  ``CHECKOUT_FRAME_ANCESTORS``. Redirect payments leave the iframe by a user's click on a
-  ``target="_top"`` link (a navigation, not a form), so ``form-action 'self'`` holds.
+  ``CHECKOUT_FRAME_ANCESTORS`` (the merchant's desk: ``'none'``, never framed). Redirect payments
+  leave the iframe by a user's click on a ``target="_top"`` link (a navigation, not a form), so
+  ``form-action 'self'`` holds.
 * ``Referrer-Policy: same-origin``: the session id is in our paths and must never reach another
   site in a ``Referer`` (payment pages, block explorers, the shop).
 * ``Cache-Control: no-store`` on everything but static files: pages carry a session's tokens.
@@ -78,9 +79,10 @@ def frame_ancestors(session: object | None = None, app: Flask | None = None) -> 
 
 
 def content_security_policy(session: object | None = None, *,
-                            image_origin: str | None = None) -> str:
+                            image_origin: str | None = None, framed: bool = True) -> str:
     """A page's policy; ``image_origin``: the one other site its images may come from (the
-    merchant's logo, CHECKOUT_THEME, whose origin start-up checked is a bare origin)."""
+    merchant's logo, CHECKOUT_THEME, whose origin start-up checked is a bare origin);
+    ``framed`` False: no site may frame it (``frame-ancestors 'none'``)."""
     directives = [
         "default-src 'none'",
         "script-src 'self'",
@@ -90,7 +92,7 @@ def content_security_policy(session: object | None = None, *,
         "connect-src 'self'",
         "form-action 'self'",
         "base-uri 'none'",
-        "frame-ancestors " + " ".join(frame_ancestors(session)),
+        "frame-ancestors " + (" ".join(frame_ancestors(session)) if framed else "'none'"),
     ]
     return "; ".join(directives)
 
@@ -125,6 +127,18 @@ def under_prefix(path: str, app: Flask | None = None) -> bool:
     return path == prefix or path.startswith(prefix + "/")
 
 
+# Addresses below the prefix that no site may frame, whoever may frame the checkout: the
+# merchant's desk (checkout.desk), its staff's own pages (clickjacking its actions).
+NEVER_FRAMED = ("/desk",)
+
+
+def never_framed(path: str, app: Flask | None = None) -> bool:
+    """True for the addresses of :data:`NEVER_FRAMED`, and every one below them (a 404 too)."""
+    prefix = (app or current_app).config["CHECKOUT_URL_PREFIX"]
+    return any(path == prefix + part or path.startswith(prefix + part + "/")
+               for part in NEVER_FRAMED)
+
+
 def add_security_headers(response: Response, image_origin: str | None = None) -> Response:
     if is_machine_request() or not under_prefix(request.path):
         return response
@@ -138,7 +152,7 @@ def add_security_headers(response: Response, image_origin: str | None = None) ->
         headers.pop("Permissions-Policy", None)
     else:
         headers["Content-Security-Policy"] = content_security_policy(
-            session, image_origin=image_origin)
+            session, image_origin=image_origin, framed=not never_framed(request.path))
         headers["Permissions-Policy"] = PERMISSIONS_POLICY
     headers["Referrer-Policy"] = "same-origin"
     headers["X-Content-Type-Options"] = "nosniff"

@@ -58,7 +58,8 @@ def _aware(value: datetime | None) -> datetime | None:
 #   events     parent events recorded as sent (checkout.views.tracking)
 #   tx_hash    the crypto transaction's hash, once known
 #   said_paid  True once the on-ramp's user said "I have paid" (and the upstream took it)
-#   reached    the steps whose page the session was shown, counted once each (checkout.views.funnel)
+#   reached    no longer written (the steps a session was shown are step events of their own:
+#              checkout.desk.steps); a session saved before may still hold it
 #   notices    {page: notice}: a message kept across a redirect, shown once
 #   payee, deposit   the off-ramp's payee check and the hash the user sent
 DATA_FORMAT = 2
@@ -264,14 +265,6 @@ class CheckoutSession:
     def said_paid(self, value: bool) -> None:
         self.data["said_paid"] = bool(value)
 
-    def reach(self, step: str) -> bool:
-        """Record that the session was shown ``step``'s page: True the first time only."""
-        reached = self.data.setdefault("reached", [])
-        if step in reached:
-            return False
-        reached.append(step)
-        return True
-
     # -- notices across a redirect ----------------------------------------------------------------
 
     def keep_notice(self, page: str, notice: dict[str, Any]) -> None:
@@ -352,12 +345,12 @@ def _row_to_session(row: Any) -> CheckoutSession:
 
 class SessionStore:
     def __init__(self, engine: Engine,
-                 on_open: Callable[[str, str], None] | None = None,
-                 on_order: Callable[[str], None] | None = None,
+                 on_open: Callable[[CheckoutSession, str], None] | None = None,
+                 on_order: Callable[[CheckoutSession], None] | None = None,
                  on_saved: Callable[[CheckoutSession], None] | None = None) -> None:
         self.engine = engine
-        # Told (flow, "launch" or "unsigned") of each session opened, and (flow) of each order
-        # attached: the app's metrics.
+        # Told (session, "launch" or "unsigned") of each session opened, and (session) of each
+        # order attached: the app's journal (checkout.desk.journal: the metrics, the desk).
         self.on_open = on_open
         self.on_order = on_order
         # Told of each session as saved (its new version): the pages of the request that saved
@@ -391,7 +384,7 @@ class SessionStore:
                 raise
             return existing
         if self.on_open is not None:
-            self.on_open(flow, "unsigned" if jti is None else "launch")
+            self.on_open(session, "unsigned" if jti is None else "launch")
         return session
 
     def get(self, session_id: str) -> CheckoutSession | None:
@@ -481,7 +474,7 @@ class SessionStore:
                 session.order_id, session.version, session.updated_at = \
                     order_id, session.version + 1, now
                 if self.on_order is not None:
-                    self.on_order(session.flow)
+                    self.on_order(session)
                 if self.on_saved is not None:
                     self.on_saved(session)
                 return order_id

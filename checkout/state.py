@@ -15,6 +15,8 @@ from .store.schema import prepare
 
 if TYPE_CHECKING:
     from .assets import Assets
+    from .desk.journal import Journal
+    from .desk.settings import DeskSettings
     from .embedded_sandbox import EmbeddedSandbox
     from .journey.flow import Flow
     from .journey.just_created import JustCreated
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from .webhooks.background import Dispatcher
     from .webhooks.orders import OrderStatuses
     from .webhooks.reconcile import Reconciler
+    from .webhooks.refusals import RefusalLog
 
 
 @dataclass
@@ -45,7 +48,10 @@ class CheckoutState:
     # By name: each built with the upstream client, its catalog (flow.catalog()) and the KYC
     # standing, with which it builds its steps (flow.journey).
     flows: dict[str, Flow]
+    # Sessions opened, steps reached, orders created: told to the metrics and the desk.
+    journal: Journal
     dispatcher: Dispatcher
+    refusals: RefusalLog            # webhook deliveries refused, noted without their body
     order_statuses: OrderStatuses   # the orders' stored statuses, refreshed from the upstream
     purge_schedule: Schedule
     reconciler: Reconciler           # asks the upstream about orders whose webhooks were lost
@@ -60,6 +66,8 @@ class CheckoutState:
     theme: Theme
     # The static files served, made once at start-up with the theme's stylesheet.
     assets: Assets
+    # The merchant's desk's settings; None: the app has no desk (CHECKOUT_DESK_ACCESS unset).
+    desk: DeskSettings | None = None
     # Said once per process: pages served on an untrusted host get no absolute link.
     warned_public_url: bool = False
     # The schema's revision is still to be checked (or upgraded): the ``flask`` command loaded the

@@ -85,7 +85,10 @@ def test_workers_booting_together_on_a_previous_releases_database(dialect, tmp_p
     assert boot_together(url) == []
     assert_all_tables(url)
     after = snapshot(url)
-    assert {name: rows for name, rows in after.items() if name in before} == before
+    for name, rows in before.items():
+        # Each row as it was, in the columns it had (a revision may add a nullable one).
+        kept = [{column: row[column] for column in rows[0]} for row in after[name]] if rows else []
+        assert kept == rows, f"{name} changed in the upgrade"
 
 
 
@@ -100,13 +103,18 @@ def database_url(request, tmp_path) -> str:
 NEWER = {"checkout_webhook_events": "received_owed", "checkout_sessions": "creating_owner"}
 # (Older than the dumps of tests/release_databases: revision 0001 adopts those databases too.)
 # Tables made by later revisions, which no database of those versions has.
-LATER_TABLES = {"checkout_kyc_levels"}
+LATER_TABLES = {"checkout_kyc_levels", "checkout_desk_orders", "checkout_desk_keys",
+                "checkout_step_events", "checkout_step_sessions", "checkout_desk_actions",
+                "checkout_webhook_refusals"}
+# Columns added by later revisions (each its own test), which no database of those versions has.
+LATER_COLUMNS = {"checkout_signal_log": "source"}
 
 
 def _as_first_made(table: Table) -> Table:
     """``table`` as the first version made it: without its newer column."""
+    left_out = {NEWER.get(table.name), LATER_COLUMNS.get(table.name)}
     return Table(table.name, MetaData(),
-                 *[column._copy() for column in table.columns if column.name != NEWER.get(table.name)])
+                 *[column._copy() for column in table.columns if column.name not in left_out])
 
 
 def test_columns_added_since_a_database_was_made_are_added_at_start_up(database_url):

@@ -32,6 +32,27 @@ here.
     a duplicate's row is written with its acknowledgement; the first delivery's by processing, so
     storing a new delivery is a single INSERT), ``kyc_event`` and ``auth_event`` (one per distinct
     event).
+``checkout_webhook_refusals``
+    Deliveries the receiver refused (a bad signature, too large), without their body: when, why,
+    and the order the body named, unverified (:mod:`checkout.webhooks.refusals`).
+
+The merchant's desk (:mod:`checkout.desk`) reads these and writes five of its own:
+
+``checkout_desk_orders``
+    One row per order the checkout knows of, written where it learns of one (its creation here, a
+    webhook, a read of the full order): what the desk lists, filters, pages and sums.
+``checkout_desk_keys``
+    What a customer may quote to find an order (its shop reference, a wallet address, a
+    transaction hash, an email, a phone number), each as a keyed digest: the desk finds an order
+    by its email without the email being kept anywhere new.
+``checkout_step_events``
+    Each step a session reached, once (UNIQUE session and step), and when: the order's timeline,
+    across restarts and workers. The session is named by a keyed digest of its id, never the id.
+``checkout_step_sessions``
+    One row per session with step events: when it opened and the steps it reached, in order,
+    kept with each first step event: the funnel, counted over a month in one short read.
+``checkout_desk_actions``
+    What staff did from the desk (who, when, which action, its outcome): the audit trail.
 """
 from __future__ import annotations
 
@@ -47,6 +68,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    Numeric,
     String,
     Table,
     Text,
@@ -117,6 +139,8 @@ events_table = Table(
     Column("received_owed", Integer, nullable=False, default=0, server_default="0"),
 )
 Index("ix_checkout_webhook_events_state_id", events_table.c.state, events_table.c.id)
+# The desk's webhook health counts the deliveries of a day, a week, a month.
+Index("ix_checkout_webhook_events_received_at", events_table.c.received_at)
 
 orders_table = Table(
     "checkout_orders",
@@ -144,6 +168,9 @@ orders_table = Table(
     Column("fetch_error", Text, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+# The desk's list of orders in one status (a rare one among 100,000), and the metrics' count.
+Index("ix_checkout_orders_status", orders_table.c.status)
 
 watch_table = Table(
     "checkout_order_watch",
@@ -185,6 +212,10 @@ signal_log_table = Table(
     Column("event_id", ForeignKey("checkout_webhook_events.id"), nullable=True),  # None: a fetch
     Column("created_at", DateTime(timezone=True), nullable=False),
     *_dispatch_columns(),
+    # Where the status came from: webhook, reconciliation, page (a status page's read), desk (a
+    # staff member's "check now"), host (the host's own order_status call), upstream (another
+    # read). Empty on rows of earlier releases: a webhook's when event_id is set.
+    Column("source", String(16), nullable=True),
     UniqueConstraint("order_id", "status", name="uq_checkout_signal_log_order_status"),
 )
 Index("ix_checkout_signal_log_state_id", signal_log_table.c.state, signal_log_table.c.id)
@@ -200,3 +231,80 @@ outbox_table = Table(
     *_dispatch_columns(),
 )
 Index("ix_checkout_signal_outbox_state_id", outbox_table.c.state, outbox_table.c.id)
+
+refusals_table = Table(
+    "checkout_webhook_refusals",
+    metadata,
+    Column("id", _Id, primary_key=True, autoincrement=True),
+    Column("received_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("reason", String(32), nullable=False),          # signature, too_large
+    # The order the refused body named (its data.order._id), unverified: never acted on.
+    Column("order_id", String(128), nullable=True, index=True),
+    # Refusals this row stands for: those the process did not write one by one (a flood).
+    Column("count", Integer, nullable=False, default=1),
+)
+
+desk_orders_table = Table(
+    "checkout_desk_orders",
+    metadata,
+    Column("order_id", String(128), primary_key=True),
+    Column("flow", String(32), nullable=True),          # onramp, offramp
+    Column("variant", String(16), nullable=True),       # off-ramp: channel or type
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    # A keyed digest of the id of the session that made it (its step events name it so).
+    Column("session_key", String(64), nullable=True),
+    Column("order_params", Text, nullable=True),
+    Column("network", String(32), nullable=True),
+    Column("asset", String(16), nullable=True),
+    Column("currency", String(8), nullable=True),      # the local currency
+    # What the customer was to pay and receive: the local money and the crypto of the order.
+    Column("fiat_amount", Numeric(38, 12), nullable=True),
+    Column("crypto_amount", Numeric(38, 18), nullable=True),
+)
+# Newest first, page after page (created_at, then the id for a stable order).
+Index("ix_checkout_desk_orders_created", desk_orders_table.c.created_at,
+      desk_orders_table.c.order_id)
+# A reference's first characters: LIKE 'prefix%' uses it on PostgreSQL whatever the collation.
+Index("ix_checkout_desk_orders_prefix", desk_orders_table.c.order_id,
+      postgresql_ops={"order_id": "varchar_pattern_ops"})
+
+desk_keys_table = Table(
+    "checkout_desk_keys",
+    metadata,
+    # A keyed digest of "kind:value" (checkout.desk.index.search_keys).
+    Column("key", String(64), primary_key=True),
+    Column("order_id", String(128), primary_key=True),
+)
+
+step_events_table = Table(
+    "checkout_step_events",
+    metadata,
+    Column("session_key", String(64), primary_key=True),   # a keyed digest of the session id
+    Column("step", String(32), primary_key=True),         # a step's name, or opened, ordered
+    Column("flow", String(16), nullable=False),
+    Column("reached_at", DateTime(timezone=True), nullable=False),
+)
+
+step_sessions_table = Table(
+    "checkout_step_sessions",
+    metadata,
+    Column("session_key", String(64), primary_key=True),
+    Column("flow", String(16), nullable=False),
+    # When its first step event came (its opening): the funnel counts sessions by it.
+    Column("opened_at", DateTime(timezone=True), nullable=False, index=True),
+    # The steps it reached, in the order it first reached them, comma-separated.
+    Column("steps", Text, nullable=False),
+)
+
+desk_actions_table = Table(
+    "checkout_desk_actions",
+    metadata,
+    Column("id", _Id, primary_key=True, autoincrement=True),
+    Column("order_id", String(128), nullable=False, index=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("staff", String(255), nullable=False),          # the staff member's name
+    Column("role", String(16), nullable=False),
+    Column("action", String(16), nullable=False),          # check, resend
+    Column("outcome", String(16), nullable=False),
+    Column("detail", Text, nullable=True),
+)

@@ -1,5 +1,5 @@
 """The ``checkout`` blueprint (``checkout.views.blueprint.bp``): the shared journey's pages, then
-one module per flow, each declaring its routes on it.
+one module per flow, each declaring its routes on it; the merchant's desk (checkout.desk) nested.
 
 Imported here in the order their request plumbing runs: the request's time for the upstream and
 the database first, security headers, static files and compression, the session's context and
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from ..desk.views import desk
 from . import (  # noqa: F401  (each module declares its routes and hooks on the blueprint)
     amount,
     assets,
@@ -37,6 +38,11 @@ from . import (  # noqa: F401  (each module declares its routes and hooks on the
 from .blueprint import bp
 
 __all__ = ["blueprint"]
+
+# Nested: the checkout's request hooks (the request's time, security headers, locale, limits)
+# are the desk's too. Every app has its routes; one without CHECKOUT_DESK_ACCESS answers them 404
+# (checkout.desk.views).
+bp.register_blueprint(desk, url_prefix="/desk")
 
 
 def blueprint() -> Blueprint:

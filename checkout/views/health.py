@@ -46,8 +46,7 @@ def _database(state: CheckoutState) -> str:
 
 
 def _readiness(state: CheckoutState) -> Readiness:
-    state.readiness.refresh_if_stale(float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"]))
-    return state.readiness.current()
+    return state.readiness.now(float(current_app.config["CHECKOUT_HEALTH_CACHE_SECONDS"]))
 
 
 def _details(state: CheckoutState, database: str, seen: Readiness) -> dict[str, Any]:

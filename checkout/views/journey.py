@@ -582,7 +582,7 @@ def create(session: CheckoutSession) -> Response:
             # The create's answer is the order's first read: kept as its last known state, for
             # its pages to show while the upstream does not answer.
             get_state().order_statuses.fetch_and_store(result.order.id, flow.name,
-                                                       fetched=result.order.raw)
+                                                       fetched=result.order.raw, source="create")
             if step == payment_step(flow):
                 get_state().just_created.keep(flow.name, result.order)
         return htmx_redirect(step_url(session, step))

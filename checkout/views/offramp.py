@@ -488,7 +488,7 @@ def _confirmed(session: CheckoutSession, tx_hash: str) -> Response:
     assert session.order_id is not None
     try:
         # The status page that follows shows the order as it is now, not as last stored.
-        get_state().order_statuses.fetch_and_store(session.order_id, NAME)
+        get_state().order_statuses.fetch_and_store(session.order_id, NAME, source="page")
     except UpstreamError:
         pass            # the stored status is refreshed when it is read, as always
     return htmx_redirect(url_for("checkout.status", session_id=session.id))

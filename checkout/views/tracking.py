@@ -140,7 +140,7 @@ def status_after_read(session: CheckoutSession, order: Mapping[str, Any],
     assert session.order_id is not None
     stored = get_state().order_statuses.fetch_and_store(session.order_id, session.flow,
                                                         seen=seen, fetched=order,
-                                                        read_at=read_at)
+                                                        read_at=read_at, source="page")
     return _status_of(session, stored)
 
 

@@ -2,7 +2,8 @@
 
 Verify over the raw bytes, store, acknowledge; act later (:mod:`checkout.webhooks`).
 
-* a missing, malformed or wrong signature: 401, nothing stored, nothing signalled;
+* a missing, malformed or wrong signature: 401, nothing stored, nothing signalled (the refusal
+  is noted without the body, a few a second at most: :mod:`checkout.webhooks.refusals`);
 * signed but not an event of spec 6.2: stored for inspection, 400;
 * stored: 200 ``{received: true, duplicate}``; a duplicate body is recorded and changes nothing;
 * the database cannot take it: 503, so the sender retries; nothing unstored is ever acknowledged;
@@ -35,6 +36,7 @@ from ..state import real_app, state_of
 from ..store import availability_of, database_failure
 from ..webhooks.events import SIGNATURE_MODES, verify_delivery
 from ..webhooks.processing import KEPT_HEADERS, parse_or_reason, record_delivery
+from ..webhooks.refusals import SIGNATURE, TOO_LARGE
 from .blueprint import bp
 
 if TYPE_CHECKING:
@@ -84,18 +86,22 @@ def receive(app: Flask, delivery: Request) -> Answer:
 
 def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> Answer:
     limit = int(app.config["CHECKOUT_WEBHOOK_MAX_BYTES"])
-    too_large = Answer(413, {"error": f"body larger than {limit} bytes"}, "too_large", rid)
+
+    def too_large() -> Answer:
+        state.refusals.note(TOO_LARGE)
+        return Answer(413, {"error": f"body larger than {limit} bytes"}, "too_large", rid)
+
     if delivery.content_length is not None and delivery.content_length > limit:
-        return too_large
+        return too_large()
     # A body without Content-Length (chunked) is read up to the cap and one byte more: werkzeug's
     # stream stops quietly at its limit, so the extra byte is how an oversized body shows.
     delivery.max_content_length = limit + 1
     try:
         body = delivery.get_data(cache=False, as_text=False)
     except RequestEntityTooLarge:
-        return too_large
+        return too_large()
     if len(body) > limit:
-        return too_large
+        return too_large()
 
     try:
         signed = verify_delivery(body, delivery.headers.get("x-signature"),
@@ -104,6 +110,7 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
     except WebhookSignatureError as exc:
         log.warning("webhook refused from %s: %s", delivery.remote_addr, exc,
                     extra={"request_id": rid})
+        state.refusals.note(SIGNATURE, body)
         return Answer(401, {"error": str(exc)}, "bad_signature", rid)
 
     parsed, reason = parse_or_reason(body)
@@ -134,7 +141,8 @@ def _receive(app: Flask, state: CheckoutState, delivery: Request, rid: str) -> A
 @bp.post("/webhooks", endpoint="webhooks", strict_slashes=False, merge_slashes=False)
 @unlimited("signed by the upstream, which retries what is not acknowledged: a 429 "
            "would only delay order updates and multiply the deliveries; a forged one costs "
-           "one signature check and is never stored")
+           "one signature check and is never stored (its refusal is noted, a few a second at "
+           "most)")
 def receive_webhook() -> Response:
     """The receiver's view: :func:`receive`'s answer, as JSON for a machine."""
     # Flask's own request: whatever read the body before (a host's request_started handler,

@@ -1,4 +1,5 @@
-"""What operators see and do: recent events, one event in full, replaying one event."""
+"""What operators see and do: recent events, one event in full, replaying one event, sending an
+order's status signal again."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,6 +9,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import select, update
 
+from .dispatch import send_again
 from .dispatcher import Round, process_pending
 from .store import (
     FAILED,
@@ -17,6 +19,7 @@ from .store import (
     STORED,
     aware,
     events_table,
+    orders_table,
     outbox_table,
     signal_log_table,
     write_transaction,
@@ -106,3 +109,34 @@ def _record(row: Any, *, body: bytes, signals: list[dict[str, Any]]) -> EventRec
         status=m["status"], updated_at=aware(m["updated_at"]), state=m["state"],
         outcome=m["outcome"], error=m["error"], attempts=m["attempts"],
         headers=dict(m["headers"] or {}), body=body, signals=signals)
+
+
+@dataclass(frozen=True)
+class Resent:
+    """What :func:`resend_status_signal` did: the status whose signal it sent (None: the order
+    has no stored status) and how it went: ``acknowledged`` (every receiver returned),
+    ``failed`` (``error``: what one raised), ``busy`` (another worker is sending it now),
+    ``none`` (no signal was ever owed for that status)."""
+
+    status: str | None
+    outcome: str
+    error: str | None = None
+
+
+def resend_status_signal(app: Flask, order_id: str) -> Resent:
+    """Run the shop's ``order_status_changed`` for the order's current status again, now (for
+    a shop whose fulfilment failed): its receivers are called again with the same arguments,
+    whether they failed the first time or not. Its row in the signal log says so (attempts)."""
+    engine = app.extensions["checkout"].engine
+    with engine.connect() as conn:
+        status = conn.execute(select(orders_table.c.status)
+                              .where(orders_table.c.order_id == order_id)).scalar()
+        row_id = None if status is None else conn.execute(
+            select(signal_log_table.c.id).where(signal_log_table.c.order_id == order_id,
+                                                signal_log_table.c.status == status)).scalar()
+    if row_id is None:
+        return Resent(status, "none")
+    sent, error = send_again(app, engine, signal_log_table, int(row_id))
+    if not sent:
+        return Resent(status, "busy")
+    return Resent(status, "failed" if error else "acknowledged", error)

@@ -3,8 +3,6 @@ reconcile | list | show ID``. Prints no secret: the webhook secret is never stor
 (derived from the body) is not one; upstream errors print their message, never the credentials."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import time
@@ -22,7 +20,7 @@ from .admin import EventRecord, find_event, recent_events, replay
 from .dispatch import status_signal_states
 from .dispatcher import process_pending
 from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
-from .printable import for_spreadsheet, for_terminal
+from .printable import csv_lines, for_terminal
 from .reconcile import Watched
 from .store import DISPATCHING, PENDING, SIGNAL_FAILED, utcnow
 
@@ -243,14 +241,7 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     elif fmt == "csv":
-        out = io.StringIO()
-        # CRLF, as RFC 4180 has it: the csv module then quotes a cell holding a lone CR too (with
-        # "\n" it leaves it bare, and a spreadsheet starts a new row there).
-        writer = csv.DictWriter(out, fieldnames=ROW_KEYS, lineterminator="\r\n")
-        writer.writeheader()
-        writer.writerows({key: for_spreadsheet(value) for key, value in row.items()}
-                         for row in rows)
-        click.echo(out.getvalue(), nl=False)
+        click.echo("".join(csv_lines(rows, ROW_KEYS)), nl=False)
     elif not rows:
         click.echo("no orders")
     else:
@@ -269,8 +260,9 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
               show_default=True)
 def show_order_command(order_id: str, fmt: str) -> None:
     """One order: the checkout's stored status, the upstream's full order (asked in each family
-    until one knows it; includes the user's contact details), the webhook deliveries for it and
-    the signals fired. Exits 1 when neither the checkout nor the upstream knows the order."""
+    until one knows it; includes the user's contact details), the webhook deliveries for it, the
+    signals fired and what staff did from the desk (who, when, what, the outcome). Exits 1 when
+    neither the checkout nor the upstream knows the order."""
     app = real_app(current_app)
     state = state_of(app)
     try:
@@ -303,6 +295,12 @@ def show_order_command(order_id: str, fmt: str) -> None:
     click.echo("signals:")
     for s in report.signals or [{"signal": "none"}]:
         click.echo("  " + ", ".join(f"{k}={v}" for k, v in s.items() if v is not None))
+    click.echo("desk actions:")
+    if not report.actions:
+        click.echo("  none")
+    for a in report.actions:
+        click.echo(f"  {a['at']}  {_cut(a['staff'], 40)} ({a['role']})  {a['action']}  "
+                   f"{a['outcome']}" + (f"  {for_terminal(a['detail'])}" if a["detail"] else ""))
     click.echo("upstream order:")
     click.echo(json.dumps(report.upstream, indent=2, ensure_ascii=False, default=str)
                if report.upstream is not None else "  -")

@@ -142,6 +142,28 @@ def _send_claimed(app: Flask, engine: Engine, table: Table, claim: Claim,
     return sent
 
 
+def send_again(app: Flask, engine: Engine, table: Table, row_id: int, *,
+               clock: Callable[[], datetime] = utcnow) -> tuple[bool, str | None]:
+    """Send one row's signal again now, in this thread, whatever became of it before (sent,
+    failed, or waiting): the merchant's desk's "send the signal again". Claimed, sent and marked
+    as the dispatcher does its rows, so no worker sends it at the same time. Returns (False,
+    None) when another worker is sending it right now; else (True, the receiver's error)."""
+    lease = timedelta(seconds=float(app.config.get("CHECKOUT_SIGNAL_LEASE", 300)))
+    now = clock()
+    with write_transaction(engine) as conn:
+        row = conn.execute(
+            update(table)
+            .where(table.c.id == row_id,
+                   or_(table.c.state != DISPATCHING, table.c.claimed_at < now - lease))
+            .values(state=DISPATCHING, claimed_at=now, attempts=table.c.attempts + 1)
+            .returning(*table.c)).first()
+    if row is None:
+        return False, None
+    error = _send(app, table, row, _event_bodies(engine, {row.event_id}).get(row.event_id))
+    _finish(engine, table, row.id, error, Claim([], now), clock())
+    return True, error
+
+
 def _event_bodies(engine: Engine, event_ids: set[int | None]) -> dict[int, bytes]:
     wanted = [event_id for event_id in event_ids if event_id is not None]
     if not wanted:

@@ -1,6 +1,6 @@
 """What ``flask checkout orders list | show`` read: the upstream's order lists (every family, walked
 by cursor) and, for one order, what the checkout stored about it (status, webhook deliveries,
-signals fired).
+signals fired, what staff did from the merchant's desk).
 
 The families: ``onramp`` (``/api/onramp/orders``), ``offramp`` (``/api/offramp/orders``, shared by
 the channel-based and the type-based variants: ``variant`` tells them apart) and ``legacy`` (the
@@ -23,6 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from ..errors import OrderNotAvailable, UpstreamNotFound, UpstreamRejected
+from ..store.tables import desk_actions_table
 from ..upstream import types as t
 from ..upstream.client import MAX_PAGE_SIZE, UpstreamClient
 from .orders import OFFRAMP_TO_WEBHOOK, webhook_status_of
@@ -186,15 +187,19 @@ class OrderReport:
     upstream_error: str | None = None
     deliveries: list[dict[str, Any]] = field(default_factory=list)
     signals: list[dict[str, Any]] = field(default_factory=list)
+    # What staff did to it from the merchant's desk (checkout.desk.actions): the audit trail.
+    actions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
-        return bool(self.stored or self.upstream is not None or self.deliveries or self.signals)
+        return bool(self.stored or self.upstream is not None or self.deliveries or self.signals
+                    or self.actions)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.order_id, "stored": self.stored, "flow": self.family,
                 "upstream": self.upstream, "upstreamError": self.upstream_error,
-                "deliveries": self.deliveries, "signals": self.signals}
+                "deliveries": self.deliveries, "signals": self.signals,
+                "deskActions": self.actions}
 
 
 def _lookups(client: UpstreamClient) -> dict[str, Callable[[str], t.OnrampOrder | t.OfframpOrder
@@ -235,8 +240,12 @@ def order_report(client: UpstreamClient, engine: Engine, order_id: str) -> Order
                               .order_by(signal_log_table.c.id)):
             report.signals.append({"signal": "order_status_changed",
                                    **_row_dict(s, ("status", "previous_status", "event_id",
-                                                   "created_at", "state", "dispatched_at",
-                                                   "attempts", "error"))})
+                                                   "source", "created_at", "state",
+                                                   "dispatched_at", "attempts", "error"))})
+        report.actions = [_row_dict(a, ("at", "staff", "role", "action", "outcome", "detail"))
+                          for a in conn.execute(select(desk_actions_table)
+                                                .where(desk_actions_table.c.order_id == order_id)
+                                                .order_by(desk_actions_table.c.id))]
         event_ids = [e.id for e in events]
         if event_ids:
             for s in conn.execute(select(outbox_table)

@@ -39,6 +39,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.engine import Engine
 
+from ..desk import index as desk_index
 from ..errors import OrderNotAvailable, UpstreamError, UpstreamNotFound, UpstreamUnavailable
 from .events import parse_datetime
 from .processing import owe_status_signal
@@ -80,6 +81,11 @@ WEBHOOK_STATUSES = (
     "payout_failed", "refund_pending", "refund_successful", "refund_failed",
 )
 FINAL_STATUSES = ("payout_successful", "refund_successful")
+
+# Where a stored status came from, kept with each status an order reached (its signal's row):
+# a webhook, the reconciler, a status page's read of the order, a staff member's "check with the
+# partner now" (the merchant's desk), the host's own call (checkout.order_status), another read.
+SOURCES = ("webhook", "reconciliation", "page", "desk", "host", "create", "upstream")
 
 
 @dataclass(frozen=True)
@@ -159,12 +165,12 @@ class OrderStatuses:
         self.config = config
         self.notify = notify
 
-    def current(self, order_id: str, flow: str) -> StoredOrder | None:
+    def current(self, order_id: str, flow: str, *, source: str = "page") -> StoredOrder | None:
         """The order's status for a status page: stored, refreshed from the upstream when stale.
 
         Returns None for an order neither stored nor known upstream. If the upstream cannot be
         asked, the stored status (however old) is returned; with nothing stored the upstream
-        error is raised.
+        error is raised. ``source``: who asks (:data:`SOURCES`), kept with a status it learns.
         """
         max_age = timedelta(seconds=float(self.config.get("CHECKOUT_STATUS_MAX_AGE", 30)))
         stored = get(self.engine, order_id)
@@ -175,7 +181,7 @@ class OrderStatuses:
             if not _claim_refresh(self.engine, order_id, now, max_age):
                 return get(self.engine, order_id)   # another request is asking right now
         try:
-            return self.fetch_and_store(order_id, flow, seen=stored)
+            return self.fetch_and_store(order_id, flow, seen=stored, source=source)
         except (OrderNotAvailable, UpstreamNotFound):
             return stored
         except UpstreamUnavailable:
@@ -224,16 +230,19 @@ class OrderStatuses:
             if kept is None:
                 raise
             return replace(kept, unanswered=True)   # a refusal (a 429): asked again later
-        self.fetch_and_store(order_id, flow, seen=seen, fetched=full, read_at=now)
+        self.fetch_and_store(order_id, flow, seen=seen, fetched=full, read_at=now, source="page")
         return KeptOrder(full, now)
 
     def fetch_and_store(self, order_id: str, flow: str, *, seen: StoredOrder | None = None,
                         apply_status: bool = True, fetched: Mapping[str, Any] | None = None,
-                        read_at: datetime | None = None) -> StoredOrder | None:
+                        read_at: datetime | None = None,
+                        source: str = "upstream") -> StoredOrder | None:
         """Ask the upstream for the full order and store it (and its status, by the rules
         above).
 
         ``seen`` is the row as read before the fetch; None reads it now. Raises UpstreamError.
+        ``source``: who asked (:data:`SOURCES`), kept with a status this read is the first to
+        tell.
 
         ``fetched``: the order as the caller has just read it from the upstream (a page that
         needed it anyway), stored without asking again; ``read_at``: when that read began (by
@@ -245,7 +254,9 @@ class OrderStatuses:
             seen = get(engine, order_id)
         began = read_at if read_at is not None and fetched is not None else utcnow()
         full = dict(fetched) if fetched is not None else _fetch_raw(self.upstream, order_id, flow)
-        if _store(engine, order_id, flow, full, seen, began, self._tolerance(), apply_status):
+        secret = str(self.config.get("CHECKOUT_LAUNCH_SECRET") or "")
+        if _store(engine, order_id, flow, full, seen, began, self._tolerance(), apply_status,
+                  source, secret):
             self.notify()
         return get(engine, order_id)
 
@@ -255,9 +266,9 @@ class OrderStatuses:
 
 def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
            seen: StoredOrder | None, began: datetime, tolerance: timedelta,
-           apply_status: bool) -> bool:
-    """Store an order read from the upstream at ``began`` (and its status, by the rules above);
-    True if a signal is owed."""
+           apply_status: bool, source: str, launch_secret: str) -> bool:
+    """Store an order read from the upstream at ``began`` (and its status, by the rules above),
+    and what it tells the merchant's desk (checkout.desk.index); True if a signal is owed."""
     observed = began - tolerance
     status = webhook_status_of(flow, full.get("status")) if apply_status else None
     status_time = _status_time(full)
@@ -269,6 +280,11 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
     now = utcnow()
     owed = False
     with write_transaction(engine) as conn:
+        # The index's row first, as a webhook's processing writes them (checkout.webhooks.
+        # processing): two transactions that wrote a new order's two rows in turns opposite
+        # would each wait for the other's (a deadlock, and a customer's create answered 503).
+        desk_index.record(conn, desk_index.facts_from_order(order_id, flow, full), launch_secret,
+                          now)
         if seen is None and status is not None:
             inserted = conn.execute(
                 dialect_insert(conn.dialect.name, orders_table).values(
@@ -282,7 +298,8 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
             if inserted is not None:
                 owed = owe_status_signal(conn, order_id=order_id, status=status,
                                          previous_status=None, flow=flow,
-                                         order_params=order_params, event_id=None, now=now)
+                                         order_params=order_params, event_id=None, now=now,
+                                         source=source)
         elif seen is not None and status is not None and status != seen.status:
             c = orders_table.c
             # Unchanged since read (version) and newer than what is stored: a fetch that started
@@ -301,7 +318,7 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
                                          previous_status=moved.previous_status,
                                          flow=moved.flow or flow,
                                          order_params=moved.order_params or order_params,
-                                         event_id=None, now=now)
+                                         event_id=None, now=now, source=source)
         c = orders_table.c
         conn.execute(update(orders_table)
                      .where(c.order_id == order_id,

@@ -9,6 +9,10 @@ another site when clicked).
 """
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
 # OWASP's CSV injection list, and the full-width forms that some spreadsheets (Japanese or
 # Chinese input, say) read as the same sign.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
@@ -30,3 +34,25 @@ def for_spreadsheet(cell: str | None) -> str | None:
     if cell and cell.startswith(_FORMULA_STARTS):
         return "'" + cell
     return cell
+
+
+def csv_lines(rows: Iterable[Mapping[str, str | None]], columns: Sequence[str]) -> Iterator[str]:
+    """A CSV of ``rows`` (the header, then a line a row), each cell as :func:`for_spreadsheet`
+    makes it: ``flask checkout orders list --format csv`` and the desk's export. Lines end in
+    CRLF, as RFC 4180 has it: the csv module then quotes a cell holding a lone CR too (with "\n"
+    it leaves it bare, and a spreadsheet starts a new row there). One line at a time, so that a
+    long export is sent as it is read."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\r\n")
+
+    def taken() -> str:
+        line = out.getvalue()
+        out.seek(0)
+        out.truncate()
+        return line
+
+    writer.writeheader()
+    yield taken()
+    for row in rows:
+        writer.writerow({key: for_spreadsheet(row.get(key)) for key in columns})
+        yield taken()

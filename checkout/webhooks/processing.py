@@ -32,6 +32,7 @@ from sqlalchemy import update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
+from ..desk import index as desk_index
 from ..errors import WebhookPayloadError
 from ..inputs import storable
 from ..kyc import memory as kyc_memory
@@ -64,7 +65,8 @@ class Settings:
     """What processing needs of the app's configuration, read once per call."""
 
     fetch_orders: bool
-    # The key of the digests KYC levels are remembered under (checkout.kyc.memory).
+    # The key of the digests KYC levels are remembered under (checkout.kyc.memory), and that the
+    # desk's own keys derive from (checkout.desk.digests): the launch secret.
     person_secret: str
 
     @classmethod
@@ -192,6 +194,9 @@ def _process(conn: Connection, ids: list[int], settings: Settings) -> int:
     for event_id, body in claimed:
         event = parse_event(body)
         _learn_kyc_level(conn, event, settings, now)
+        # The order's index row before its own, in the turn every writer of both keeps
+        # (checkout.webhooks.orders): in opposite turns, two transactions wait for each other.
+        _index_order(conn, event, settings, now)
         outcome = _apply(conn, event_id, event, now, fetch_orders=settings.fetch_orders)
         outcomes.setdefault(outcome, []).append(event_id)
     for outcome, event_ids in outcomes.items():
@@ -219,6 +224,17 @@ def _learn_kyc_level(conn: Connection, event: ParsedEvent, settings: Settings,
     kyc_memory.learn_from_event(conn, settings.person_secret, event.type, event.payload, now)
 
 
+def _index_order(conn: Connection, event: ParsedEvent, settings: Settings,
+                 now: datetime) -> None:
+    """What an order webhook tells of its order, for the merchant's desk (checkout.desk.index):
+    stale or not, it only fills in what the index lacks."""
+    if event.type != EVENT_ORDER_STATUS:
+        return
+    facts = desk_index.facts_from_summary(event.payload["data"]["order"], event.flow)
+    if facts is not None:
+        desk_index.record(conn, facts, settings.person_secret, now)
+
+
 def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: datetime, *,
                       fetch_orders: bool) -> str:
     """Apply a webhook to ``checkout_orders`` if it is newer; owe a signal for a new status.
@@ -239,14 +255,17 @@ def move_order_status(conn: Connection, event: ParsedEvent, event_id: int, now: 
         return "stale"
     owed = owe_status_signal(conn, order_id=event.order_id, status=moved.status,
                              previous_status=moved.previous_status, flow=moved.flow,
-                             order_params=moved.order_params, event_id=event_id, now=now)
+                             order_params=moved.order_params, event_id=event_id, now=now,
+                             source="webhook")
     return "applied" if owed else "unchanged"
 
 
 def owe_status_signal(conn: Connection, *, order_id: str, status: str,
                       previous_status: str | None, flow: str | None, order_params: str | None,
-                      event_id: int | None, now: datetime) -> bool:
+                      event_id: int | None, now: datetime, source: str) -> bool:
     """Record that ``order_status_changed`` is owed for (order, status); False if it already was.
+    ``source``: where the status came from (a name of ``checkout.webhooks.orders.SOURCES``),
+    kept with it for the order's story (the merchant's desk).
 
     The UNIQUE (order_id, status) constraint decides, so two workers (or a webhook and a status
     page's fetch) racing on the same status owe it once between them.
@@ -254,6 +273,7 @@ def owe_status_signal(conn: Connection, *, order_id: str, status: str,
     owed = conn.execute(statements.owe_signal(conn.dialect.name), {
         "order_id": order_id, "status": status, "previous_status": previous_status,
         "flow": flow, "order_params": order_params, "event_id": event_id, "created_at": now,
+        "source": source,
     }).first()
     return owed is not None
 

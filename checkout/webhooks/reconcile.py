@@ -157,7 +157,7 @@ class Reconciler:
             if quiet_checks is None:
                 self.budget.give_back(now.timestamp())
                 continue                  # another worker has it, or it moved meanwhile
-            check = _check(self.statuses, order_id, flow)
+            check = check_order(self.statuses, order_id, flow)
             self.on_check(check.flow, check.result)
             checks.append(check)
             _schedule(engine, check, quiet_checks, after, cap, now)
@@ -305,11 +305,15 @@ def _claim(engine: Engine, order_id: str, flow: str, now: datetime, *,
     return int(claimed.quiet_checks) if claimed is not None else None
 
 
-def _check(statuses: OrderStatuses, order_id: str, flow: str) -> Check:
+def check_order(statuses: OrderStatuses, order_id: str, flow: str, *,
+                source: str = "reconciliation") -> Check:
+    """Ask the upstream about one order now and store what it says, as a pass does (a staff
+    member's "check with the partner now" too: ``source`` "desk"). Never raises for the
+    upstream's failure or the order's: the check says it."""
     seen = get(statuses.engine, order_id)
     before = seen.status if seen is not None else None
     try:
-        stored = statuses.fetch_and_store(order_id, flow, seen=seen)
+        stored = statuses.fetch_and_store(order_id, flow, seen=seen, source=source)
     except UpstreamError as exc:
         log.warning("reconciling order %s (%s) failed: %r", order_id, flow, exc)
         return Check(order_id, flow, before, before, error=f"{type(exc).__name__}: {exc}")

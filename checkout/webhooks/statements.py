@@ -108,7 +108,7 @@ def move_order(dialect: str) -> Any:
 
 
 _SIGNAL_COLUMNS = ("order_id", "status", "previous_status", "flow", "order_params", "event_id",
-                   "created_at")
+                   "created_at", "source")
 
 
 @cache

@@ -36,6 +36,9 @@ REQUESTS = {
 }
 # "photo" counts the KYC photos decoded, not requests (tests/views/test_kyc.py).
 CATEGORIES = sorted({name.rsplit("_per_", 1)[0] for name in DEFAULT_LIMITS} - {"photo"})
+# The merchant's desk: staff behind the host's login, no session, counted per address only
+# (tests/desk/test_access.py).
+DESK = {"desk", "desk_action", "desk_export"}
 
 
 def limited_app(config: dict, **limits: str) -> Flask:
@@ -61,19 +64,21 @@ SESSIONLESS = {"open", "receipt"}
 
 
 def test_every_category_has_a_request_and_both_limits():
-    assert set(REQUESTS) | SESSIONLESS == set(CATEGORIES)
+    assert set(REQUESTS) | SESSIONLESS | DESK == set(CATEGORIES)
     for name in CATEGORIES:
         assert f"{name}_per_ip" in DEFAULT_LIMITS
-        assert name in SESSIONLESS or f"{name}_per_session" in DEFAULT_LIMITS
+        assert name in SESSIONLESS | DESK or f"{name}_per_session" in DEFAULT_LIMITS
 
 
 def test_every_route_of_the_checkout_is_limited_or_says_why(config):
     """A new route must be given a category (or a reason to have none), never forgotten: each
     view says so beside its route, with ratelimits.limited or ratelimits.unlimited."""
-    app = make_app({**config, "CHECKOUT_METRICS_TOKEN": "t" * 32})   # every route there is
+    app = make_app({**config, "CHECKOUT_METRICS_TOKEN": "t" * 32,     # every route there is
+                    "CHECKOUT_DESK_ACCESS": lambda: None})
     endpoints = {rule.endpoint for rule in app.url_map.iter_rules()
                  if rule.endpoint.startswith("checkout.")}
-    assert {"checkout.metrics", "checkout.webhooks", "checkout.step"} <= endpoints
+    assert {"checkout.metrics", "checkout.webhooks", "checkout.step",
+            "checkout.desk.check"} <= endpoints
     marks = {endpoint: mark_of(app.view_functions[endpoint]) for endpoint in endpoints}
     assert [endpoint for endpoint, mark in marks.items() if mark is None] == []
     for endpoint, mark in marks.items():
