@@ -28,6 +28,13 @@ def for_terminal(text: str) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
+def cell(text: str | None, width: int) -> str:
+    """``text`` as a table's cell of ``width`` characters at most (``-`` for none), cut with an
+    ellipsis, safe for a terminal."""
+    text = for_terminal(text or "-")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def for_spreadsheet(cell: str | None) -> str | None:
     """``cell`` as a spreadsheet will show it, not compute it: one that starts with a formula's
     sign is prefixed with ``'`` (OWASP's advice), so the cell is text."""

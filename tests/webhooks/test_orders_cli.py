@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
+from checkout.cli.orders import Duration
 from checkout.errors import UpstreamUnavailable
-from checkout.webhooks.cli import Duration
 from checkout.webhooks.inspect import ROW_KEYS
 
 from ..conftest import make_app

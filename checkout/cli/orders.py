@@ -1,6 +1,6 @@
-"""``flask checkout webhooks list | show ID | replay ID | process`` and ``flask checkout orders
-reconcile | list | show ID``. Prints no secret: the webhook secret is never stored, and x-signature
-(derived from the body) is not one; upstream errors print their message, never the credentials."""
+"""``flask checkout orders reconcile | list | show ID``: the orders the checkout knows of, and
+asking the upstream about those whose webhooks were lost. Upstream errors print their message,
+never the credentials."""
 from __future__ import annotations
 
 import json
@@ -16,66 +16,12 @@ from flask.cli import AppGroup
 
 from ..errors import UpstreamError
 from ..state import real_app, state_of
-from .admin import EventRecord, find_event, recent_events, replay
-from .dispatch import status_signal_states
-from .dispatcher import process_pending
-from .inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
-from .printable import csv_lines, for_terminal
-from .reconcile import Watched
-from .store import DISPATCHING, PENDING, SIGNAL_FAILED, utcnow
-
-webhooks_cli = AppGroup("webhooks", help="Stored webhook events: list, show, replay, process.")
-
-
-@webhooks_cli.command("list")
-@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
-def list_command(limit: int) -> None:
-    """Recent events, newest first."""
-    events = recent_events(real_app(current_app), limit)
-    if not events:
-        click.echo("no webhook events stored")
-        return
-    click.echo(f"{'ID':>7}  {'RECEIVED (UTC)':<19}  {'TYPE':<20}  {'ORDER':<26}  "
-               f"{'STATUS':<19}  {'STATE':<9}  {'OUTCOME':<9}  DUPLICATES")
-    for e in events:
-        click.echo(f"{e.id:>7}  {e.received_at:%Y-%m-%d %H:%M:%S}  {_cut(e.event_type, 20):<20}  "
-                   f"{_cut(e.order_id, 26):<26}  {_cut(e.status, 19):<19}  {e.state:<9}  "
-                   f"{_cut(e.outcome, 9):<9}  {e.duplicates}")
-
-
-@webhooks_cli.command("show")
-@click.argument("event_id", type=int)
-def show_command(event_id: int) -> None:
-    """One event: headers, body (pretty JSON) and what processing did."""
-    event = find_event(real_app(current_app), event_id)
-    if event is None:
-        raise click.ClickException(f"no webhook event {event_id}")
-    _print_event(event)
-
-
-@webhooks_cli.command("replay")
-@click.argument("event_id", type=int)
-def replay_command(event_id: int) -> None:
-    """Process a stored event again through the same idempotent path."""
-    try:
-        done = replay(real_app(current_app), event_id)
-    except KeyError:
-        raise click.ClickException(f"no webhook event {event_id}") from None
-    click.echo(f"replayed event {event_id}: {done.events} event(s) processed, "
-               f"{done.signals} signal(s) sent")
-    event = find_event(real_app(current_app), event_id)
-    assert event is not None            # replay has just read it
-    _print_event(event)
-
-
-@webhooks_cli.command("process")
-def process_command() -> None:
-    """Process every stored event and send owed signals now (for CHECKOUT_WEBHOOK_BACKGROUND=False
-    deployments, run it from cron or a worker)."""
-    done = process_pending(real_app(current_app))
-    click.echo(f"{done.events} event(s) processed, {done.signals} signal(s) sent, "
-               f"{done.fetches} full order(s) fetched")
-
+from ..webhooks.dispatch import status_signal_states
+from ..webhooks.dispatcher import process_pending
+from ..webhooks.inspect import FAMILIES, ROW_KEYS, ListFilter, list_orders, order_report
+from ..webhooks.printable import cell, csv_lines, for_terminal
+from ..webhooks.reconcile import Watched
+from ..webhooks.store import DISPATCHING, PENDING, SIGNAL_FAILED, utcnow
 
 orders_cli = AppGroup("orders", help="Orders: list and show them; ask the upstream about those "
                                      "whose webhooks were lost.")
@@ -131,7 +77,7 @@ def _print_waiting(orders: list[Watched], *, now: datetime) -> None:
     click.echo(f"{len(orders)} order(s) not settled and not checked now (--now asks about them "
                f"all):")
     for order in orders[:WAITING_LISTED]:
-        click.echo(f"  {_cut(order.order_id, 26):<26}  {order.flow:<7}  "
+        click.echo(f"  {cell(order.order_id, 26):<26}  {order.flow:<7}  "
                    f"due {order.due_at:%Y-%m-%d %H:%M:%S} UTC  {_why_waiting(order, now)}")
     if len(orders) > WAITING_LISTED:
         click.echo(f"  ... and {len(orders) - WAITING_LISTED} more")
@@ -250,7 +196,7 @@ def list_orders_command(flow: str, statuses: tuple[str, ...], older_than: timede
                   "createdAt": 25, "updatedAt": 25}
         click.echo("  ".join(f"{key.upper():<{widths[key]}}" for key in ROW_KEYS).rstrip())
         for row in rows:
-            click.echo("  ".join(f"{_cut(row[key], widths[key]):<{widths[key]}}"
+            click.echo("  ".join(f"{cell(row[key], widths[key]):<{widths[key]}}"
                                  for key in ROW_KEYS).rstrip())
 
 
@@ -299,38 +245,8 @@ def show_order_command(order_id: str, fmt: str) -> None:
     if not report.actions:
         click.echo("  none")
     for a in report.actions:
-        click.echo(f"  {a['at']}  {_cut(a['staff'], 40)} ({a['role']})  {a['action']}  "
+        click.echo(f"  {a['at']}  {cell(a['staff'], 40)} ({a['role']})  {a['action']}  "
                    f"{a['outcome']}" + (f"  {for_terminal(a['detail'])}" if a["detail"] else ""))
     click.echo("upstream order:")
     click.echo(json.dumps(report.upstream, indent=2, ensure_ascii=False, default=str)
                if report.upstream is not None else "  -")
-
-
-def _print_event(event: EventRecord) -> None:
-    click.echo(f"event {event.id}: {event.event_type or '(not an event)'}")
-    click.echo(f"  received    {event.received_at.isoformat()}  (last seen "
-               f"{event.last_seen_at.isoformat()}, {event.duplicates} duplicate(s))")
-    if event.order_id:
-        updated = event.updated_at.isoformat() if event.updated_at else "-"
-        click.echo(f"  order       {event.order_id}  status {event.status}  updatedAt {updated}")
-    click.echo(f"  processing  {event.state}"
-               + (f" ({event.outcome})" if event.outcome else "")
-               + f", {event.attempts} attempt(s)")
-    if event.error:
-        click.echo(f"  error       {event.error}")
-    click.echo("headers:")
-    for name, value in sorted(event.headers.items()):
-        click.echo(f"  {name}: {value}")
-    click.echo("signals:")
-    for owed in event.signals or [{"signal": "none"}]:
-        click.echo("  " + ", ".join(f"{k}={v}" for k, v in owed.items() if v is not None))
-    click.echo("body:")
-    try:
-        click.echo(json.dumps(json.loads(event.body), indent=2, ensure_ascii=False))
-    except ValueError:
-        click.echo(event.body.decode("utf-8", errors="replace"))
-
-
-def _cut(text: str | None, width: int) -> str:
-    text = for_terminal(text or "-")
-    return text if len(text) <= width else text[: width - 1] + "…"

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import SchemaError
-from . import schema
+from ..store import schema
 
 db_cli = AppGroup("db", help="The checkout's tables: their schema revision and its upgrades.")
 

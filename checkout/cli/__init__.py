@@ -1,11 +1,15 @@
-"""``flask checkout ...``: the command group; each concern adds its subcommands here."""
+"""``flask checkout ...``: every command of the checkout, in one place: the group and its small
+commands here (launch-url, sessions purge, worker, desk reindex), the schema's (:mod:`.db`), the
+stored webhooks' (:mod:`.webhooks`) and the orders' (:mod:`.orders`) beside. A command reads the
+request-free parts of the package (the state, the stores) and prints; it holds no logic of its own
+that a page or the worker would need."""
 from __future__ import annotations
 
 import click
 from flask import current_app
 from flask.cli import AppGroup, ScriptInfo
 
-from .config import MAX_DAYS
+from ..config import MAX_DAYS
 
 
 class _CheckoutGroup(AppGroup):
@@ -25,8 +29,8 @@ def checkout_cli(ctx: click.Context) -> None:
         return
     # Any other command works on the tables: first what start-up does with their schema (the
     # ``flask`` command left it for now, see checkout.state), as one line if it refuses.
-    from .errors import SchemaError
-    from .state import CheckoutState
+    from ..errors import SchemaError
+    from ..state import CheckoutState
 
     app = ctx.ensure_object(ScriptInfo).load_app()
     state: CheckoutState = app.extensions["checkout"]
@@ -68,9 +72,9 @@ def launch_url_command(flow: str, lock: tuple[str, ...], ttl: int, external: boo
                        base_url: str | None, **claims: str | None) -> None:
     """Print a /launch URL with a freshly signed launch token: absolute on the public address
     (CHECKOUT_PUBLIC_URL, else SERVER_NAME) when one is configured, or on --base-url."""
-    from .errors import LaunchTokenError
-    from .launch import launch_url
-    from .public_address import public_base
+    from ..errors import LaunchTokenError
+    from ..launch import launch_url
+    from ..public_address import public_base
 
     given: dict[str, object] = {name: value for name, value in claims.items() if value is not None}
     if lock:
@@ -102,9 +106,9 @@ def purge_sessions_command(older_than_days: int) -> None:
 
     from flask import current_app
 
-    from .kyc import memory as kyc_memory
-    from .session_purge import purge_expired_sessions
-    from .state import get_state
+    from ..kyc import memory as kyc_memory
+    from ..session_purge import purge_expired_sessions
+    from ..state import get_state
 
     engine = get_state().engine
     deleted = purge_expired_sessions(engine, older_than=timedelta(days=older_than_days))
@@ -127,9 +131,9 @@ def worker_command(once: bool) -> None:
     import signal
     import threading
 
-    from .metrics import counting_process
-    from .state import real_app
-    from .webhooks.dispatcher import run_worker, sweep
+    from ..metrics import counting_process
+    from ..state import real_app
+    from ..webhooks.dispatcher import run_worker, sweep
 
     app = real_app(current_app)
     with counting_process(app):
@@ -141,11 +145,12 @@ def worker_command(once: bool) -> None:
             signal.signal(stop_signal, lambda *_args: stop.set())
         run_worker(app, stop)
 
-from .store.cli import db_cli  # noqa: E402 - the store's subgroup
+from .db import db_cli  # noqa: E402 - the schema's subgroup
 
 checkout_cli.add_command(db_cli)
 
-from .webhooks.cli import orders_cli, webhooks_cli  # noqa: E402 - the webhooks concern's subgroups
+from .orders import orders_cli  # noqa: E402
+from .webhooks import webhooks_cli  # noqa: E402
 
 checkout_cli.add_command(webhooks_cli)
 checkout_cli.add_command(orders_cli)
@@ -159,8 +164,8 @@ def desk_reindex_command() -> None:
     """Index the orders kept before the desk had its index (after an upgrade), or under another
     CHECKOUT_LAUNCH_SECRET: every stored order and every live session's. Only adds; safe to run
     while the checkout serves."""
-    from .desk.reindex import reindex
-    from .state import get_state
+    from ..desk.reindex import reindex
+    from ..state import get_state
 
     state = get_state()
     read = reindex(state.engine, state.journal, state.sessions)
