@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
 # GunicornLogger too, made on first use (see __getattr__ at the end).
-__all__ = ["MaskSecretsFilter", "RequestIdFilter", "mask", "request_id", "init_app"]
+__all__ = ["MaskSecretsFilter", "RequestIdFilter", "mask", "request_id", "reraised", "init_app"]
 
 MASKED = "[masked:"
 
@@ -262,6 +262,14 @@ class _DefaultHandler(logging.Handler):
                     target.release()
         except Exception:
             self.handleError(record)
+
+
+def reraised(app: Flask) -> bool:
+    """Whether Flask re-raises an unexpected error of ``app`` (testing, debug) rather than logging
+    it and answering 500: the checkout's own error handlers do as it would, so that a test or a
+    developer sees the traceback."""
+    propagate = app.config.get("PROPAGATE_EXCEPTIONS")
+    return bool(app.testing or app.debug) if propagate is None else bool(propagate)
 
 
 def show_by_default() -> None:

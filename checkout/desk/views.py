@@ -42,6 +42,7 @@ from werkzeug.wrappers import Response
 from ..i18n import babel_locale
 from ..inputs import storable
 from ..journey.flow import Flow
+from ..logs import reraised
 from ..ratelimits import RateLimited, limited
 from ..state import get_state, real_app
 from ..store import REQUEST_DATABASE_TIME, availability
@@ -441,9 +442,6 @@ def _server_error(exc: BaseException) -> Response:
 def _unexpected(exc: Exception) -> Response:
     """Any other exception: the desk's 500 page, logged by route; re-raised where Flask would
     (testing, debug)."""
-    propagate = current_app.config.get("PROPAGATE_EXCEPTIONS")
-    if propagate is None:
-        propagate = current_app.testing or current_app.debug
-    if propagate:
+    if reraised(current_app):
         raise exc
     return _server_error(exc)

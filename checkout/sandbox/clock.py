@@ -194,13 +194,8 @@ class Scheduler:
                     call.started = True
                     self._running += 1
                 self.clock.forward_to(due)
-                try:
-                    self._invoke(call)
-                    ran += 1
-                finally:
-                    with self._cond:
-                        self._running -= 1
-                        self._cond.notify_all()
+                self._run_counted(call)
+                ran += 1
             self.clock.forward_to(target)
         finally:
             with self._cond:
@@ -224,13 +219,8 @@ class Scheduler:
             self._running += len(batch)
         ran = 0
         for call in batch:
-            try:
-                self._invoke(call)
-                ran += 1
-            finally:
-                with self._cond:
-                    self._running -= 1
-                    self._cond.notify_all()
+            self._run_counted(call)
+            ran += 1
         return ran
 
     def drain(self, timeout: float = 5.0) -> bool:
@@ -262,12 +252,17 @@ class Scheduler:
                 if call is None:
                     return
                 self._running += 1
-            try:
-                self._invoke(call)
-            finally:
-                with self._cond:
-                    self._running -= 1
-                    self._cond.notify_all()
+            self._run_counted(call)
+
+    def _run_counted(self, call: ScheduledCall) -> None:
+        """Run ``call``, counted in ``_running`` by the caller, and say when it is done (drain()
+        waits for the count to fall)."""
+        try:
+            self._invoke(call)
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
 
     def _next_due_locked(self) -> ScheduledCall | None:
         """Block until a call is due and pop it; None once shut down."""

@@ -26,6 +26,7 @@ from ..errors import SessionConflict, UpstreamCircuitOpen, UpstreamError, Upstre
 from ..htmx import add_vary, from_htmx, is_boosted, is_htmx, render
 from ..inputs import is_session_id
 from ..journey.creation import short_id
+from ..logs import reraised
 from ..ratelimits import RateLimited
 from ..state import get_state
 from ..store import availability_of, database_failure
@@ -301,9 +302,6 @@ def handle_unexpected_error(exc: Exception) -> Response:
     Without this handler Flask's own ``log_exception`` would log it as "Exception on <path>",
     session id included. Where Flask would re-raise (testing, debug), re-raise it untouched.
     """
-    propagate = current_app.config.get("PROPAGATE_EXCEPTIONS")
-    if propagate is None:
-        propagate = current_app.testing or current_app.debug
-    if propagate:
+    if reraised(current_app):
         raise exc
     return handle_server_error(exc)

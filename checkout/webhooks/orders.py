@@ -178,7 +178,7 @@ class OrderStatuses:
         if stored is not None:
             if stored.refreshed_at > now - max_age:
                 return stored
-            if not _claim_refresh(self.engine, order_id, now, max_age):
+            if not _claim(self.engine, order_id, "refreshed_at", now, max_age):
                 return get(self.engine, order_id)   # another request is asking right now
         try:
             return self.fetch_and_store(order_id, flow, seen=stored, source=source)
@@ -189,7 +189,7 @@ class OrderStatuses:
                 # Not confirmed after all: the stored time stays the last confirmation, which
                 # the pages show while the upstream does not answer (the breaker spares it the
                 # polls).
-                _release_refresh(self.engine, order_id, now, stored.refreshed_at)
+                _release(self.engine, order_id, "refreshed_at", now, stored.refreshed_at)
                 return stored
             raise
         except UpstreamError:
@@ -212,7 +212,7 @@ class OrderStatuses:
             final = webhook_status_of(flow, kept.order.get("status")) in FINAL_STATUSES
             if final or kept.read_at > now - max_age:
                 return kept
-            if not _claim_read(self.engine, order_id, now, max_age):
+            if not _claim(self.engine, order_id, "fetched_at", now, max_age):
                 return kept         # another request is reading it right now
         try:
             full = _fetch_raw(self.upstream, order_id, flow)
@@ -224,7 +224,7 @@ class OrderStatuses:
             if kept is None:
                 raise
             # Not read after all: the time of the last read stays, as the page says.
-            _release_read(self.engine, order_id, now, kept.read_at)
+            _release(self.engine, order_id, "fetched_at", now, kept.read_at)
             return replace(kept, unanswered=True)
         except UpstreamError:
             if kept is None:
@@ -329,50 +329,35 @@ def _store(engine: Engine, order_id: str, flow: str, full: dict[str, Any],
     return owed
 
 
-def _claim_refresh(engine: Engine, order_id: str, now: datetime, max_age: timedelta) -> bool:
+# Two kinds of turn on an order, each kept in a column of its row: ``refreshed_at``, its status's
+# refresh (a status page's), and ``fetched_at``, the read of the whole order (a receipt's).
+
+def _claim(engine: Engine, order_id: str, column: str, now: datetime,
+           max_age: timedelta) -> bool:
+    """The one turn due now in ``column``, if no other caller has claimed it (set to ``now``)."""
+    turn = orders_table.c[column]
     with write_transaction(engine) as conn:
         return conn.execute(
             update(orders_table)
-            .where(orders_table.c.order_id == order_id,
-                   orders_table.c.refreshed_at <= now - max_age)
-            .values(refreshed_at=now)).rowcount == 1
+            .where(orders_table.c.order_id == order_id, turn <= now - max_age)
+            .values({column: now})).rowcount == 1
 
 
-def _release_refresh(engine: Engine, order_id: str, claimed: datetime,
-                     before: datetime) -> None:
-    """Give back a refresh claimed at ``claimed`` that learnt nothing: ``refreshed_at`` as it
-    was, unless something confirmed the order meanwhile (a webhook)."""
+def _release(engine: Engine, order_id: str, column: str, claimed: datetime,
+             before: datetime) -> None:
+    """Give back a turn claimed at ``claimed`` that learnt nothing: ``column`` as it was, unless
+    something stored the order meanwhile (a webhook, another read)."""
     with write_transaction(engine) as conn:
         conn.execute(update(orders_table)
                      .where(orders_table.c.order_id == order_id,
-                            orders_table.c.refreshed_at == claimed)
-                     .values(refreshed_at=before))
+                            orders_table.c[column] == claimed)
+                     .values({column: before}))
 
 
 def _kept(stored: StoredOrder | None) -> KeptOrder | None:
     if stored is None or not stored.full_order or stored.fetched_at is None:
         return None
     return KeptOrder(stored.full_order, stored.fetched_at)
-
-
-def _claim_read(engine: Engine, order_id: str, now: datetime, max_age: timedelta) -> bool:
-    """The one read of the whole order due now, if no other caller has claimed it."""
-    with write_transaction(engine) as conn:
-        return conn.execute(
-            update(orders_table)
-            .where(orders_table.c.order_id == order_id,
-                   orders_table.c.fetched_at <= now - max_age)
-            .values(fetched_at=now)).rowcount == 1
-
-
-def _release_read(engine: Engine, order_id: str, claimed: datetime, before: datetime) -> None:
-    """Give back a read claimed at ``claimed`` that got no answer: ``fetched_at`` as it was,
-    unless another read stored the order meanwhile."""
-    with write_transaction(engine) as conn:
-        conn.execute(update(orders_table)
-                     .where(orders_table.c.order_id == order_id,
-                            orders_table.c.fetched_at == claimed)
-                     .values(fetched_at=before))
 
 
 def _fetch_raw(upstream: Any, order_id: str, flow: str) -> dict[str, Any]:
