@@ -1,18 +1,18 @@
 """A session's attempt at an upstream call that must be made once, and the claim it makes.
 
-Some calls must reach the upstream once per session however often they are asked for, the create
-of the session's order first of all (:mod:`.creation`). A double click, a retried request, a
-second tab or a second device may each ask at the same moment, and the worker that sends the call
-may die before its answer.
+Some calls must reach the upstream once per session however often they are asked for: the create
+of the session's order (:mod:`.creation`) and the off-ramp's transaction hash
+(:mod:`.hash_confirmation`). A double click, a retried request, a second tab or a second device
+may each ask at the same moment, and the worker that sends the call may die before its answer.
 
-One device guards them: the *attempt* (what is sent, and when), written into the session by a
-compare-and-set on its version (``SessionStore.save``) before the call is sent, over the very
-version the call's checks were made on (:func:`write_attempt`). Of two requests that read the same
-version, one writes its attempt; the other fails the compare-and-set, reads the session again and
-finds it, and sends nothing. A write by anything else meanwhile only makes the checks run again on
-the newer version. There is no lease: the attempt holds for as long as the call lasts, however
-slow the upstream, and one left unsettled (the worker died, the answer never came) is settled by
-looking up what the upstream did, not by a lease that lapses.
+One device guards both, written once here: the *attempt* (what is sent, and when), written into
+the session by a compare-and-set on its version (``SessionStore.save``) before the call is sent,
+over the very version the call's checks were made on (:func:`write_attempt`). Of two requests
+that read the same version, one writes its attempt; the other fails the compare-and-set, reads
+the session again and finds it, and sends nothing. A write by anything else meanwhile only makes
+the checks run again on the newer version. There is no lease: the attempt holds for as long as
+the call lasts, however slow the upstream, and one left unsettled (the worker died, the answer
+never came) is settled by looking up what the upstream did, not by a lease that lapses.
 
 What came of the call is written only while the session still holds that same attempt
 (:func:`on_own_attempt`): another request may have settled it meanwhile, or settled it and begun a
