@@ -321,6 +321,10 @@ class OfframpFlow(Flow):
     def fetch_order(self, order_id: str) -> OfframpOrder:
         return self.upstream.offramp_order(order_id)
 
+    def confirm_deposit(self, order_id: str, tx_hash: str) -> None:
+        """Hand the user's transaction hash to the upstream (checkout.journey.hash_confirmation)."""
+        self.upstream.offramp_confirm_order(order_id=order_id, hash=tx_hash)
+
     def parse_order(self, data: Mapping[str, Any]) -> OfframpOrder:
         return OfframpOrder.from_json(data)
 

@@ -11,6 +11,9 @@ created exactly once lives here, written once for every flow:
 - :mod:`.creation`: the create-once protocol (the pending attempt saved by compare-and-set, the
   grace period, the review digest, the lookup of an order whose create had no answer), returning
   an :class:`~.creation.Outcome`.
+- :mod:`.attempts`: the claim a call made once per session writes before it is sent (an attempt,
+  by compare-and-set on the session's version), and what settles it only while it is the same.
+- :mod:`.hash_confirmation`: the off-ramp's transaction hash, passed on once by the same claim.
 - :mod:`.clock`: the time creation and quotes read.
 
 Parent events and order statuses are in :mod:`checkout.views.tracking`.

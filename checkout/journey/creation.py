@@ -1,12 +1,12 @@
 """Creating a session's one order, exactly once, from exactly what the review showed.
 
 Creating is idempotent, by one device: the session's *pending attempt* (what is sent, and when),
-written by compare-and-set on the session's version before the create call is sent. A double
-click, a retried request, a second tab or a second device that read the same version loses the
-compare-and-set and sends nothing (``BUSY``: its page follows the order); one that reads after it
-finds the attempt and only looks the order up. (Once an attempt is refused and forgotten, the next
-"Confirm", the second of a double click included, is a new attempt at the same reviewed details:
-nothing was created by the first.)
+written by compare-and-set on the session's version before the create call is sent
+(:mod:`.attempts`). A double click, a retried request, a second tab or a second device that read
+the same version loses the compare-and-set and sends nothing (``BUSY``: its page follows the
+order); one that reads after it finds the attempt and only looks the order up. (Once an attempt
+is refused and forgotten, the next "Confirm", the second of a double click included, is a new
+attempt at the same reviewed details: nothing was created by the first.)
 
 From then on no create is sent for the session, automatically or by the user, until the attempt is
 settled: by the upstream's answer, by finding the order in a lookup, or by a lookup that the
@@ -31,7 +31,6 @@ flow's ``matches``), and only when exactly one such order exists and no other se
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import enum
 import hashlib
@@ -52,7 +51,7 @@ from ..errors import (
     UpstreamUnavailable,
 )
 from ..sessions import CheckoutSession, SessionStore
-from . import clock
+from . import attempts, clock
 from .steps import claimed_by_an_earlier_release
 
 if TYPE_CHECKING:
@@ -166,43 +165,45 @@ def create_order(sessions: SessionStore, session: CheckoutSession, flow: Flow,
 
 def _begin_attempt(sessions: SessionStore, session: CheckoutSession, flow: Flow,
                    digest: str | None) -> CreateResult | tuple[CheckoutSession, dict[str, Any]]:
-    """Write the pending attempt over the version of the session its checks were made on: the
-    session as saved and the payload to send, or the outcome when nothing may be sent.
+    """Write the pending attempt over the version of the session its checks were made on
+    (:func:`.attempts.write_attempt`): the session as saved and the payload to send, or the
+    outcome when nothing may be sent.
 
-    The compare-and-set is the claim: of two requests that read the same version, one writes
-    its attempt and the other finds it on reading again (``BUSY``). A write by anything else
-    meanwhile (a step in another tab, a parent event recorded) only makes the checks run again
-    on the newer version, which may then differ from the review (``CHANGED``).
+    Of two requests that read the same version, one writes its attempt and the other finds it on
+    reading again (``BUSY``). A write by anything else meanwhile (a step in another tab, a parent
+    event recorded) only makes the checks run again on the newer version, which may then differ
+    from the review (``CHANGED``).
     """
-    for _attempt in range(5):
-        if claimed_by_an_earlier_release(session, flow.settings):
-            return CreateResult(Outcome.BUSY, session=session)
-        if not _same_digest(digest, session, flow):
-            return CreateResult(Outcome.CHANGED, session=session)
-        problem = flow.wallet_problem(session)
+    def refused(version: CheckoutSession) -> CreateResult | None:
+        if claimed_by_an_earlier_release(version, flow.settings):
+            return CreateResult(Outcome.BUSY, session=version)
+        if not _same_digest(digest, version, flow):
+            return CreateResult(Outcome.CHANGED, session=version)
+        problem = flow.wallet_problem(version)
         if problem is not None:
             return CreateResult(Outcome.INVALID, field=problem[0], message=problem[1],
-                                session=session)
-        payload = flow.create_payload(session)
-        attempt = copy.deepcopy(session)
+                                session=version)
+        return None
+
+    def write(attempt: CheckoutSession) -> dict[str, Any]:
+        payload = flow.create_payload(attempt)
         if not attempt.claims.get("orderParams") and not attempt.reference:
             attempt.reference = _new_reference()
         attempt.pending = {"at": clock.now(), "reference": order_params(attempt),
                            **flow.attempt_facts(attempt, payload)}
-        try:
-            sessions.save(attempt)
-        except SessionConflict:
-            fresh = sessions.get(session.id)
-            if fresh is None:
-                raise
-            if fresh.order_id:
-                return CreateResult(Outcome.CREATED, order_id=fresh.order_id, session=fresh)
-            if fresh.pending:
-                return CreateResult(Outcome.BUSY, session=fresh)
-            session = fresh
-            continue
-        return attempt, payload
-    raise SessionConflict(session.id)
+        return payload
+
+    def taken(fresh: CheckoutSession) -> CreateResult | None:
+        if fresh.order_id:
+            return CreateResult(Outcome.CREATED, order_id=fresh.order_id, session=fresh)
+        if fresh.pending:
+            return CreateResult(Outcome.BUSY, session=fresh)
+        return None
+
+    begun = attempts.write_attempt(sessions, session, write=write, taken=taken, refused=refused)
+    if isinstance(begun, CreateResult):
+        return begun
+    return begun.session, begun.sent
 
 
 def finished_failing(exc: UpstreamUnavailable) -> bool:
@@ -213,20 +214,17 @@ def finished_failing(exc: UpstreamUnavailable) -> bool:
     return exc.status is not None and exc.status >= 500 and exc.status not in (502, 503, 504)
 
 
+def _attempt_began(session: CheckoutSession) -> float | None:
+    """When the session's unsettled create began (None once an order is attached)."""
+    return None if session.order_id else pending_since(session)
+
+
 def _on_own_attempt(sessions: SessionStore, attempted: CheckoutSession,
                     change: Callable[[CheckoutSession], None]) -> CheckoutSession:
     """Apply ``change`` to the session while its attempt is still the one ``attempted`` holds
     (the same sent-at time), never to an order attached or an attempt begun since; the session
     as saved, or as found."""
-    started = pending_since(attempted)
-
-    def on_own(fresh: CheckoutSession) -> bool:
-        if fresh.order_id or fresh.pending is None or pending_since(fresh) != started:
-            return False        # settled, or restarted, meanwhile by another request
-        change(fresh)
-        return True
-
-    return sessions.update(attempted.id, on_own)
+    return attempts.on_own_attempt(sessions, attempted, _attempt_began, change)
 
 
 def _mark_finished(sessions: SessionStore, attempted: CheckoutSession) -> CheckoutSession:

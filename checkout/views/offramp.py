@@ -9,13 +9,11 @@ and adds what only selling has:
 - **wallet**: the address the crypto comes from (a refund goes back to it).
 - **deposit**: where to send the crypto, the exact amount, asset and network, a QR code that fills
   them in (EIP-681), a countdown to the order's deadline, and the transaction hash, pasted or
-  handed over by the shop's own wallet (``deposit-requested`` / ``handle.depositSent``); the
-  upstream's ``confirm-order`` is called once per order.
+  handed over by the shop's own wallet (``deposit-requested`` / ``handle.depositSent``), passed
+  on to the upstream's ``confirm-order`` once (:mod:`checkout.journey.hash_confirmation`).
 """
 from __future__ import annotations
 
-import secrets
-import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -32,8 +30,6 @@ from ..errors import (
     QuoteExpired,
     UpstreamBadRequest,
     UpstreamError,
-    UpstreamRateLimited,
-    UpstreamRejected,
 )
 from ..flows.common import has_fields
 from ..flows.offramp import (
@@ -47,8 +43,9 @@ from ..flows.offramp import (
 )
 from ..forms import MAX_TEXT, FormResult, clean_address, display_value
 from ..htmx import htmx_redirect, render
-from ..journey import quotes
+from ..journey import hash_confirmation, quotes
 from ..journey.flow import IdentityStanding
+from ..journey.hash_confirmation import Passed
 from ..journey.steps import Journey, Step
 from ..names import asset_name, network_name, payout_name
 from ..qr import qr_svg
@@ -71,7 +68,8 @@ NAME = "offramp"
 def flow() -> OfframpFlow:
     """The app's offramp flow."""
     return cast(OfframpFlow, flow_named(NAME))
-SENDING_LEASE = 60          # seconds a confirm in flight keeps others from sending a hash
+
+
 CALM_AFTER = 60             # seconds without a change before the page says it may take a while
 
 AMOUNT_TEXTS = AmountTexts(
@@ -436,73 +434,25 @@ def deposit_sent(session: CheckoutSession) -> Response:
         tx_hash = validate_transaction_hash(network, raw)
     except AddressError as exc:
         return _back_to_deposit(session, error=str(exc), value=raw[:200])
-    mine = secrets.token_hex(8)
-
-    def claim(fresh: CheckoutSession) -> bool:
-        kept = fresh.deposit
-        if kept.get("confirmed"):
-            return False
-        if kept.get("sending_since") and time.time() - kept["sending_since"] < SENDING_LEASE:
-            return False        # another request is passing a hash on right now
-        fresh.deposit = {"hash": tx_hash, "sending_since": time.time(), "owner": mine}
-        return True
-
-    session = get_state().sessions.update(session.id, claim)
-    if session.deposit.get("owner") != mine:
-        # Confirmed (or being confirmed) by another request: the status page tells the rest.
-        return htmx_redirect(url_for("checkout.status", session_id=session.id))
-    assert session.order_id is not None
-    client = get_state().upstream
-    try:
-        client.offramp_confirm_order(order_id=session.order_id, hash=tx_hash)
-    except UpstreamRateLimited:
-        # Not passed on: the hash stays for the deposit page; the 429 page says when to press
-        # again.
-        _release(session, mine, keep_hash=True)
-        raise
-    except UpstreamRejected as refused:
-        order = flow().fetch_order(session.order_id)
-        if order.hash and order.hash.lower() == tx_hash.lower():
-            return _confirmed(session, tx_hash)        # it had it already
-        if order.status != "initiated":
-            # Too late (expired, cancelled): the hash stays with the order's page, for support.
-            _release(session, mine, keep_hash=True)
-            return htmx_redirect(url_for("checkout.status", session_id=session.id))
-        _release(session, mine, keep_hash=False)
+    result = hash_confirmation.pass_on(get_state().sessions, session, flow(), tx_hash)
+    if result.outcome is Passed.CONFIRMED:
+        assert session.order_id is not None
+        try:
+            # The status page that follows shows the order as it is now, not as last stored.
+            get_state().order_statuses.fetch_and_store(session.order_id, NAME, source="page")
+        except UpstreamError:
+            pass            # the stored status is refreshed when it is read, as always
+    elif result.outcome is Passed.REFUSED:
         return _back_to_deposit(session, error=_(
             "Our payment partner did not accept this transaction: %(reason)s",
-            reason=refused.message or ""), value=raw[:200])
-    except UpstreamError:
-        _release(session, mine, keep_hash=True)
+            reason=result.message or ""), value=raw[:200])
+    elif result.outcome is Passed.NOT_PASSED_ON:
         return _back_to_deposit(session, message=_(
             "We could not reach our payment partner to pass on your transaction. It is kept "
             "here: press the button again in a moment."), value=tx_hash)
-    return _confirmed(session, tx_hash)
-
-
-def _confirmed(session: CheckoutSession, tx_hash: str) -> Response:
-    def done(fresh: CheckoutSession) -> None:
-        fresh.deposit = {"hash": tx_hash, "confirmed": True}
-
-    session = get_state().sessions.update(session.id, done)
-    assert session.order_id is not None
-    try:
-        # The status page that follows shows the order as it is now, not as last stored.
-        get_state().order_statuses.fetch_and_store(session.order_id, NAME, source="page")
-    except UpstreamError:
-        pass            # the stored status is refreshed when it is read, as always
+    # Confirmed, by this press or another request's, or too late (the hash kept for support):
+    # the status page tells the rest.
     return htmx_redirect(url_for("checkout.status", session_id=session.id))
-
-
-def _release(session: CheckoutSession, owner: str, *, keep_hash: bool) -> None:
-    def release(fresh: CheckoutSession) -> bool:
-        kept = fresh.deposit
-        if kept.get("owner") != owner:
-            return False
-        fresh.deposit = {"hash": kept.get("hash")} if keep_hash else {}
-        return True
-
-    get_state().sessions.update(session.id, release)
 
 
 # -- status ---------------------------------------------------------------------------------------------
