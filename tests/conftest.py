@@ -15,6 +15,7 @@ from checkout.store import availability, make_engine
 from checkout.store.schema import prepare
 
 from . import postgres, redis_server
+from .support.sandbox_clock import MANUAL
 
 # Tests check behaviour, never timings: Hypothesis's per-example deadline (200 ms) only measures
 # how loaded the machine is, and parallel workers load it.
@@ -52,7 +53,9 @@ def config(tmp_path, migrated_sqlite) -> dict:
         "SERVER_NAME": "shop.test",
         "CHECKOUT_DATABASE_URL": f"sqlite:///{tmp_path}/checkout.sqlite3",
         "CHECKOUT_FRAME_ANCESTORS": ["https://shop.test"],
-        "CHECKOUT_SANDBOX": {"SANDBOX_TIME_SCALE": 0.001},
+        # One pace for every test: the sandbox's manual clock, moved forward by the test
+        # (tests.support.sandbox_clock.advance) where it needs the upstream's minutes to pass.
+        "CHECKOUT_SANDBOX": dict(MANUAL),
         "_instance_path": str(tmp_path / "instance"),
     }
 

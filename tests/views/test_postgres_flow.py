@@ -18,7 +18,6 @@ def config(config, postgres_url):
     return config
 
 
-@pytest.mark.parametrize("time_scale", [0.01])
 def test_a_whole_order_on_postgresql(flow):
     flow.to_pay("manual")
     flow.follow(flow.post("/pay/confirm"))

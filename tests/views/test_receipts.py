@@ -39,16 +39,6 @@ from .test_offramp import Sale
 DAY = 86400
 TX = "0x" + "5e" * 32
 
-# The orders here are paid: at this module's 100x an unpaid one expires 3 s after it was made.
-pytestmark = pytest.mark.usefixtures("unpaid_orders_wait")
-
-
-@pytest.fixture
-def time_scale() -> float:
-    """The sandbox at 100x: its timers run within a test."""
-    return 0.01
-
-
 def settle(app: Flask, order_id: str) -> Any:
     """Run the sandbox's order to its end (paid out), as the upstream would in time."""
     from checkout.sandbox.state import current
