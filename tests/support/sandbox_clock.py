@@ -7,6 +7,8 @@ from typing import Any
 
 from flask import Flask
 
+from .waiting import wait_for
+
 # What every test's sandbox is told (the root conftest's ``config``, the sandbox tests' factory,
 # the browser and gunicorn harnesses).
 MANUAL = {"SANDBOX_CLOCK": "manual"}
@@ -36,3 +38,22 @@ def later(app: Flask, seconds: float, monkeypatch: Any) -> None:
     advance(app, seconds)
     before = clock.now
     monkeypatch.setattr(clock, "now", lambda: before() + seconds)
+
+
+def delivered(sender: Any, delivery: Any, timeout: float = 5.0) -> bool:
+    """True once a webhook delivery of the sandbox's ``sender`` has ended, every retry's wait
+    passed on its manual clock as soon as the attempt before it had set it (on the sender's
+    thread): the clock moves only while a retry is what is pending, never during an attempt,
+    whose times stay its own."""
+    from checkout.sandbox.webhooks import retry_waits
+
+    scheduler = sender.scheduler
+
+    def ended() -> bool:
+        if delivery.done:
+            return True
+        if scheduler.pending_count():
+            scheduler.advance(max(retry_waits(10)))
+        return False
+
+    return wait_for(ended, timeout)
