@@ -3,6 +3,7 @@ real one, ``SANDBOX_CLOCK = "manual"``), and a test says "thirty seconds later" 
 agent's confirmation, a payout or an expiry, rather than waiting for them or racing them."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -40,20 +41,27 @@ def later(app: Flask, seconds: float, monkeypatch: Any) -> None:
     monkeypatch.setattr(clock, "now", lambda: before() + seconds)
 
 
+def as_time_passes(app_or_scheduler: Any, condition: Callable[[], Any], step: float = 60,
+                   timeout: float = 15.0) -> Any:
+    """Until ``condition()`` holds (its value returned), the sandbox's clock moved ``step``
+    seconds on whenever one of its timers is pending: an order's next status, a webhook's retry
+    (set by the sender's thread once an attempt has failed). Never while nothing is pending, so
+    an attempt on its way keeps its own times."""
+    scheduler = app_or_scheduler if hasattr(app_or_scheduler, "advance") \
+        else sandbox_state(app_or_scheduler).scheduler
+
+    def holds() -> Any:
+        value = condition()
+        if not value and scheduler.pending_count():
+            scheduler.advance(step)
+        return value
+
+    return wait_for(holds, timeout)
+
+
 def delivered(sender: Any, delivery: Any, timeout: float = 5.0) -> bool:
-    """True once a webhook delivery of the sandbox's ``sender`` has ended, every retry's wait
-    passed on its manual clock as soon as the attempt before it had set it (on the sender's
-    thread): the clock moves only while a retry is what is pending, never during an attempt,
-    whose times stay its own."""
+    """True once a webhook delivery of the sandbox's ``sender`` has ended, each retry's wait
+    passed on its manual clock as soon as the attempt before it had set it."""
     from checkout.sandbox.webhooks import retry_waits
 
-    scheduler = sender.scheduler
-
-    def ended() -> bool:
-        if delivery.done:
-            return True
-        if scheduler.pending_count():
-            scheduler.advance(max(retry_waits(10)))
-        return False
-
-    return wait_for(ended, timeout)
+    return as_time_passes(sender.scheduler, lambda: delivery.done, max(retry_waits(10)), timeout)
