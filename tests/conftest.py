@@ -65,19 +65,6 @@ def app(config) -> Flask:
     return make_app(dict(config))
 
 
-@pytest.fixture
-def unpaid_orders_wait(monkeypatch):
-    """Unpaid on-ramp orders wait an hour of sandbox time for their payment, not five minutes.
-
-    At the 100x that most tests run the sandbox at, an unpaid order expires 3 s after it was
-    created, which a loaded machine can spend before the test presses "I have paid", or "Pay" on
-    the provider's payment page: the order then ends expired, never paid (full runs met both).
-    An hour is 36 s at 100x. The sandbox runs in the test's process (in the browser tests' too)."""
-    from checkout.sandbox import orders
-
-    monkeypatch.setattr(orders, "ONRAMP_UNPAID_TTL", 3600)
-
-
 @pytest.fixture(scope="session")
 def postgres_cluster():
     with postgres.cluster() as url:

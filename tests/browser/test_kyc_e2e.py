@@ -29,8 +29,8 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 @pytest.fixture
 def quick_kyc(checkout_config):
     """Read the sandbox's verdict at each look of the page (every second here) rather than every
-    15 s, so a decision on the console shows at once; statuses re-read as in the other tests."""
-    checkout_config(CHECKOUT_KYC_POLL_SECONDS=0, CHECKOUT_STATUS_MAX_AGE=2)
+    15 s, so a decision on the console shows at once."""
+    checkout_config(CHECKOUT_KYC_POLL_SECONDS=0)
 
 
 @pytest.fixture
