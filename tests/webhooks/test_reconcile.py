@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from datetime import timedelta
 
 import pytest
@@ -353,10 +352,13 @@ def test_the_cli_counts_the_signals_the_dispatcher_thread_sent_for_it(config):
     fake = FakeUpstream()
     use_upstream(app, fake)
     heard: list[tuple[str, str]] = []
+    done = threading.Event()
 
     def slow_receiver(sender, order_id, status, **extra):
         if threading.current_thread() is not threading.main_thread():
-            time.sleep(0.5)             # merchant code that takes a while, on the thread
+            # Merchant code that takes a while, on the thread: until the command has asked
+            # the upstream for every order.
+            done.wait(10)
         heard.append((order_id, status))
 
     order_status_changed.connect(slow_receiver, sender=app, weak=False)
@@ -365,6 +367,8 @@ def test_the_cli_counts_the_signals_the_dispatcher_thread_sent_for_it(config):
         # Fetches after the first wait until the thread has claimed the first one's signal.
         if len(fake.calls) > 1:
             wait_for(lambda: _signal_state(app, "ord_cli_0") != "pending")
+        if len(fake.calls) == 3:
+            done.set()
 
     fake.during_fetch = first_taken_by_the_thread
     try:
