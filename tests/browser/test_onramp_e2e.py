@@ -24,7 +24,8 @@ def settle(frame) -> None:
     frame.wait_for_function("() => !document.querySelector('.htmx-request')")
 
 
-def choose(frame, *, country: str, channel: str, amount: str) -> None:
+def choose(frame, *, country: str, channel: str, amount: str,
+           shown: str = "#quote [data-testid=receive-amount]") -> None:
     frame.locator("select[name=countryIsoCode]").select_option(country)
     choice = f"input[name=paymentChannel][value={channel}]"
     frame.wait_for_selector(choice, state="attached")
@@ -36,8 +37,8 @@ def choose(frame, *, country: str, channel: str, amount: str) -> None:
     frame.locator("select[name=asset]").select_option("USDT")
     settle(frame)
     frame.locator("input[name=amount]").fill(amount)
-    # The live quote arrives after the typing pause, with the whole breakdown.
-    frame.wait_for_selector("#quote [data-testid=receive-amount]")
+    # The live quote arrives after the typing pause, with the whole breakdown (or ``shown``).
+    frame.wait_for_selector(shown)
 
 
 def kenyan_mpesa_past_the_phone(shop, page, *, amount: int, email: str, phone: str):
