@@ -15,12 +15,17 @@ from checkout.store import availability, make_engine
 from checkout.store.schema import prepare
 
 from . import postgres, redis_server
+from .support.compiled_templates import COMPILED
 from .support.sandbox_clock import MANUAL
 
 # Tests check behaviour, never timings: Hypothesis's per-example deadline (200 ms) only measures
 # how loaded the machine is, and parallel workers load it.
 settings.register_profile("checkout", deadline=None)
 settings.load_profile("checkout")
+
+# Every app of the test process (each test builds its own, and its sandbox another) finds the
+# templates another app compiled already (tests/support/compiled_templates.py).
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": COMPILED}
 
 
 def make_app(config: dict) -> Flask:
