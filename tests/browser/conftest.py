@@ -18,7 +18,6 @@ import faulthandler
 import json
 import re
 import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,13 +29,13 @@ from urllib.parse import quote
 import pytest
 from babel.support import Translations
 from flask import Flask, Response, abort, render_template_string, request
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from checkout import Checkout
 from checkout.i18n import TRANSLATIONS
 from checkout.launch import launch_url
 from checkout.paths import STATIC
 
+from ..support.live_server import LiveServer
 from ..support.sandbox_clock import MANUAL
 from ..support.waiting import wait_for
 
@@ -99,49 +98,6 @@ def assert_accessible(frame: Any, state: str) -> None:
     assert not found, f"axe-core on {state}:\n" + "\n".join(
         f"- {v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"])
         for v in found)
-
-
-class _Late:
-    """A WSGI app set after the server exists (the app's settings need the server's port)."""
-
-    def __init__(self) -> None:
-        self.app: Any = None
-
-    def __call__(self, environ: dict, start_response: Any) -> Any:
-        return self.app(environ, start_response)
-
-
-@dataclass
-class LiveServer:
-    server: BaseWSGIServer
-    host: str
-    target: _Late
-    thread: threading.Thread | None = None
-
-    @classmethod
-    def start(cls, host: str) -> LiveServer:
-        target = _Late()
-        server = make_server("127.0.0.1", 0, target, threaded=True)
-        live = cls(server=server, host=host, target=target)
-        live.thread = threading.Thread(target=server.serve_forever, daemon=True)
-        live.thread.start()
-        return live
-
-    @property
-    def port(self) -> int:
-        return self.server.server_port
-
-    @property
-    def origin(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    @property
-    def app(self) -> Flask:
-        return self.target.app
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 MERCHANT_PAGE = """<!doctype html>
@@ -218,8 +174,8 @@ def checkout_server(tmp_path_factory, shop_server) -> Iterator[LiveServer]:
     )
     Checkout(app)
     _add_probe_routes(app)
-    live.target.app = app
-    shop_server.target.app = merchant_app(live.origin)
+    live.app = app
+    shop_server.app = merchant_app(live.origin)
     yield live
     live.stop()
 

@@ -39,11 +39,11 @@ from PIL import Image
 
 from checkout.i18n import babel_locale
 
+from ..support.live_server import LiveServer
 from .conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
     LANGUAGES,
-    LiveServer,
     catalogue,
     explain_failure,
     screenshot,
@@ -98,7 +98,7 @@ def plain_shop_app(checkout_origin: str) -> Flask:
 @pytest.fixture(scope="module")
 def plain_shop(checkout_server) -> Iterator[LiveServer]:
     live = LiveServer.start("127.0.0.1")
-    live.target.app = plain_shop_app(checkout_server.origin)
+    live.app = plain_shop_app(checkout_server.origin)
     yield live
     live.stop()
 

@@ -1,20 +1,18 @@
 """The client against the sandbox upstream, every endpoint, with request signing on.
 
 Each test runs twice: in process (``mount_wsgi_app``, how the checkout embeds the sandbox) and over
-real HTTP on loopback (``werkzeug.serving.make_server``), so both paths are held to the same contract:
+real HTTP on loopback (tests.support.live_server), so both paths are held to the same contract:
 the same URLs, headers and signatures, the same statuses and error classes.
 """
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
 from flask import Flask
-from werkzeug.serving import make_server
 
 from checkout import errors
 from checkout.sandbox import create_app
@@ -30,6 +28,7 @@ from checkout.upstream import (
 )
 from checkout.upstream.inprocess import mount_wsgi_app
 
+from ..support.live_server import LiveServer
 from ..support.sandbox_clock import MANUAL, advance
 
 EMBEDDED = "http://sandbox.checkout.invalid"
@@ -48,14 +47,8 @@ class Served:
 
     def __init__(self, app: Flask, mode: str) -> None:
         self.app, self.mode = app, mode
-        self._server = None
-        if mode == "http":
-            self._server = make_server("127.0.0.1", 0, app, threaded=True)
-            self.base_url = f"http://127.0.0.1:{self._server.server_port}"
-            self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-            self._thread.start()
-        else:
-            self.base_url = EMBEDDED
+        self._server = LiveServer(app) if mode == "http" else None
+        self.base_url = self._server.origin if self._server is not None else EMBEDDED
 
     def client(self, *, client_id: str = SANDBOX_CLIENT_ID,
                client_secret: str | None = SANDBOX_CLIENT_SECRET) -> UpstreamClient:
@@ -67,9 +60,7 @@ class Served:
 
     def close(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._thread.join()
+            self._server.stop()
         self.app.extensions["sandbox"].shutdown()
 
 

@@ -13,17 +13,17 @@ from checkout.sandbox.webhooks import WebhookSender
 from checkout.webhooks.admin import recent_events
 from checkout.webhooks.dispatcher import process_pending
 
+from .. import postgres
 from ..conftest import make_app
 from ..support.live_server import live_server
 from ..support.sandbox_clock import as_time_passes, delivered
 from ..support.waiting import wait_for
 from .helpers import Recorder, history
-from .pgcluster import StoppableCluster
 
 
 @pytest.mark.postgres
 def test_sender_retries_through_a_database_outage_and_nothing_is_lost(webhook_config):
-    cluster = StoppableCluster()
+    cluster = postgres.Cluster()
     cluster.start()
     webhook_config["CHECKOUT_DATABASE_URL"] = cluster.url
     app = make_app(dict(webhook_config))
