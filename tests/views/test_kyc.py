@@ -12,6 +12,7 @@ import base64
 import io
 import logging
 import re
+from functools import cache
 from typing import Any
 
 import pytest
@@ -67,8 +68,10 @@ def review_kyc(app: Flask) -> None:
                     store.settle_submission(user, submission)
 
 
+@cache
 def photo(width: int = 800, height: int = 600, kind: str = "JPEG") -> bytes:
-    """A camera photo with the metadata phones write: maker, orientation and GPS location."""
+    """A camera photo with the metadata phones write: maker, orientation and GPS location (made
+    once per size: a noisy picture takes a while to make)."""
     image = Image.effect_noise((width, height), 40).convert("RGB")      # a camera's grain
     exif = Image.Exif()
     exif[ExifTags.Base.Make] = "PhoneMaker"
