@@ -15,11 +15,17 @@ from checkout.store import availability, make_engine
 from checkout.store.schema import prepare
 
 from . import postgres, redis_server
+from .support.compiled_templates import COMPILED
+from .support.sandbox_clock import MANUAL
 
 # Tests check behaviour, never timings: Hypothesis's per-example deadline (200 ms) only measures
 # how loaded the machine is, and parallel workers load it.
 settings.register_profile("checkout", deadline=None)
 settings.load_profile("checkout")
+
+# Every app of the test process (each test builds its own, and its sandbox another) finds the
+# templates another app compiled already (tests/support/compiled_templates.py).
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": COMPILED}
 
 
 def make_app(config: dict) -> Flask:
@@ -52,7 +58,9 @@ def config(tmp_path, migrated_sqlite) -> dict:
         "SERVER_NAME": "shop.test",
         "CHECKOUT_DATABASE_URL": f"sqlite:///{tmp_path}/checkout.sqlite3",
         "CHECKOUT_FRAME_ANCESTORS": ["https://shop.test"],
-        "CHECKOUT_SANDBOX": {"SANDBOX_TIME_SCALE": 0.001},
+        # One pace for every test: the sandbox's manual clock, moved forward by the test
+        # (tests.support.sandbox_clock.advance) where it needs the upstream's minutes to pass.
+        "CHECKOUT_SANDBOX": dict(MANUAL),
         "_instance_path": str(tmp_path / "instance"),
     }
 
@@ -60,19 +68,6 @@ def config(tmp_path, migrated_sqlite) -> dict:
 @pytest.fixture
 def app(config) -> Flask:
     return make_app(dict(config))
-
-
-@pytest.fixture
-def unpaid_orders_wait(monkeypatch):
-    """Unpaid on-ramp orders wait an hour of sandbox time for their payment, not five minutes.
-
-    At the 100x that most tests run the sandbox at, an unpaid order expires 3 s after it was
-    created, which a loaded machine can spend before the test presses "I have paid", or "Pay" on
-    the provider's payment page: the order then ends expired, never paid (full runs met both).
-    An hour is 36 s at 100x. The sandbox runs in the test's process (in the browser tests' too)."""
-    from checkout.sandbox import orders
-
-    monkeypatch.setattr(orders, "ONRAMP_UNPAID_TTL", 3600)
 
 
 @pytest.fixture(scope="session")

@@ -24,11 +24,11 @@ from sqlalchemy import create_engine, func, select
 from checkout.signature import sign
 from checkout.webhooks.store import events_table
 
+from . import postgres
 from .resilience_gunicorn_app import WEBHOOK_SECRET
 from .resilience_support import shop, standalone_sandbox
 from .support.waiting import wait_for
 from .webhooks.helpers import order_payload
-from .webhooks.pgcluster import StoppableCluster
 
 
 @dataclass
@@ -80,7 +80,7 @@ def run(tmp_path: Path, *, shoppers: int = 8, webhooks_per_second: float = 8,
     """One freeze under load, thawed once ``thaw_when`` says so; every answer timed, the shop's
     log kept."""
     result = Run()
-    cluster = StoppableCluster()
+    cluster = postgres.Cluster()
     cluster.start()
     log_file = tmp_path / "shop-errors.log"
     try:
@@ -102,7 +102,7 @@ def run(tmp_path: Path, *, shoppers: int = 8, webhooks_per_second: float = 8,
     return result
 
 
-def _load(base: str, cluster: StoppableCluster, result: Run, shoppers: int,
+def _load(base: str, cluster: postgres.Cluster, result: Run, shoppers: int,
           webhooks_per_second: float, thaw_when: Callable[[Run], bool]) -> None:
     stop = threading.Event()
     samples = result.samples

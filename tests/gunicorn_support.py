@@ -11,10 +11,11 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+
+from .support.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 READY_LOG = "CHECKOUT_TEST_READY_LOG"
@@ -41,13 +42,14 @@ def mark_ready() -> None:
 
 def _wait_for_workers(ready_log: Path, proc: subprocess.Popen[bytes], count: int,
                       timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def started() -> bool:
         assert proc.poll() is None, "gunicorn exited"
-        if ready_log.exists() and len(set(ready_log.read_text().split())) >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError("gunicorn's workers did not start")
+        return ready_log.exists() and len(set(ready_log.read_text().split())) >= count
+
+    try:
+        wait_for(started, timeout, interval=0.05)
+    except AssertionError as exc:
+        raise AssertionError(f"gunicorn's workers did not start: {exc}") from None
 
 
 @contextmanager

@@ -9,12 +9,13 @@ from flask import Flask
 from checkout import Checkout
 
 from .gunicorn_support import mark_ready
+from .support.sandbox_clock import MANUAL
 
 
 def create() -> Flask:
     app = Flask("gunicorn_logs_host")
     app.config.update(CHECKOUT_DATABASE_URL=os.environ["CHECKOUT_TEST_DATABASE_URL"],
-                      CHECKOUT_WEBHOOK_BACKGROUND=False)
+                      CHECKOUT_WEBHOOK_BACKGROUND=False, CHECKOUT_SANDBOX=dict(MANUAL))
     Checkout(app)
     mark_ready()                    # this worker has its app: it is about to take requests
     return app

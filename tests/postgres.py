@@ -1,4 +1,6 @@
-"""A throw-away PostgreSQL cluster for one test run (see shared TESTING.md).
+"""Throw-away PostgreSQL clusters (see shared TESTING.md): the one every test run shares (its tests
+each take a fresh database on it, ``fresh_database``), and clusters a test stops, starts again or
+freezes (the database "going down" for real, not a mock). One harness for both: :class:`Cluster`.
 
 Started by the tests themselves; never optional. Needs Debian's ``postgresql`` server binaries
 (installed by ``scripts/test``).
@@ -8,10 +10,12 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 
@@ -38,28 +42,70 @@ def _as_postgres(cmd: list[str]) -> list[str]:
     return cmd
 
 
+class Cluster:
+    """A cluster of its own (database ``postgres``, user ``app``): made, not yet started."""
+
+    def __init__(self, max_connections: int = 100) -> None:
+        self.bindir = _bindir()
+        self.max_connections = max_connections
+        self.root = tempfile.mkdtemp(prefix="checkout-pg-")
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres", "postgres")
+        self.data = os.path.join(self.root, "data")
+        self.port = _free_port()
+        subprocess.run(_as_postgres([f"{self.bindir}/initdb", "-D", self.data, "-U", "app",
+                                     "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8",
+                                     "--no-sync"]), check=True, capture_output=True)
+        self.url = f"postgresql+psycopg://app@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> None:
+        subprocess.run(_as_postgres([
+            f"{self.bindir}/pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w",
+            "-o", f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+                  f"-c max_connections={self.max_connections}",
+            "start"]), check=True, capture_output=True)
+
+    def stop(self) -> None:
+        subprocess.run(_as_postgres([f"{self.bindir}/pg_ctl", "-D", self.data, "-m", "fast",
+                                     "-w", "stop"]), check=True, capture_output=True)
+
+    def running(self) -> bool:
+        return subprocess.run(_as_postgres([f"{self.bindir}/pg_ctl", "-D", self.data, "status"]),
+                              capture_output=True).returncode == 0
+
+    def remove(self) -> None:
+        subprocess.run(_as_postgres([f"{self.bindir}/pg_ctl", "-D", self.data, "-m", "immediate",
+                                     "-w", "stop"]), capture_output=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def _processes(self) -> list[int]:
+        """The postmaster and every process it started."""
+        with open(os.path.join(self.data, "postmaster.pid")) as pid_file:
+            postmaster = int(pid_file.readline())
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True,
+                                  text=True).stdout.split()
+        return [postmaster, *map(int, children)]
+
+    def freeze(self) -> None:
+        """Every process of the cluster stopped (SIGSTOP): connections are still accepted by the
+        kernel, and nothing ever answers. What the checkout's time limits must bound."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)
+
+
 @contextmanager
-def cluster():
-    """Yield the base URL of a fresh cluster (database ``postgres``, user ``app``), then remove it."""
-    bindir = _bindir()
-    root = tempfile.mkdtemp(prefix="checkout-pg-")
-    if os.geteuid() == 0:
-        shutil.chown(root, "postgres", "postgres")
-    data, log = os.path.join(root, "data"), os.path.join(root, "log")
-    port = _free_port()
-    subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", data, "-U", "app", "--auth=trust",
-                                 "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]),
-                   check=True, capture_output=True)
-    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", data, "-l", log, "-w", "-o",
-                                 f"-p {port} -k {root} -c listen_addresses=127.0.0.1 "
-                                 "-c fsync=off -c max_connections=200", "start"]),
-                   check=True, capture_output=True)
+def cluster(max_connections: int = 200) -> Iterator[str]:
+    """Yield the base URL of a fresh, started cluster, then remove it."""
+    made = Cluster(max_connections)
     try:
-        yield f"postgresql+psycopg://app@127.0.0.1:{port}/postgres"
+        made.start()
+        yield made.url
     finally:
-        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "-w",
-                                     "stop"]), capture_output=True)
-        shutil.rmtree(root, ignore_errors=True)
+        made.remove()
 
 
 def fresh_database(base_url: str) -> str:

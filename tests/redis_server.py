@@ -11,11 +11,11 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
 from .gunicorn_support import free_port
+from .support.waiting import wait_for
 
 
 def _binary() -> str:
@@ -44,17 +44,18 @@ class RedisServer:
                         "--save", "", "--appendonly", "no", "--daemonize", "yes",
                         "--dir", str(self.root), "--pidfile", str(self.pidfile),
                         "--logfile", str(self.root / "log")], check=True, capture_output=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def answers() -> bool:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as conn:
                     conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        return
+                    return conn.recv(16).startswith(b"+PONG")
             except OSError:
-                pass
-            time.sleep(0.02)
-        raise RuntimeError(f"redis-server did not start; its log:\n{self.log()}")
+                return False
+
+        try:
+            wait_for(answers, timeout, interval=0.02)
+        except AssertionError:
+            raise RuntimeError(f"redis-server did not start; its log:\n{self.log()}") from None
 
     def stop(self) -> None:
         """Stop the server (by the pid it wrote) and wait until its port is closed."""
@@ -66,14 +67,17 @@ class RedisServer:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             return
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        def gone() -> bool:
             try:
                 os.kill(pid, 0)
             except ProcessLookupError:
-                return
-            time.sleep(0.02)
-        os.kill(pid, signal.SIGKILL)
+                return True
+            return False
+
+        try:
+            wait_for(gone, 10, interval=0.02)
+        except AssertionError:
+            os.kill(pid, signal.SIGKILL)
 
     def log(self) -> str:
         path = self.root / "log"

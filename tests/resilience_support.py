@@ -15,6 +15,7 @@ from checkout.sandbox import create_app as create_sandbox
 from .gunicorn_support import free_port, gunicorn_workers
 from .resilience_gunicorn_app import CLIENT_ID, CLIENT_SECRET, WEBHOOK_SECRET
 from .support.live_server import live_server
+from .support.sandbox_clock import MANUAL
 
 
 @contextmanager
@@ -22,7 +23,7 @@ def standalone_sandbox() -> Iterator[str]:
     """The sandbox as its own HTTP server, checking the checkout's signatures."""
     sandbox = create_sandbox({"SANDBOX_CLIENT_ID": CLIENT_ID,
                               "SANDBOX_CLIENT_SECRET": CLIENT_SECRET,
-                              "SANDBOX_WEBHOOK_SECRET": WEBHOOK_SECRET})
+                              "SANDBOX_WEBHOOK_SECRET": WEBHOOK_SECRET, **MANUAL})
     with live_server(sandbox) as url:
         yield url
 

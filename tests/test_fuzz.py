@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from checkout.state import get_state
 
 from .conftest import make_app
+from .support.sandbox_clock import MANUAL
 from .views.conftest import Flow
 
 EXAMPLES = 400             # per database: about 10 s for both
@@ -70,7 +71,7 @@ def target(request, tmp_path_factory):
     config: dict[str, Any] = {
         "TESTING": True, "SERVER_NAME": "shop.test", "PROPAGATE_EXCEPTIONS": False,
         "CHECKOUT_FRAME_ANCESTORS": ["https://shop.test"],
-        "CHECKOUT_SANDBOX": {"SANDBOX_TIME_SCALE": 0.001},
+        "CHECKOUT_SANDBOX": dict(MANUAL),
         "CHECKOUT_WEBHOOK_BACKGROUND": False, "CHECKOUT_WEBHOOK_FETCH_ORDERS": False,
         # One client sends every example: without this the limits would answer most of them
         # (429) before the hostile input reaches a view. The limits have tests of their own.

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import time
 from types import SimpleNamespace
 
 import pytest
@@ -12,6 +11,8 @@ from flask import Flask
 from checkout import logs
 from checkout.journey.creation import short_id
 from checkout.logs import MaskSecretsFilter, RequestIdFilter, mask
+
+from .support.waiting import wait_for
 
 # Fixed, not drawn per run: parallel workers must collect the same test ids.
 SESSION_ID = "e5i4dRSfPJQKTAouKbHO99a3BlvuPp6iOpGWZwQaYmQ"
@@ -271,9 +272,7 @@ def test_gunicorn_with_the_logger_class_writes_no_secret_and_the_request_id(conf
         launched = requests.get(f"{base}/launch?token={LAUNCH_TOKEN}", allow_redirects=False,
                                 timeout=20)
         ids = [r.headers["X-Request-ID"] for r in (opened, page, launched)]
-        deadline = time.monotonic() + 10
-        while len(access_log.read_text().splitlines()) < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: len(access_log.read_text().splitlines()) >= 3, 10)
     text = access_log.read_text()
     assert session_id not in text and LAUNCH_TOKEN not in text and "eyJ" not in text
     # One line per request, ending with its id (the lines of two requests may come in any order).

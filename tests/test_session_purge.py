@@ -1,7 +1,6 @@
 """Expired sessions are deleted: by ``flask checkout sessions purge`` and by the dispatcher sweep."""
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
@@ -13,6 +12,7 @@ from checkout.store.tables import sessions_table
 from checkout.webhooks.dispatcher import get_dispatcher
 
 from .conftest import make_app
+from .support.waiting import wait_for
 
 
 def _sessions(app, *expired_days_ago: float | None) -> list[str]:
@@ -123,9 +123,7 @@ def test_the_dispatcher_sweep_purges_expired_sessions(config):
     dispatcher = get_dispatcher(app)
     try:
         assert dispatcher.ensure_running()
-        deadline = time.monotonic() + 10
-        while old in _remaining(app) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: old not in _remaining(app), 10)
     finally:
         dispatcher.stop()
     assert _remaining(app) == {live}

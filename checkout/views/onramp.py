@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any, cast
 
 from flask import request, url_for
@@ -23,7 +23,7 @@ from ..flows.common import has_fields
 from ..flows.onramp import OnrampFlow
 from ..forms import FormResult, clean_wallet, display_value
 from ..htmx import htmx_redirect, render
-from ..journey import quotes
+from ..journey import clock, quotes
 from ..journey.flow import IdentityStanding
 from ..journey.steps import Journey, Step
 from ..names import asset_name, channel_name, network_name
@@ -126,7 +126,7 @@ def _push_retry_in(instructions: TransferInstructions) -> int | None:
     most = instructions.intermediate_action_max_attempts
     if moment is None or (most and (instructions.intermediate_action_attempts or 0) >= most):
         return None
-    seconds = (moment - datetime.now(UTC)).total_seconds()
+    seconds = moment.timestamp() - clock.now()     # the journey's clock: a test moves it
     return math.ceil(seconds) if seconds > 0 else None
 
 

@@ -18,8 +18,7 @@ import faulthandler
 import json
 import re
 import sys
-import threading
-import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -30,12 +29,15 @@ from urllib.parse import quote
 import pytest
 from babel.support import Translations
 from flask import Flask, Response, abort, render_template_string, request
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from checkout import Checkout
 from checkout.i18n import TRANSLATIONS
 from checkout.launch import launch_url
 from checkout.paths import STATIC
+
+from ..support.live_server import LiveServer
+from ..support.sandbox_clock import MANUAL
+from ..support.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -96,49 +98,6 @@ def assert_accessible(frame: Any, state: str) -> None:
     assert not found, f"axe-core on {state}:\n" + "\n".join(
         f"- {v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"])
         for v in found)
-
-
-class _Late:
-    """A WSGI app set after the server exists (the app's settings need the server's port)."""
-
-    def __init__(self) -> None:
-        self.app: Any = None
-
-    def __call__(self, environ: dict, start_response: Any) -> Any:
-        return self.app(environ, start_response)
-
-
-@dataclass
-class LiveServer:
-    server: BaseWSGIServer
-    host: str
-    target: _Late
-    thread: threading.Thread | None = None
-
-    @classmethod
-    def start(cls, host: str) -> LiveServer:
-        target = _Late()
-        server = make_server("127.0.0.1", 0, target, threaded=True)
-        live = cls(server=server, host=host, target=target)
-        live.thread = threading.Thread(target=server.serve_forever, daemon=True)
-        live.thread.start()
-        return live
-
-    @property
-    def port(self) -> int:
-        return self.server.server_port
-
-    @property
-    def origin(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    @property
-    def app(self) -> Flask:
-        return self.target.app
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 MERCHANT_PAGE = """<!doctype html>
@@ -205,8 +164,9 @@ def checkout_server(tmp_path_factory, shop_server) -> Iterator[LiveServer]:
         # The default colours, offered light and dark: a launch token's colorScheme chooses.
         CHECKOUT_THEME={"scheme": "auto"},
         CHECKOUT_SANDBOX={
-            # Fast enough for a whole order in a test, slow enough to watch it move.
-            "SANDBOX_TIME_SCALE": 0.01,
+            # The manual clock: an order moves on when a test says time has passed
+            # (Shop.advance), never while a slow machine's browser is still on its way.
+            **MANUAL,
             "SANDBOX_WEBHOOK_URL": f"{live.origin}/checkout/webhooks",
             "SANDBOX_WEBHOOK_ALLOW_LOOPBACK": True,
             # No SANDBOX_PUBLIC_URL: the checkout serves the sandbox's payment pages itself.
@@ -214,8 +174,8 @@ def checkout_server(tmp_path_factory, shop_server) -> Iterator[LiveServer]:
     )
     Checkout(app)
     _add_probe_routes(app)
-    live.target.app = app
-    shop_server.target.app = merchant_app(live.origin)
+    live.app = app
+    shop_server.app = merchant_app(live.origin)
     yield live
     live.stop()
 
@@ -286,11 +246,19 @@ def checkout_config(checkout_app):
 
 
 @pytest.fixture
-def short_quotes(checkout_config):
-    """The harness's sandbox runs 100x fast: its quotes live 6 s, and the checkout, which trusts
-    a quote for CHECKOUT_QUOTE_MAX_AGE of the sandbox's time, renews ours after 2.4 s. Stored
-    statuses are re-read after 2 s, so the test does not hang on webhook timing."""
-    checkout_config(CHECKOUT_STATUS_MAX_AGE=2)
+def quote_max_age(checkout_app):
+    """``quote_max_age(seconds)``: the running checkout honours a quote that long (on its own
+    clock) for one test; as configured again after it (the server serves the whole session)."""
+    from checkout.state import get_state
+
+    from ..views.conftest import journey_settings
+
+    with checkout_app.app_context():
+        kept = {name: built.settings for name, built in get_state().flows.items()}
+    yield lambda seconds: journey_settings(checkout_app, quote_max_age=seconds)
+    with checkout_app.app_context():
+        for name, built in get_state().flows.items():
+            built.settings = kept[name]
 
 
 @pytest.fixture(scope="session")
@@ -325,6 +293,13 @@ class BrowserLog:
 @pytest.fixture
 def browser_log() -> BrowserLog:
     return BrowserLog()
+
+
+def until(page: Any, predicate: Any, timeout: float = 15.0) -> Any:
+    """Until ``predicate()`` holds (its value returned). What the browser sends (a route to
+    handle, a console message) reaches this thread only while it makes a Playwright call, so each
+    look makes one, a cheap one (the context's cookies)."""
+    return wait_for(lambda: page.context.cookies() is not None and predicate(), timeout)
 
 
 def close_context(context: Any) -> None:
@@ -427,11 +402,7 @@ class Held:
 
     def first(self, page: Any, timeout: float = 15.0) -> Any:
         """The first request held, once there is one."""
-        deadline = time.monotonic() + timeout
-        while not self.routes:
-            assert time.monotonic() < deadline, "no request was held"
-            page.wait_for_timeout(50)
-        return self.routes[0]
+        return until(page, lambda: self.routes, timeout)[0]
 
 
 class Shop:
@@ -491,24 +462,27 @@ class Shop:
         """
         frame = self.frame(page)
         frame.wait_for_load_state("load")
-        last = None
-        # A deadline, not a number of rounds: on a loaded machine each round takes longer.
-        deadline = time.monotonic() + STEADY_TIMEOUT
-        while True:
+        seen: list[tuple[int, int] | None] = [None]
+
+        def still() -> bool:
+            """The frame at its page's height, and it and the shop's scroll position as they
+            were at the look before (a tenth of a second earlier)."""
             height = frame.evaluate(
                 "() => Math.ceil(document.documentElement.getBoundingClientRect().height)")
             shown, scrolled = page.evaluate(
                 "() => { const f = document.querySelector('iframe.checkout-frame');"
                 " return [f ? Math.round(parseFloat(f.style.height)) : null,"
                 " Math.round(window.scrollY)]; }")
-            if shown == height and last == (height, scrolled):
-                return frame
-            if time.monotonic() > deadline:
-                raise AssertionError(
-                    f"the checkout frame never settled at its page's height ({height}px)"
-                    f" and its shop's scroll position ({scrolled}px)")
-            last = (height, scrolled) if shown == height else None
-            page.wait_for_timeout(100)
+            now = (height, scrolled) if shown == height else None
+            steady, seen[0] = now is not None and seen[0] == now, now
+            return steady
+
+        try:
+            wait_for(still, STEADY_TIMEOUT, interval=0.1)
+        except AssertionError:
+            raise AssertionError("the checkout frame never settled at its page's height and its "
+                                 "shop's scroll position") from None
+        return frame
 
     def click(self, page: Any, role: str, name: str) -> None:
         """Click a control of the checkout's current page once the frame holds still."""
@@ -549,6 +523,21 @@ class Shop:
             f"/sandbox/kyc/submissions/{user['submissions'][-1]['id']}/decision",
             json={"decision": decision, "reason": reason})
         assert decided.status_code == 200, decided.get_data(as_text=True)
+
+    def advance(self, page: Any | None, seconds: float) -> dict:
+        """Move the embedded sandbox's clock ``seconds`` forward through its test route (``POST
+        /checkout/sandbox/clock/advance``, as a developer's test would): every timer falling due
+        meanwhile (the agent's confirmation, a payout, an expiry, a webhook's retry) has run
+        when this returns. From ``page``'s browser context when given, else from this process."""
+        url = f"{self.checkout_origin}/checkout/sandbox/clock/advance?seconds={seconds:g}"
+        headers = {"Accept": "application/json"}
+        if page is not None:
+            answer = page.request.post(url, headers=headers)
+            assert answer.ok, answer.text()
+            return answer.json()
+        request = urllib.request.Request(url, method="POST", headers=headers)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
 
     def events(self, page: Any) -> list[dict]:
         return page.evaluate("() => window.checkoutEvents || []")

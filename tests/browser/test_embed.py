@@ -1,12 +1,11 @@
 """The checkout embedded in a merchant page on another site, in a real Chromium."""
 from __future__ import annotations
 
-import time
 from urllib.parse import quote
 
 import pytest
 
-from .conftest import screenshot
+from .conftest import screenshot, until
 
 pytestmark = pytest.mark.browser
 
@@ -121,16 +120,8 @@ def test_events_go_only_to_the_parent_origin(page, shop):
 def test_a_bad_token_shows_a_clear_page_in_the_frame(page, shop):
     url = shop.launch_url() + "x"
     page.goto(f"{shop.origin}/?launch={quote(url, safe='')}")
-    page.wait_for_selector("iframe.checkout-frame")
-    frame = None
-    deadline = time.monotonic() + 15
-    while frame is None and time.monotonic() < deadline:
-        frames = [f for f in page.frames if f.url.startswith(shop.checkout_origin)]
-        if frames:
-            frame = frames[0]
-        else:
-            page.wait_for_timeout(100)
-    assert frame is not None
+    frame = page.wait_for_selector("iframe.checkout-frame").content_frame()
+    frame.wait_for_url(f"{shop.checkout_origin}/**")
     frame.wait_for_selector("[role=alert]")
     assert "has been changed" in frame.inner_text("main")
     screenshot(page, "embed-bad-token")
@@ -152,9 +143,7 @@ def test_the_harness_catches_csp_violations_in_the_frame(page, shop, browser_log
 
     # Both reports travel from the frame's renderer to this process, each its own way: wait for
     # both (then none is left to arrive after the list is cleared), do not guess how long.
-    deadline = time.monotonic() + 15
-    while not all(reported(browser_log.csp_violations)) and time.monotonic() < deadline:
-        page.wait_for_timeout(50)
+    until(page, lambda: all(reported(browser_log.csp_violations)))
     found = list(browser_log.csp_violations)
     browser_log.csp_violations.clear()          # expected here; don't fail the teardown check
     assert any(reported(found)), found
@@ -170,8 +159,11 @@ def test_embed_ignores_messages_that_are_not_from_the_checkout_frame(page, shop)
         const other = document.createElement("iframe");
         document.body.appendChild(other);
         other.contentWindow.parent.postMessage(fake, "*");
+        // Messages are handled in the order they were posted: once this one is, so were those.
+        window.addEventListener("message", (e) => { if (e.data === "after") window.after = 1; });
+        window.postMessage("after", "*");
     }""")
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => window.after === 1")
     assert [e for e in shop.events(page)[before:] if e["type"] == "completed"] == []
 
 

@@ -2,14 +2,14 @@
 
 Starts on the merchant's page (the checkout in a cross-site iframe), so focus has to travel from the
 parent page into the frame, as it does for a keyboard user. Every focused control must show a
-visible focus indicator. In every language the checkout speaks: the buttons are found by their
-translated names.
+visible focus indicator. Once, in English: what a key does does not change with the language
+(that every page is said in the others, the view tests check: tests/views/test_one_language.py).
 """
 from __future__ import annotations
 
 import pytest
 
-from .conftest import LANGUAGES, catalogue, screenshot
+from .conftest import catalogue, screenshot
 from .test_onramp_e2e import ADDRESS, settle
 
 pytestmark = pytest.mark.browser
@@ -43,9 +43,8 @@ def button(text: str) -> str:
     return f"el.matches('button, [role=button]') && el.textContent.includes({text!r})"
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_keyboard_alone_completes_an_order(page, shop, short_quotes, unpaid_orders_wait,
-                                           language):
+def test_keyboard_alone_completes_an_order(page, shop):
+    language = "en"
     t = catalogue(language).gettext      # the names the user reads
     frame = shop.open(page, countryIsoCode="NG", network="CELO", asset="USDT",
                       currency="local", amount=5000, locale=language)
@@ -74,21 +73,19 @@ def test_keyboard_alone_completes_an_order(page, shop, short_quotes, unpaid_orde
     frame.wait_for_selector(f"h1:text-is('{t('Review your order')}')")
     screenshot(page, f"keyboard-1-review-{language}")
 
-    for _ in range(3):                      # a lapsed price is shown again, then confirmed again
-        tab_to(page, frame, button(t("Confirm and pay")))
-        # Playwright does not wait for a navigation in a frame: wait for the page Enter loads,
-        # or the notice of a re-priced review page would be found on the page it was pressed on.
-        with frame.expect_navigation():
-            page.keyboard.press("Enter")
-        frame.wait_for_selector("[data-transfer-type], .notice[role=alert]")
-        if frame.locator("[data-transfer-type]").count():
-            break
+    tab_to(page, frame, button(t("Confirm and pay")))
+    # Playwright does not wait for a navigation in a frame: wait for the page Enter loads.
+    with frame.expect_navigation():
+        page.keyboard.press("Enter")
+    frame.wait_for_selector("[data-transfer-type]")
     created = shop.wait_for_event(page, "order-created")
     screenshot(page, f"keyboard-2-pay-{language}")
 
     tab_to(page, frame, button(t("I have paid")))
-    page.keyboard.press("Enter")
-    completed = shop.wait_for_event(page, "completed", timeout=30_000)
+    with frame.expect_navigation():
+        page.keyboard.press("Enter")
+    shop.advance(page, 60)
+    completed = shop.wait_for_event(page, "completed")
     assert completed["order"]["id"] == created["order"]["id"]
     screenshot(page, f"keyboard-3-complete-{language}")
 

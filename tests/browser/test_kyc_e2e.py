@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 from datetime import datetime, timedelta
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -29,21 +30,30 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 @pytest.fixture
 def quick_kyc(checkout_config):
     """Read the sandbox's verdict at each look of the page (every second here) rather than every
-    15 s, so a decision on the console shows at once; statuses re-read as in the other tests."""
-    checkout_config(CHECKOUT_KYC_POLL_SECONDS=0, CHECKOUT_STATUS_MAX_AGE=2)
+    15 s, so a decision on the console shows at once."""
+    checkout_config(CHECKOUT_KYC_POLL_SECONDS=0)
+
+
+@cache
+def camera_pictures() -> dict[str, bytes]:
+    """Camera-sized pictures: a 12 MP JPEG (over the 1 MB the page shrinks to) and two more,
+    made once per process (a noisy 12 MP picture takes a second to make)."""
+    pictures = {}
+    for name, size in (("selfie", (3000, 4000)), ("front", (1600, 1000)),
+                       ("back", (1600, 1000))):
+        out = io.BytesIO()
+        Image.effect_noise(size, 60).convert("RGB").save(out, "JPEG", quality=95)
+        pictures[name] = out.getvalue()
+    return pictures
 
 
 @pytest.fixture
 def photos(tmp_path: Path) -> dict[str, Path]:
-    """Camera-sized pictures: a 12 MP JPEG (over the 1 MB the page shrinks to) and two more."""
+    """The camera's pictures as files to choose."""
     files = {}
-    for name, size in (("selfie", (3000, 4000)), ("front", (1600, 1000)),
-                       ("back", (1600, 1000))):
-        image = Image.effect_noise(size, 60).convert("RGB")
-        out = io.BytesIO()
-        image.save(out, "JPEG", quality=95)
+    for name, picture in camera_pictures().items():
         files[name] = tmp_path / f"{name}.jpg"
-        files[name].write_bytes(out.getvalue())
+        files[name].write_bytes(picture)
     return files
 
 

@@ -19,7 +19,8 @@ def open_review(page, shop):
     return frame
 
 
-def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, short_quotes):
+def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, quote_max_age):
+    quote_max_age(3)                    # seconds of the checkout's clock: the browser counts them
     frame = open_review(page, shop)
     first = frame.locator("input[name=quote_id]").get_attribute("value")
     # deposit.js came with the review (in place): the time left shows, in minutes and seconds.
@@ -29,7 +30,7 @@ def test_the_price_counts_down_and_is_asked_again_when_it_lapses(page, shop, sho
         "This price holds until ")
     # A keyboard user waits on "Confirm and pay".
     frame.locator('form[action$="/create"] button[type=submit]').focus()
-    # The shop's quotes are renewed after 2.4 s here: the review comes back with a new price.
+    # The price lapses after 3 s here: the review comes back with a new price.
     frame.wait_for_function(
         "(first) => { const q = document.querySelector('input[name=quote_id]');"
         " return q && q.value && q.value !== first; }", arg=first, timeout=15_000)

@@ -73,7 +73,7 @@ def test_without_javascript_the_receipt_is_all_there_and_shows_no_dead_button(br
 
 @pytest.mark.parametrize("javascript", [True, False])
 def test_a_refunded_sale_s_receipt_on_a_narrow_phone(browser, checkout_app, checkout_server,
-                                                      unpaid_orders_wait, javascript):
+                                                      javascript):
     """What went back, where and by which transaction, whole on a 320 px screen with or without
     JavaScript (long addresses and hashes wrap), in French as the link was made."""
     _, path = ended_sale(checkout_app, checkout_app.test_client(), "refund", "fr")

@@ -25,7 +25,7 @@ def throttle(page, frame) -> None:
 
 
 def test_typing_during_a_refresh_is_kept_the_price_shows_it_is_loading_and_one_send(
-        page, shop, short_quotes):
+        page, shop):
     page.set_viewport_size(PHONE)
     frame = shop.open(page, countryIsoCode="NG", paymentChannel="bank", currency="local")
     settle(frame)
@@ -49,7 +49,7 @@ def test_typing_during_a_refresh_is_kept_the_price_shows_it_is_loading_and_one_s
     # While the price is fetched, the page says so; then the price for what was typed.
     frame.locator("input[name=amount]").fill("5000")
     frame.wait_for_selector("#quote-loading", state="visible")
-    frame.wait_for_selector("#quote [data-testid=receive-amount]", timeout=30_000)
+    frame.wait_for_selector("#quote [data-testid=receive-amount]")
     frame.wait_for_selector("#quote-loading", state="hidden")
 
     # Two presses of Continue, the second while the first is on its way: one form sent, and the
@@ -70,7 +70,7 @@ def test_typing_during_a_refresh_is_kept_the_price_shows_it_is_loading_and_one_s
     assert busy == "true"
     # Both presses happened before the first answer came back: had the second been sent, its
     # request would have left by the time the next step is on screen.
-    frame.wait_for_selector("input[name=address]", timeout=30_000)
+    frame.wait_for_selector("input[name=address]")
     settle(frame)
     assert len(posts) == 1, posts
 
@@ -83,11 +83,16 @@ def test_a_choice_made_while_the_step_comes_back_is_kept(page, shop):
                       currency="local")
     settle(frame)
     throttle(page, frame)
+    sent: list = []
+    page.on("request", lambda request: sent.append(request))
     frame.locator("select[name=asset]").select_option("USDT")
     frame.wait_for_function("() => document.querySelector('.htmx-request')")
     frame.locator("#field-currency-crypto").check()
     settle(frame)
-    page.wait_for_timeout(1_500)        # anything still on its way lands
+    for request in sent:                # anything still on its way lands
+        answer = request.response()
+        if answer is not None:
+            answer.finished()
     settle(frame)
     assert frame.locator("select[name=asset]").input_value() == "USDT"
     assert frame.locator("#field-currency-crypto").is_checked()
@@ -106,8 +111,10 @@ def test_a_name_typed_on_a_select_while_the_step_comes_back_is_kept(page, shop):
     frame.locator("select[name=asset]").select_option("USDC")
     frame.wait_for_function("() => document.querySelector('.htmx-request')")
     frame.locator("select[name=network]").focus()
-    page.keyboard.type("celo", delay=150)
-    page.wait_for_timeout(1_500)        # type-ahead forgets after a second: the choice is made
+    # Type-ahead forgets after a second: the choice is made, and the step asked for both.
+    with page.expect_response(lambda r: "/choose?" in r.url and "network=CELO" in r.url
+                              and "asset=USDC" in r.url):
+        page.keyboard.type("celo", delay=150)
     settle(frame)
     assert frame.locator("select[name=network]").input_value() == "CELO"
     assert frame.locator("select[name=asset]").input_value() == "USDC"
@@ -169,9 +176,11 @@ def test_a_press_before_the_page_has_finished_loading_still_sends_once(page, sho
     # The image arrives: the page has loaded, with the form still on its way.
     held_image.first(page).fulfill(status=204)
     page.wait_for_function("() => document.readyState === 'complete'")
-    page.evaluate("""() => [...document.querySelectorAll('button[type=submit]')]
-      .find((b) => b.form && b.form.action.endsWith('/wallet')).click()""")
-    page.wait_for_timeout(300)   # a second post would have left by now: it leaves at once
+    # A second post would leave at once, before a request the page sends after the press.
+    with page.expect_request("**/after-the-second-press"):
+        page.evaluate("""() => { [...document.querySelectorAll('button[type=submit]')]
+          .find((b) => b.form && b.form.action.endsWith('/wallet')).click();
+          fetch('/after-the-second-press').catch(() => {}); }""")
     assert len(posts) == 1, posts
 
     held_post.first(page).continue_()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -110,12 +109,22 @@ def test_concurrent_identical_asks_wait_for_the_one_call():
         release.wait(5)
         return {"id": "q"}
 
+    asked = threading.Semaphore(0)
+
+    class Asked(dict):
+        """The price's parameters, which note each ask (the cache reads them first)."""
+
+        def items(self):
+            asked.release()
+            return super().items()
+
     results = []
     threads = [threading.Thread(target=lambda: results.append(
-        cache.get("onramp", {"amount": "1"}, slow)["id"])) for _ in range(20)]
+        cache.get("onramp", Asked(amount="1"), slow)["id"])) for _ in range(20)]
     for thread in threads:
         thread.start()
-    time.sleep(0.2)                 # every thread is now waiting on the one fetch
+    for _ in threads:               # every thread has asked: all but one wait on its fetch
+        assert asked.acquire(timeout=5)
     release.set()
     for thread in threads:
         thread.join(5)

@@ -9,6 +9,7 @@ from flask import Flask
 from checkout import Checkout
 
 from ..gunicorn_support import mark_ready
+from ..support.sandbox_clock import MANUAL
 
 
 def create() -> Flask:
@@ -17,6 +18,7 @@ def create() -> Flask:
         CHECKOUT_DATABASE_URL=os.environ["CHECKOUT_TEST_DATABASE_URL"],
         CHECKOUT_METRICS_TOKEN=os.environ["CHECKOUT_TEST_METRICS_TOKEN"],
         CHECKOUT_WEBHOOK_BACKGROUND=False,
+        CHECKOUT_SANDBOX=dict(MANUAL),
         # The test opens sessions from one address as fast as it can.
         CHECKOUT_RATELIMIT_ENABLED=False,
     )

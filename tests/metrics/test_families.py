@@ -28,8 +28,7 @@ OPENED = "checkout_sessions_opened_total"
 @pytest.fixture
 def config(config) -> dict:
     config.update(CHECKOUT_METRICS_TOKEN=TOKEN, CHECKOUT_METRICS_ORDERS_CACHE_SECONDS=0,
-                  CHECKOUT_WEBHOOK_BACKGROUND=False, CHECKOUT_WEBHOOK_FETCH_ORDERS=False,
-                  CHECKOUT_SANDBOX={"SANDBOX_TIME_SCALE": 1.0})
+                  CHECKOUT_WEBHOOK_BACKGROUND=False, CHECKOUT_WEBHOOK_FETCH_ORDERS=False)
     return config
 
 
@@ -170,9 +169,8 @@ ENDPOINT = re.compile(r"/api/[a-z/-]+(/\{id\})?")
 
 def test_after_a_whole_order_no_label_names_the_session_order_person_or_secret(config):
     # The sandbox's webhooks reach the checkout in process (its dispatcher thread runs).
-    app = make_app({**config, "CHECKOUT_SANDBOX": {"SANDBOX_TIME_SCALE": 0.01},
-                    "CHECKOUT_WEBHOOK_BACKGROUND": True, "CHECKOUT_WEBHOOK_SWEEP_INTERVAL": 0.05,
-                    "CHECKOUT_STATUS_MAX_AGE": 0})
+    app = make_app({**config, "CHECKOUT_WEBHOOK_BACKGROUND": True,
+                    "CHECKOUT_WEBHOOK_SWEEP_INTERVAL": 0.05, "CHECKOUT_STATUS_MAX_AGE": 0})
     client = app.test_client()
     state = app.extensions["checkout"]
     try:

@@ -15,7 +15,7 @@ FUNNEL = "checkout_funnel_sessions_total"
 
 @pytest.fixture
 def config(config) -> dict:
-    config.update(CHECKOUT_METRICS_TOKEN=TOKEN, CHECKOUT_SANDBOX={"SANDBOX_TIME_SCALE": 1.0})
+    config.update(CHECKOUT_METRICS_TOKEN=TOKEN)
     return config
 
 

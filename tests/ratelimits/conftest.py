@@ -47,13 +47,6 @@ class Shopper:
 
 
 @pytest.fixture
-def config(config: dict) -> dict:
-    # Sandbox time at the pace of real time: quotes and unpaid orders stay alive through a test.
-    config["CHECKOUT_SANDBOX"] = {"SANDBOX_TIME_SCALE": 1.0}
-    return config
-
-
-@pytest.fixture
 def shopper(app: Flask) -> Shopper:
     return Shopper(app)
 

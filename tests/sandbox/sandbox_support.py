@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -11,6 +10,8 @@ from flask.testing import FlaskClient
 
 from checkout.sandbox import create_app, credentials
 
+from ..support.sandbox_clock import MANUAL
+
 CLIENT_ID = credentials.CLIENT_ID
 HEADERS = {"x-client-id": CLIENT_ID}
 EVM_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"     # EIP-55 test vector
@@ -18,16 +19,9 @@ OTHER_EVM_ADDRESS = "0xde709f2102306220921060314715629080e2fb77"
 TX_HASH = "0x" + "ab" * 32
 
 
-def move_clock(app: Flask, sandbox_seconds: float, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The sandbox's time (what it stamps and what it compares expiries with) moved forward by
-    ``sandbox_seconds``, instead of a test waiting them out."""
-    clock = app.extensions["sandbox"].clock
-    now, ahead = clock.now, timedelta(seconds=clock.sleep_seconds(sandbox_seconds))
-    monkeypatch.setattr(clock, "now", lambda: now() + ahead)
-
-
 def build_app(**overrides: Any) -> Flask:
-    config = {"TESTING": True, "SANDBOX_TIME_SCALE": 1.0}
+    """A sandbox app on the manual clock (tests.support.sandbox_clock.advance moves it)."""
+    config = {"TESTING": True, **MANUAL}
     config.update(overrides)
     return create_app(config)
 
@@ -49,7 +43,8 @@ def sandbox_factory() -> Iterator[Callable[..., Flask]]:
 
 @pytest.fixture
 def sandbox_app(sandbox_factory) -> Flask:
-    """Real-time sandbox: nothing happens by itself during a test; tests step it with ``advance``."""
+    """A sandbox on the manual clock: nothing happens by itself during a test; tests step an
+    order with ``Api.advance`` or move the clock (tests.support.sandbox_clock.advance)."""
     return sandbox_factory()
 
 

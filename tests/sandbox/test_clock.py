@@ -133,12 +133,12 @@ def test_run_pending_now_fast_forwards_the_queued_calls():
 
 
 def test_shutdown_drops_pending_calls_and_refuses_new_ones():
-    scheduler = Scheduler(Clock(scale=1.0))
+    scheduler = Scheduler(ManualClock())
     ran: list[int] = []
     release = hold(scheduler)
-    handle = scheduler.call_later(0.05, ran.append, 1)
+    handle = scheduler.call_later(60, ran.append, 1)
     scheduler.shutdown(wait=False)
-    time.sleep(0.1)                         # the call is due now, but the thread is held
+    scheduler.clock.forward_to(scheduler.clock.elapsed() + 61)  # due now; the thread is held
     release.set()
     scheduler.shutdown()                    # waits for the thread to end
     assert ran == [] and handle.cancelled
@@ -179,15 +179,17 @@ def test_thread_safe_scheduling_from_many_threads(scheduler):
 
 
 def test_drain_waits_for_a_call_that_is_running(scheduler):
-    started, finished = threading.Event(), threading.Event()
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
 
     def slow() -> None:
         started.set()
-        time.sleep(0.2)
+        release.wait(5)                     # a call that takes a while
         finished.set()
 
     scheduler.call_later(0, slow)
     assert started.wait(2)
+    assert scheduler.drain(0) is False      # nothing queued, but one is running: not drained
+    release.set()
     assert scheduler.drain(2)
     assert finished.is_set()
 

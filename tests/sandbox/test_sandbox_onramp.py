@@ -1,20 +1,17 @@
 """/api/onramp/*: validation, quotes, orders, lifecycles, forced outcomes and transfer instructions."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from checkout.sandbox.orders import OUTCOMES, QUOTE_TTL
 from checkout.sandbox.validation import MEMO_NETWORKS, ONRAMP_NETWORKS, InvalidRequest, check_memo
 
-from ..support.waiting import wait_for
+from ..support.sandbox_clock import advance
 from .sandbox_support import (  # noqa: F401
     EVM_ADDRESS,
     HEADERS,
     Api,
     api,
-    move_clock,
     sandbox_app,
     sandbox_factory,
 )
@@ -187,9 +184,9 @@ def test_failed_create_does_not_use_up_the_quote(api):
     api.onramp_order(quote)
 
 
-def test_quote_expires(api, monkeypatch):
+def test_quote_expires(api):
     quote = api.onramp_quote()
-    move_clock(api.app, QUOTE_TTL, monkeypatch)                   # the quote's ten minutes pass
+    advance(api.app, QUOTE_TTL)                                   # the quote's ten minutes pass
     body = {"quoteId": quote["quoteId"], "network": "CELO", "asset": "USDC", "currency": "local",
             "amount": 5000, "email": "a@example.com", "userIp": "203.0.113.7"}
     assert api.post("/api/onramp/order/create", body, expect=400) == {"message": "The quote is expired"}
@@ -297,20 +294,19 @@ def test_unpaid_order_expires_and_buyer_can_reject(api):
     assert api.sandbox_order(rejected["orderId"])["pendingTimers"] == []
 
 
-def test_unpaid_order_expires_by_itself_at_scale(sandbox_factory):
-    api = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.001))        # 5 minutes last 0.3 s
+def test_unpaid_order_expires_once_its_five_minutes_have_passed(api):
     order = api.onramp_order()
-    # The timer fires after 0.3 s; the limit only matters on a machine stalled for seconds.
-    wait_for(lambda: api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "swap_expired",
-             timeout=15)
+    advance(api.app, 299)
+    assert api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "swap_initiated"
+    advance(api.app, 1)
+    assert api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "swap_expired"
 
 
-def test_whole_lifecycle_runs_by_itself_at_scale(sandbox_factory):
-    api = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.001))
+def test_whole_lifecycle_runs_as_time_passes(api):
     order = api.onramp_order()
     api.post("/api/onramp/order/confirm", {"orderId": order["orderId"]})
-    wait_for(lambda: api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "complete",
-             timeout=15)
+    advance(api.app, 600)
+    assert api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "complete"
     history = api.sandbox_order(order["orderId"])["statusHistory"]
     stamps = [entry["changedAt"] for entry in history]
     assert stamps == sorted(stamps)
@@ -417,26 +413,21 @@ def test_stk_push_is_approved_on_the_phone(api):
     assert api.statuses(order["orderId"]) == ["swap_initiated", "swap_buyer_confirmed"]
 
 
-def test_stk_push_retries_within_limits(sandbox_factory):
-    # In real time the next push is 30 s away: a retry right after the order is surely too early
-    # (at the fast scale below, a stall of 0.3 s on a loaded machine would make it allowed).
-    slow = Api(sandbox_factory())
-    waiting = slow.onramp_order(push_quote(slow, sandboxOutcome="expire"),
-                                quote_params={"amount": "1000"},
-                                extraFields={"phoneNumber": "254110611756"})
-    early = slow.post("/api/onramp/order/retry", {"orderId": waiting["orderId"]}, expect=400)
-    assert "next push can be sent at" in early["message"]
-    api = Api(sandbox_factory(SANDBOX_TIME_SCALE=0.01))     # 30 s between pushes last 0.3 s
+def test_stk_push_retries_within_limits(api):
     order = api.onramp_order(push_quote(api, sandboxOutcome="expire"),
                              quote_params={"amount": "1000"},
                              extraFields={"phoneNumber": "254110611756"})
     order_id = order["orderId"]
+    # The next push is 30 s away: a retry right after the order is too early.
+    early = api.post("/api/onramp/order/retry", {"orderId": order_id}, expect=400)
+    assert "next push can be sent at" in early["message"]
     for attempt in (2, 3):
-        wait_for(lambda: api.get("/api/onramp/order", orderId=order_id)["transferInstructions"][
-            "isIntermediateActionAvailable"], timeout=2)
+        advance(api.app, 30)                                # 30 s between pushes
+        assert api.get("/api/onramp/order", orderId=order_id)["transferInstructions"][
+            "isIntermediateActionAvailable"]
         retried = api.post("/api/onramp/order/retry", {"orderId": order_id})
         assert retried["transferInstructions"]["intermediateActionAttempts"] == attempt
-    time.sleep(0.32)
+    advance(api.app, 30)
     assert api.get("/api/onramp/order", orderId=order_id)["transferInstructions"][
         "isIntermediateActionAvailable"] is False
     beyond = api.post("/api/onramp/order/retry", {"orderId": order_id}, expect=400)

@@ -9,6 +9,7 @@ import pytest
 from checkout.sandbox import credentials
 from checkout.signature import verify
 
+from ..support.sandbox_clock import advance
 from ..support.waiting import wait_for
 from .sandbox_support import EVM_ADDRESS, TX_HASH, Api, sandbox_factory  # noqa: F401
 from .webhook_receiver import Receiver
@@ -40,11 +41,12 @@ def payloads(receiver: Receiver, path: str, order_id: str) -> list[dict]:
 
 
 def test_onramp_lifecycle_webhooks(sandbox_factory, receiver):
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+    app = sandbox_factory(SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
                           SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
     api = Api(app)
     order = api.onramp_order(orderParams="cart-1")
     api.post("/api/onramp/order/confirm", {"orderId": order["orderId"]})
+    advance(app, 600)
     wait_for(lambda: len(payloads(receiver, "/hooks", order["orderId"])) == 5, timeout=5)
     events = payloads(receiver, "/hooks", order["orderId"])
     assert [p["data"]["order"]["status"] for p in events] == [
@@ -70,7 +72,7 @@ def test_onramp_lifecycle_webhooks(sandbox_factory, receiver):
 
 
 def test_per_order_url_overrides_the_global_one(sandbox_factory, receiver):
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/global"),
+    app = sandbox_factory(SANDBOX_WEBHOOK_URL=receiver.url("/global"),
                           SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
     api = Api(app)
     order = api.onramp_order(webhookUrl=receiver.url("/mine"))
@@ -80,21 +82,22 @@ def test_per_order_url_overrides_the_global_one(sandbox_factory, receiver):
 
 
 def test_no_destination_no_delivery(sandbox_factory):
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001)
+    app = sandbox_factory()
     api = Api(app)
     order = api.onramp_order()
     api.post("/api/onramp/order/confirm", {"orderId": order["orderId"]})
-    wait_for(lambda: api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "complete",
-             timeout=3)
+    advance(app, 600)
+    assert api.get("/api/onramp/order", orderId=order["orderId"])["status"] == "complete"
     assert app.extensions["sandbox"].webhooks.deliveries() == []
 
 
 def test_offramp_refund_webhooks(sandbox_factory, receiver):
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+    app = sandbox_factory(SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
                           SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
     api = Api(app)
     order = api.offramp_typed_order(api.offramp_offer(sandboxOutcome="refund"))
     api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+    advance(app, 600)
     expected = ["deposit_awaiting", "deposit_validating", "deposit_validating", "deposit_successful",
                 "payout_pending", "payout_failed", "refund_pending", "refund_successful"]
     wait_for(lambda: len(payloads(receiver, "/hooks", order["_id"])) == len(expected), timeout=5)
@@ -119,11 +122,12 @@ def test_offramp_refund_webhooks(sandbox_factory, receiver):
 
 
 def test_underpayment_shows_what_arrived(sandbox_factory, receiver):
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+    app = sandbox_factory(SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
                           SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
     api = Api(app)
     order = api.offramp_typed_order(api.offramp_offer(sandboxOutcome="underpayment"))
     api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+    advance(app, 600)
     wait_for(lambda: any(p["data"]["order"]["status"] == "deposit_invalid"
                          for p in payloads(receiver, "/hooks", order["_id"])), timeout=5)
     invalid = next(p for p in payloads(receiver, "/hooks", order["_id"])
@@ -147,7 +151,7 @@ def test_auth_and_kyc_events_are_opt_in(sandbox_factory, receiver):
 
 
 def test_user_kyc_in_order_webhooks(sandbox_factory, receiver):
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+    app = sandbox_factory(SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
                           SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True, SANDBOX_USER_ENDPOINTS=True)
     api = Api(app)
     email = "kyc-done@example.com"
@@ -156,8 +160,9 @@ def test_user_kyc_in_order_webhooks(sandbox_factory, receiver):
     api.post("/api/user/kyc/submit", {"email": email, "documentId": bvn["_id"], "userFields": {
         "first_name": "Ada", "last_name": "Obi", "dob": "1990-01-01T00:00:00.000Z",
         "email": email, "id_number": "12345678901"}})
-    wait_for(lambda: api.post("/api/user/kyc/status", {"email": email, "countryIsoCode": "NG"})[
-        "kycStatus"] == "approved", timeout=3)
+    advance(app, 60)                                    # the review's minute
+    assert api.post("/api/user/kyc/status", {"email": email, "countryIsoCode": "NG"})[
+        "kycStatus"] == "approved"
     order = api.onramp_order(email=email)
     wait_for(lambda: payloads(receiver, "/hooks", order["orderId"]), timeout=3)
     user_kyc = payloads(receiver, "/hooks", order["orderId"])[0]["data"]["userKyc"]
@@ -169,7 +174,7 @@ def test_user_kyc_in_order_webhooks(sandbox_factory, receiver):
 
 def test_user_kyc_in_order_webhooks_after_a_submission_by_phone(sandbox_factory, receiver):
     """A user created by email, then KYC'd by phone with that email: their orders carry it."""
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+    app = sandbox_factory(SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
                           SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True, SANDBOX_USER_ENDPOINTS=True)
     api = Api(app)
     email = "by-phone@example.com"
@@ -177,8 +182,9 @@ def test_user_kyc_in_order_webhooks_after_a_submission_by_phone(sandbox_factory,
     api.post("/api/kyc/submit", {"phone": "2348012345678", "idType": "BVN", "userFields": {
         "first_name": "Ada", "last_name": "Obi", "dob": "1990-01-01", "email": email,
         "id_number": "12345678901"}})
-    wait_for(lambda: api.post("/api/user/kyc/status", {"email": email, "countryIsoCode": "NG"})[
-        "kycStatus"] == "approved", timeout=3)
+    advance(app, 60)                                    # the review's minute
+    assert api.post("/api/user/kyc/status", {"email": email, "countryIsoCode": "NG"})[
+        "kycStatus"] == "approved"
     order = api.onramp_order(email=email)
     wait_for(lambda: payloads(receiver, "/hooks", order["orderId"]), timeout=3)
     user_kyc = payloads(receiver, "/hooks", order["orderId"])[0]["data"]["userKyc"]
@@ -187,7 +193,7 @@ def test_user_kyc_in_order_webhooks_after_a_submission_by_phone(sandbox_factory,
 
 def test_typed_offramp_webhooks_carry_an_empty_user_email(sandbox_factory, receiver):
     """The type-based create body has no email (spec 4.4); userEmail is required (spec 6.2)."""
-    app = sandbox_factory(SANDBOX_TIME_SCALE=0.001, SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
+    app = sandbox_factory(SANDBOX_WEBHOOK_URL=receiver.url("/hooks"),
                           SANDBOX_WEBHOOK_ALLOW_LOOPBACK=True)
     api = Api(app)
     order = api.offramp_typed_order()

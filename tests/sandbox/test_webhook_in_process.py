@@ -9,17 +9,19 @@ import json
 import socket
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 import requests
 from flask import Flask, Response, request
 
-from checkout.sandbox import create_app
-from checkout.sandbox.clock import Clock, Scheduler
+from checkout.sandbox import create_app, webhooks
+from checkout.sandbox.clock import ManualClock, Scheduler
 from checkout.sandbox.webhooks import WebhookSender, encode_payload
 from checkout.signature import sign, verify
 from checkout.upstream.inprocess import WSGIAdapter
 
+from ..support.sandbox_clock import MANUAL, advance, delivered
 from ..support.waiting import wait_for
 from .sandbox_support import TX_HASH, Api
 
@@ -37,6 +39,7 @@ class Shop:
         self.received: list[dict] = []
         self.answers: dict[str, list[int]] = {}
         self.lock = threading.Lock()
+        self.taking_long = lambda: None     # what the "slow" path does: the test says
         self.app.add_url_rule("/<path:path>", "hook", self.hook, methods=["POST"])
 
     def hook(self, path: str) -> Response:
@@ -49,7 +52,7 @@ class Shop:
         if path == "boom":
             raise RuntimeError("the shop's handler crashed")
         if path == "slow":
-            time.sleep(0.05)
+            self.taking_long()
         headers = {"Location": "https://shop.example/elsewhere"} if 300 <= status < 400 else {}
         return Response(f"shop says {status}", status=status, headers=headers)
 
@@ -74,7 +77,7 @@ def shop() -> Shop:
 
 @pytest.fixture
 def make_sender(shop):
-    scheduler = Scheduler(Clock(scale=0.001))
+    scheduler = Scheduler(ManualClock())
     senders: list[WebhookSender] = []
 
     def make(**overrides) -> WebhookSender:
@@ -92,8 +95,9 @@ def make_sender(shop):
 
 def test_success_carries_the_same_bytes_and_headers(make_sender, shop):
     payload = {"event": "order-status-change", "data": {"order": {"_id": "o1", "note": "Café 🧾"}}}
-    delivery = make_sender().send(f"{BASE}/checkout/webhooks?src=sandbox", payload, order_id="o1")
-    assert delivery.wait(WAIT) and delivery.state == "succeeded"
+    sender = make_sender()
+    delivery = sender.send(f"{BASE}/checkout/webhooks?src=sandbox", payload, order_id="o1")
+    assert delivered(sender, delivery) and delivery.state == "succeeded"
     [got] = shop.at("/checkout/webhooks")
     assert got["body"] == delivery.body == encode_payload(payload)
     assert got["headers"]["X-Signature"] == delivery.signature == sign(got["body"], SECRET)
@@ -107,8 +111,9 @@ def test_success_carries_the_same_bytes_and_headers(make_sender, shop):
 
 def test_a_500_is_retried_with_the_same_bytes(make_sender, shop):
     shop.answers["/hooks"] = [500, 503]
-    delivery = make_sender().send(f"{BASE}/hooks", {"event": "ping"})
-    assert delivery.wait(WAIT) and delivery.state == "succeeded"
+    sender = make_sender()
+    delivery = sender.send(f"{BASE}/hooks", {"event": "ping"})
+    assert delivered(sender, delivery) and delivery.state == "succeeded"
     assert [(a.number, a.status, a.ok) for a in delivery.attempts] == [
         (1, 500, False), (2, 503, False), (3, 200, True)]
     assert delivery.attempts[0].result.startswith("HTTP 500")
@@ -120,25 +125,33 @@ def test_a_500_is_retried_with_the_same_bytes(make_sender, shop):
 
 def test_a_302_is_a_failure_and_never_followed(make_sender, shop):
     shop.answers["/moved"] = [302] * 3
-    delivery = make_sender(max_attempts=3).send(f"{BASE}/moved", {"event": "ping"})
-    assert delivery.wait(WAIT) and delivery.state == "failed"
+    sender = make_sender(max_attempts=3)
+    delivery = sender.send(f"{BASE}/moved", {"event": "ping"})
+    assert delivered(sender, delivery) and delivery.state == "failed"
     assert [a.status for a in delivery.attempts] == [302, 302, 302]
     assert delivery.attempts[0].result == "redirect refused (302 to https://shop.example/elsewhere)"
     assert len(shop.at("/moved")) == 3 and shop.at("/elsewhere") == []
 
 
 def test_a_crashing_receiver_is_a_failed_attempt(make_sender, shop):
-    delivery = make_sender(max_attempts=2).send(f"{BASE}/boom", {"event": "ping"})
-    assert delivery.wait(WAIT) and delivery.state == "failed"
+    sender = make_sender(max_attempts=2)
+    delivery = sender.send(f"{BASE}/boom", {"event": "ping"})
+    assert delivered(sender, delivery) and delivery.state == "failed"
     # In words, not the exception's class name (the traceback goes to the sandbox's log).
     assert delivery.attempts[0].result == ("the receiver failed while handling it (an error in "
                                            "its code; see its log)")
     assert len(delivery.attempts) == 2
 
 
-def test_a_slow_answer_counts_as_a_timeout(make_sender, shop):
-    delivery = make_sender(max_attempts=1, timeout=0.01).send(f"{BASE}/slow", {"event": "ping"})
-    assert delivery.wait(WAIT) and delivery.state == "failed"
+def test_a_slow_answer_counts_as_a_timeout(make_sender, shop, monkeypatch):
+    # The receiver takes a second over its answer, on the sender's own clock: nothing waits.
+    late = [0.0]
+    monkeypatch.setattr(webhooks, "time",
+                        SimpleNamespace(monotonic=lambda: time.monotonic() + late[0]))
+    shop.taking_long = lambda: late.append(late.pop() + 1)
+    sender = make_sender(max_attempts=1, timeout=0.5)
+    delivery = sender.send(f"{BASE}/slow", {"event": "ping"})
+    assert delivered(sender, delivery) and delivery.state == "failed"
     assert delivery.attempts[0].result.startswith("timeout: answered 200 after more than")
 
 
@@ -149,19 +162,19 @@ def test_other_urls_still_go_over_the_network_rules(make_sender):
     for url in ("http://checkout.embedded.invalid.example.com/hooks",
                 "http://other.invalid/hooks"):
         delivery = sender.send(url, {"event": "ping"})
-        assert delivery.wait(WAIT) and delivery.state == "refused"
+        assert delivered(sender, delivery) and delivery.state == "refused"
         assert "private address 10.0.0.5" in delivery.attempts[0].result
 
 
 def test_base_matching_ignores_case_and_trailing_slash(make_sender, shop):
     sender = make_sender(in_process={BASE + "/": WSGIAdapter(shop.app)})
     delivery = sender.send("HTTP://Checkout.Embedded.Invalid/hooks", {"event": "ping"})
-    assert delivery.wait(WAIT) and delivery.state == "succeeded"
+    assert delivered(sender, delivery) and delivery.state == "succeeded"
     assert len(shop.at("/hooks")) == 1
 
 
 def test_bad_in_process_targets_are_refused(shop):
-    scheduler = Scheduler(Clock(scale=0.001))
+    scheduler = Scheduler(ManualClock())
     try:
         with pytest.raises(ValueError, match="absolute http"):
             WebhookSender(SECRET, scheduler=scheduler,
@@ -175,13 +188,14 @@ def test_bad_in_process_targets_are_refused(shop):
 # -- through create_app ---------------------------------------------------------------------------
 
 def test_sandbox_config_delivers_order_webhooks_in_process(shop):
-    app = create_app({"TESTING": True, "SANDBOX_TIME_SCALE": 0.001,
+    app = create_app({"TESTING": True, **MANUAL,
                       "SANDBOX_WEBHOOK_URL": f"{BASE}/checkout/webhooks",
                       "SANDBOX_WEBHOOK_IN_PROCESS": {BASE: WSGIAdapter(shop.app)}})
     try:
         api = Api(app)
         order = api.offramp_typed_order()
         api.post("/api/offramp/confirm-order", {"orderId": order["_id"], "hash": TX_HASH})
+        advance(app, 600)                   # the whole order's life, its webhooks sent
         wait_for(lambda: len(shop.at("/checkout/webhooks")) == 6, timeout=5)
         statuses = sorted(json.loads(r["body"])["data"]["order"]["status"]
                           for r in shop.at("/checkout/webhooks"))

@@ -1,6 +1,7 @@
 """The sandbox webhook sender against a real HTTP receiver on 127.0.0.1 (spec 6.3 and 6.4).
 
-Time scale 0.001: the whole 10-attempt schedule (511 sandbox seconds) takes about half a second.
+On the sandbox's manual clock: each retry's wait passes at once, as soon as the attempt before it
+has set it (:func:`delivered`), so the whole 10-attempt schedule (511 sandbox seconds) takes no time.
 Private-address cases use an injected resolver and a session that fails the test if it is ever used,
 so nothing but loopback is ever contacted.
 """
@@ -12,14 +13,13 @@ import ipaddress
 import json
 import socket
 import ssl
-import time
 from types import SimpleNamespace
 
 import pytest
 import requests
 from flask import Flask
 
-from checkout.sandbox.clock import Clock, Scheduler
+from checkout.sandbox.clock import ManualClock, Scheduler
 from checkout.sandbox.console import console_bp
 from checkout.sandbox.webhooks import (
     WebhookSender,
@@ -30,6 +30,8 @@ from checkout.sandbox.webhooks import (
     retry_waits,
 )
 
+from ..support.sandbox_clock import delivered
+from ..support.waiting import wait_for
 from .webhook_receiver import Receiver
 
 SECRET = "whsec_sandbox_test_secret"
@@ -64,7 +66,7 @@ class GuardedSession(requests.Session):
 
 @pytest.fixture
 def scheduler():
-    scheduler = Scheduler(Clock(scale=0.001))
+    scheduler = Scheduler(ManualClock())
     yield scheduler
     scheduler.shutdown()
 
@@ -117,7 +119,7 @@ def test_signature_covers_the_exact_bytes_received(make_sender, receiver):
 
     delivery = sender.send(receiver.url("/hooks"), payload, order_id="ord_8c1f2a")
 
-    assert delivery.wait(WAIT) and delivery.state == "succeeded"
+    assert delivered(sender, delivery) and delivery.state == "succeeded"
     [got] = receiver.at("/hooks")
     assert got.body == delivery.body == encode_payload(payload)
     assert got.headers["X-Signature"] == expected_signature(got.body, SECRET)
@@ -136,7 +138,7 @@ def test_connects_to_the_checked_address_and_keeps_the_host_name(make_sender, re
     delivery = sender.send(f"http://hooks.shop.invalid:{receiver.port}/hooks?src=sandbox",
                            {"event": "ping"})
 
-    assert delivery.wait(WAIT) and delivery.state == "succeeded"
+    assert delivered(sender, delivery) and delivery.state == "succeeded"
     [got] = receiver.at("/hooks")
     assert got.headers["Host"] == f"hooks.shop.invalid:{receiver.port}"
     assert resolver.calls == ["hooks.shop.invalid"]
@@ -149,7 +151,7 @@ def test_falls_back_to_the_next_address_when_one_refuses_connections(make_sender
 
     delivery = sender.send(f"http://localhost:{receiver.port}/hooks", {"event": "ping"})
 
-    assert delivery.wait(WAIT) and delivery.state == "succeeded", delivery.attempts
+    assert delivered(sender, delivery) and delivery.state == "succeeded", delivery.attempts
     [attempt] = delivery.attempts
     assert attempt.address == "127.0.0.1"
     assert len(receiver.at("/hooks")) == 1
@@ -157,29 +159,21 @@ def test_falls_back_to_the_next_address_when_one_refuses_connections(make_sender
 
 # -- retries (spec 6.4) ------------------------------------------------------------------------------
 
-def test_retries_with_doubling_waits_until_a_2xx():
-    scheduler = Scheduler(Clock(scale=0.01))     # waits of 10, 20, 40 ms: measurable
-    receiver = Receiver(script={"/flaky": [(500, {})] * 3})
-    sender = WebhookSender(SECRET, scheduler=scheduler, allow_loopback=True)
-    try:
-        delivery = sender.send(receiver.url("/flaky"), {"event": "ping"})
-        assert delivery.wait(WAIT)
-    finally:
-        sender.close(), scheduler.shutdown(), receiver.stop()
+def test_retries_with_doubling_waits_until_a_2xx(make_sender, receiver):
+    receiver.script["/flaky"] = [(500, {})] * 3
+    sender = make_sender()
+    delivery = sender.send(receiver.url("/flaky"), {"event": "ping"})
+    assert delivered(sender, delivery)
 
     assert delivery.state == "succeeded"
     assert [a.status for a in delivery.attempts] == [500, 500, 500, 200]
     assert [a.ok for a in delivery.attempts] == [False, False, False, True]
     assert [a.retry_in for a in delivery.attempts] == [1, 2, 4, None]
-    arrivals = [r.at for r in receiver.at("/flaky")]
-    gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:], strict=False)]
-    # The slack covers an attempt's own request and a slow machine, and stays under 1 s: unscaled,
-    # the shortest wait alone would last 1 s.
-    for gap, wait in zip(gaps, (1, 2, 4), strict=True):
-        assert wait * 0.01 <= gap < wait * 0.01 + 0.9
+    # Each retry set for its wait after the attempt before it (the slack covers the attempt's
+    # own request on a slow machine: the clock moved on only once it had ended).
     for attempt in delivery.attempts[:3]:
         scheduled = (attempt.next_attempt_at - attempt.started_at).total_seconds()
-        assert attempt.retry_in * 0.01 <= scheduled < attempt.retry_in * 0.01 + 0.9
+        assert attempt.retry_in <= scheduled < attempt.retry_in + 0.9
     assert delivery.attempts[0].result == "HTTP 500 INTERNAL SERVER ERROR"
     assert delivery.attempts[0].response_excerpt == "answer 500"
 
@@ -190,7 +184,7 @@ def test_gives_up_after_ten_attempts(make_sender, receiver):
 
     delivery = sender.send(receiver.url("/down"), {"event": "ping"})
 
-    assert delivery.wait(WAIT)
+    assert delivered(sender, delivery)
     assert delivery.state == "failed"
     assert [a.number for a in delivery.attempts] == list(range(1, 11))
     assert [a.retry_in for a in delivery.attempts] == [1, 2, 4, 8, 16, 32, 64, 128, 256, None]
@@ -210,7 +204,7 @@ def test_a_redirect_is_a_failed_attempt_and_never_followed(make_sender, receiver
 
     delivery = sender.send(receiver.url("/moved"), {"event": "ping"})
 
-    assert delivery.wait(WAIT)
+    assert delivered(sender, delivery)
     assert delivery.state == "failed"
     assert [a.result for a in delivery.attempts] == [f"redirect refused ({status} to {target})"] * 3
     assert len(receiver.at("/moved")) == 3
@@ -221,11 +215,9 @@ def test_a_slow_receiver_times_out(make_sender, receiver):
     receiver.slow.add("/slow")
     sender = make_sender(timeout=0.2, max_attempts=2)
 
-    started = time.monotonic()
     delivery = sender.send(receiver.url("/slow"), {"event": "ping"})
 
-    assert delivery.wait(WAIT)
-    assert time.monotonic() - started < 2
+    assert delivered(sender, delivery)
     assert delivery.state == "failed"
     assert [a.result for a in delivery.attempts] == ["timeout: no answer within 0.2 s"] * 2
     assert all(a.status is None and 0.2 <= a.duration < 1 for a in delivery.attempts)
@@ -236,9 +228,10 @@ def test_a_closed_port_is_a_failed_attempt(make_sender):
     with socket.socket() as probe:       # a port that was free a moment ago, nobody listens on it
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    delivery = make_sender(max_attempts=2).send(f"http://127.0.0.1:{port}/", {"event": "ping"})
+    sender = make_sender(max_attempts=2)
+    delivery = sender.send(f"http://127.0.0.1:{port}/", {"event": "ping"})
 
-    assert delivery.wait(WAIT) and delivery.state == "failed"
+    assert delivered(sender, delivery) and delivery.state == "failed"
     # In plain words, as the console shows it: no class names, no object addresses.
     assert [a.result for a in delivery.attempts] == [
         "connection failed: connection refused (nothing listens at that address and port)"] * 2
@@ -248,10 +241,10 @@ def test_a_dns_failure_is_retried(make_sender):
     def broken_dns(host, port, *args, **kwargs):
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
-    delivery = make_sender(resolver=broken_dns, max_attempts=3,
-                           session=GuardedSession()).send("https://hooks.shop.invalid/", {"event": "x"})
+    sender = make_sender(resolver=broken_dns, max_attempts=3, session=GuardedSession())
+    delivery = sender.send("https://hooks.shop.invalid/", {"event": "x"})
 
-    assert delivery.wait(WAIT) and delivery.state == "failed"
+    assert delivered(sender, delivery) and delivery.state == "failed"
     assert len(delivery.attempts) == 3
     assert delivery.attempts[0].result.startswith("DNS lookup of hooks.shop.invalid failed")
 
@@ -285,7 +278,7 @@ def test_internal_addresses_are_refused_without_connecting(make_sender, address,
 
     delivery = sender.send("https://hooks.shop.invalid/webhooks", {"event": "ping"})
 
-    assert delivery.wait(WAIT)
+    assert delivered(sender, delivery)
     assert delivery.state == "refused"
     [attempt] = delivery.attempts        # a refusal is final: not retried
     shown = ipaddress.ip_address(address).compressed
@@ -296,7 +289,7 @@ def test_internal_addresses_are_refused_without_connecting(make_sender, address,
 def test_the_spec_example_message(make_sender):
     sender = make_sender(resolver=resolver_for("10.0.0.5"), session=GuardedSession())
     delivery = sender.send("https://hooks.shop.invalid/", {"event": "ping"})
-    assert delivery.wait(WAIT)
+    assert delivered(sender, delivery)
     assert delivery.attempts[0].result == "refused: resolves to private address 10.0.0.5"
 
 
@@ -305,15 +298,16 @@ def test_one_internal_record_among_public_ones_is_enough_to_refuse(make_sender):
     # that every record is checked, not just the first.
     sender = make_sender(resolver=resolver_for("127.0.0.1", "192.168.0.9"), session=GuardedSession())
     delivery = sender.send("https://hooks.shop.invalid/", {"event": "ping"})
-    assert delivery.wait(WAIT)
+    assert delivered(sender, delivery)
     assert delivery.attempts[0].result == "refused: resolves to private address 192.168.0.9"
 
 
 @pytest.mark.parametrize("url", ["127.0.0.1:9/x", "ftp://127.0.0.1/x", "file:///etc/passwd",
                                  "gopher://127.0.0.1:70/", "http:///nohost", "http://127.0.0.1:99999/"])
 def test_only_http_and_https_urls_with_a_host(make_sender, url):
-    delivery = make_sender(session=GuardedSession()).send(url, {"event": "ping"})
-    assert delivery.wait(WAIT)
+    sender = make_sender(session=GuardedSession())
+    delivery = sender.send(url, {"event": "ping"})
+    assert delivered(sender, delivery)
     assert delivery.state == "refused"
     assert delivery.attempts[0].result.startswith("refused: ")
 
@@ -322,7 +316,7 @@ def test_ip_literal_urls_are_checked_too(make_sender):
     resolver = resolver_for("127.0.0.1")
     sender = make_sender(resolver=resolver, session=GuardedSession())
     delivery = sender.send("http://[fd00::5]:8080/hooks", {"event": "ping"})
-    assert delivery.wait(WAIT)
+    assert delivered(sender, delivery)
     assert delivery.attempts[0].result == "refused: resolves to private address fd00::5"
     assert resolver.calls == []
 
@@ -372,7 +366,7 @@ def test_https_to_the_pinned_address_checks_the_certificate_for_the_url_name(
 
     delivery = sender.send(f"https://hooks.shop.invalid:{tls_receiver.port}/tls", {"event": "ping"})
 
-    assert delivery.wait(WAIT) and delivery.state == "succeeded", delivery.attempts
+    assert delivered(sender, delivery) and delivery.state == "succeeded", delivery.attempts
     [got] = tls_receiver.at("/tls")
     assert got.headers["Host"] == f"hooks.shop.invalid:{tls_receiver.port}"
     assert got.headers["X-Signature"] == expected_signature(got.body, SECRET)
@@ -385,7 +379,7 @@ def test_https_fails_when_the_certificate_is_for_another_name(make_sender, tls_r
 
     delivery = sender.send(f"https://other.shop.invalid:{tls_receiver.port}/tls", {"event": "ping"})
 
-    assert delivery.wait(WAIT) and delivery.state == "failed"
+    assert delivered(sender, delivery) and delivery.state == "failed"
     assert delivery.attempts[0].result.startswith("TLS error")
     assert tls_receiver.at("/tls") == []
 
@@ -395,11 +389,11 @@ def test_https_fails_when_the_certificate_is_for_another_name(make_sender, tls_r
 def test_redeliver_sends_the_same_bytes_as_a_new_delivery(make_sender, receiver):
     sender = make_sender()
     first = sender.send(receiver.url("/hooks"), order_payload(), order_id="ord_8c1f2a")
-    assert first.wait(WAIT)
+    assert delivered(sender, first)
 
     again = sender.redeliver(first.id)
 
-    assert again.wait(WAIT) and again.state == "succeeded"
+    assert delivered(sender, again) and again.state == "succeeded"
     assert again.id != first.id and again.redelivery_of == first.id
     assert (again.body, again.signature, again.order_id) == (first.body, first.signature, first.order_id)
     assert [r.body for r in receiver.at("/hooks")] == [first.body, first.body]
@@ -485,7 +479,7 @@ def console(make_sender, receiver):
     app.register_blueprint(console_bp)
     receiver.script["/hooks"] = [(500, {})]
     delivery = sender.send(receiver.url("/hooks"), order_payload(), order_id="ord_8c1f2a")
-    assert delivery.wait(WAIT)
+    assert delivered(sender, delivery)
     return SimpleNamespace(client=app.test_client(), sender=sender, delivery=delivery)
 
 
@@ -530,31 +524,27 @@ def test_console_refuses_a_cross_site_redeliver(console, headers):
     assert len(console.sender.deliveries()) == 1
 
 
-def test_close_ends_pending_deliveries_and_refuses_new_ones(receiver):
-    scheduler = Scheduler(Clock(scale=1.0))        # the retry after 1 s would come too late
+def test_close_ends_pending_deliveries_and_refuses_new_ones(scheduler, receiver):
     receiver.script["/down"] = [(500, {})]
     sender = WebhookSender(SECRET, scheduler=scheduler, allow_loopback=True)
-    try:
-        delivery = sender.send(receiver.url("/down"), {"event": "ping"})
-        deadline = time.monotonic() + WAIT
-        while not delivery.attempts and time.monotonic() < deadline:
-            time.sleep(0.01)
-        sender.close()
+    delivery = sender.send(receiver.url("/down"), {"event": "ping"})
+    # The first attempt failed, and its retry is set.
+    wait_for(lambda: delivery.attempts and scheduler.pending_count())
+    sender.close()
 
-        assert delivery.state == "failed" and sender.drain(0.1)
-        assert [a.retry_in for a in delivery.attempts] == [1]
-        with pytest.raises(RuntimeError):
-            sender.send(receiver.url("/down"), {"event": "ping"})
-        time.sleep(1.2)
-        assert len(receiver.at("/down")) == 1          # the scheduled retry did not go out
-    finally:
-        scheduler.shutdown()
+    assert delivery.state == "failed" and sender.drain(0.1)
+    assert [a.retry_in for a in delivery.attempts] == [1]
+    with pytest.raises(RuntimeError):
+        sender.send(receiver.url("/down"), {"event": "ping"})
+    scheduler.advance(10)                               # the retry's time, and more
+    assert len(receiver.at("/down")) == 1               # the scheduled retry did not go out
 
 
 def test_cookies_set_by_a_receiver_are_never_sent_back(make_sender, receiver):
     receiver.script["/sticky"] = [(500, {"Set-Cookie": "session=abc; Path=/"})]
-    delivery = make_sender().send(receiver.url("/sticky"), {"event": "ping"})
+    sender = make_sender()
+    delivery = sender.send(receiver.url("/sticky"), {"event": "ping"})
 
-    assert delivery.wait(WAIT) and delivery.state == "succeeded"
+    assert delivered(sender, delivery) and delivery.state == "succeeded"
     first, second = receiver.at("/sticky")
     assert "Cookie" not in second.headers

@@ -6,8 +6,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
+
+from ..support.live_server import LiveServer
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,8 @@ class Receiver:
     def __post_init__(self) -> None:
         self._release = threading.Event()
         self._lock = threading.Lock()
-        self._server = make_server("127.0.0.1", 0, self._app, threaded=True,
-                                   ssl_context=self.ssl_context)
+        self._server = LiveServer(self._app, ssl_context=self.ssl_context, poll_interval=0.02)
         self.port = self._server.port
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         scheme = "https" if self.ssl_context else "http"
@@ -47,8 +44,7 @@ class Receiver:
 
     def stop(self) -> None:
         self._release.set()
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop()
 
     @Request.application
     def _app(self, request: Request) -> Response:

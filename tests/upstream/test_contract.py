@@ -1,21 +1,18 @@
 """The client against the sandbox upstream, every endpoint, with request signing on.
 
 Each test runs twice: in process (``mount_wsgi_app``, how the checkout embeds the sandbox) and over
-real HTTP on loopback (``werkzeug.serving.make_server``), so both paths are held to the same contract:
+real HTTP on loopback (tests.support.live_server), so both paths are held to the same contract:
 the same URLs, headers and signatures, the same statuses and error classes.
 """
 from __future__ import annotations
 
 import logging
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
 from flask import Flask
-from werkzeug.serving import make_server
 
 from checkout import errors
 from checkout.sandbox import create_app
@@ -31,6 +28,9 @@ from checkout.upstream import (
 )
 from checkout.upstream.inprocess import mount_wsgi_app
 
+from ..support.live_server import LiveServer
+from ..support.sandbox_clock import MANUAL, advance
+
 EMBEDDED = "http://sandbox.checkout.invalid"
 CELO_ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"        # EIP-55 checksummed
 TX_HASH = "0x" + "ab" * 32
@@ -39,7 +39,7 @@ KE_PHONE = "254110611756"
 
 def sandbox_config(**overrides: object) -> dict:
     return {"SANDBOX_CLIENT_ID": SANDBOX_CLIENT_ID, "SANDBOX_CLIENT_SECRET": SANDBOX_CLIENT_SECRET,
-            "SANDBOX_TIME_SCALE": 1.0, "SANDBOX_USER_ENDPOINTS": True, **overrides}
+            **MANUAL, "SANDBOX_USER_ENDPOINTS": True, **overrides}
 
 
 class Served:
@@ -47,14 +47,8 @@ class Served:
 
     def __init__(self, app: Flask, mode: str) -> None:
         self.app, self.mode = app, mode
-        self._server = None
-        if mode == "http":
-            self._server = make_server("127.0.0.1", 0, app, threaded=True)
-            self.base_url = f"http://127.0.0.1:{self._server.server_port}"
-            self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-            self._thread.start()
-        else:
-            self.base_url = EMBEDDED
+        self._server = LiveServer(app) if mode == "http" else None
+        self.base_url = self._server.origin if self._server is not None else EMBEDDED
 
     def client(self, *, client_id: str = SANDBOX_CLIENT_ID,
                client_secret: str | None = SANDBOX_CLIENT_SECRET) -> UpstreamClient:
@@ -66,9 +60,7 @@ class Served:
 
     def close(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._thread.join()
+            self._server.stop()
         self.app.extensions["sandbox"].shutdown()
 
 
@@ -255,18 +247,15 @@ def test_onramp_otp_then_push(client):
 
 
 def test_onramp_push_retry(sandbox):
-    # Sandbox time runs 100 times faster here: the 30 s wait before another push lasts 0.3 s,
-    # and the unpaid order (never approved: outcome "expire") lives 3 s.
-    fast = serve(sandbox.mode, SANDBOX_TIME_SCALE=0.01)
+    # A sandbox of its own, whose clock this test moves (the module's serves other tests).
+    fast = serve(sandbox.mode)
     try:
         with fast.client() as client:
-            order = ke_mobile_money_order(client, outcome="expire")
+            order = ke_mobile_money_order(client, outcome="expire")    # never approved
             assert order.transfer_instructions.is_intermediate_action_available is False
-            deadline = time.monotonic() + 2.5
-            while not client.onramp_order(order_id=order.id).transfer_instructions \
-                    .is_intermediate_action_available:
-                assert time.monotonic() < deadline, "the push never became retryable"
-                time.sleep(0.05)
+            advance(fast.app, 30)                   # the wait before another push
+            assert client.onramp_order(order_id=order.id).transfer_instructions \
+                .is_intermediate_action_available
             retried = client.onramp_retry_push(order.id)
             assert retried.id == order.id
             assert retried.transfer_instructions.intermediate_action_attempts == 2
@@ -276,14 +265,13 @@ def test_onramp_push_retry(sandbox):
 
 
 def test_an_expired_quote_is_quote_expired(sandbox):
-    # A minute of sandbox time lasts 60 ms here: the 10-minute quote is gone after 0.6 s.
-    fast = serve(sandbox.mode, SANDBOX_TIME_SCALE=0.001)
+    fast = serve(sandbox.mode)
     try:
         with fast.client() as client:
             quote = client.onramp_best_offer(network="CELO", asset="USDT", currency="local",
                                              amount=1300, country_iso_code="KE",
                                              payment_channel="bank")
-            time.sleep(0.8)
+            advance(fast.app, 600)                  # the quote's ten minutes
             with pytest.raises(errors.QuoteExpired):
                 client.onramp_create_order(
                     quote_id=quote.quote_id, network="CELO", asset="USDT", amount=1300,

@@ -16,6 +16,7 @@ from werkzeug.test import TestResponse
 from checkout import Checkout
 from checkout.state import get_state
 
+from ..support.sandbox_clock import MANUAL
 from ..support.waiting import wait_for
 
 EVM_ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
@@ -37,20 +38,14 @@ PHONES = {"NG": "08012345678", "GH": "0241234567", "KE": "0712345678"}
 
 
 @pytest.fixture
-def time_scale() -> float:
-    """Sandbox seconds per real second; real time keeps quotes and unpaid orders alive."""
-    return 1.0
-
-
-@pytest.fixture
 def sandbox_config() -> dict:
     """Extra settings of the embedded sandbox (e.g. a forced ``SANDBOX_OUTCOME``)."""
     return {}
 
 
 @pytest.fixture
-def config(config, time_scale, sandbox_config) -> dict:
-    config["CHECKOUT_SANDBOX"] = {"SANDBOX_TIME_SCALE": time_scale, **sandbox_config}
+def config(config, sandbox_config) -> dict:
+    config["CHECKOUT_SANDBOX"] = {**MANUAL, **sandbox_config}
     # No webhook reaches the test client: let every status read ask the upstream.
     config["CHECKOUT_STATUS_MAX_AGE"] = 0
     return config

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Callable
 
 import pytest
 
@@ -10,6 +10,7 @@ from checkout.errors import UpstreamBadRequest, UpstreamTimeout, UpstreamUnavail
 from checkout.state import get_state
 
 from ..support.session_sql import session_statements
+from ..support.waiting import wait_for
 from .conftest import EVM_ADDRESS, Flow, journey_settings, sandbox_order
 
 
@@ -65,16 +66,18 @@ def test_without_merchant_reference_a_checkout_reference_is_used(flow):
     assert sandbox_order(flow.app, flow.session.order_id).data["orderParams"] == reference
 
 
-def count_creates(flow, monkeypatch) -> list:
+def count_creates(flow, monkeypatch, racers: Callable[[], bool] | None = None) -> list:
     """Calls that reached the upstream's create (the sandbox's single-use quotes would hide a
-    second attempt; a real upstream might not refuse it)."""
+    second attempt; a real upstream might not refuse it). ``racers``: the create waits at the
+    upstream until it holds (the racing requests all answered meanwhile)."""
     client = upstream(flow)
     original = client.onramp_create_order
     calls: list = []
 
     def counted(**kwargs):
         calls.append(kwargs["quote_id"])
-        time.sleep(0.05)                       # widen the window a racing request could use
+        if racers is not None:
+            wait_for(racers)
         return original(**kwargs)
 
     monkeypatch.setattr(client, "onramp_create_order", counted)
@@ -96,9 +99,10 @@ def test_concurrent_creates_make_one_order(app, monkeypatch):
     flow.start()
     review = flow.to_review()
     form = flow.confirm_form(review)
-    calls = count_creates(flow, monkeypatch)
+    statuses: list[int] = []
+    # The first create is held at the upstream until the three others have had their answer.
+    calls = count_creates(flow, monkeypatch, racers=lambda: len(statuses) == 3)
     barrier = threading.Barrier(4)
-    statuses = []
 
     def submit():
         client = app.test_client()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
 import time
 
 import pytest
@@ -43,20 +44,23 @@ def client(app) -> Operator:
 
 @pytest.fixture
 def upstream_calls(app, monkeypatch):
-    """Counts the readiness checks' upstream calls; ``fail``, ``delay`` change how it answers."""
+    """Counts the readiness checks' upstream calls; ``fail`` and ``hanging`` (an upstream that
+    answers only once ``answer`` is set) change how it answers."""
     with app.app_context():
         client = get_state().upstream
     original = client.probe
 
     class Calls(list):
         fail = False
-        delay = 0.0
+        hanging = False
+        answer = threading.Event()
 
     calls = Calls()
 
     def counted(*args, **kwargs):
         calls.append(1)
-        time.sleep(calls.delay)
+        if calls.hanging:
+            calls.answer.wait(15)
         if calls.fail:
             raise UpstreamUnavailable("down")
         return original(*args, **kwargs)
@@ -90,12 +94,13 @@ def test_an_unwell_upstream_never_fails_liveness(client, upstream_calls):
 
 
 def test_no_probe_waits_on_the_upstream(client, upstream_calls):
-    upstream_calls.delay = 3.0
+    upstream_calls.hanging = True
     started = time.monotonic()
     first = client.get("/checkout/healthz")
     assert time.monotonic() - started < 1.0
     assert first.status_code == 200 and first.get_json()["checks"]["upstream"] == "unknown"
     assert client.get("/checkout/healthz/ready").status_code == 503      # not known ready yet
+    upstream_calls.answer.set()                                          # the upstream answers
     assert checked(client).status_code == 200
     assert client.get("/checkout/healthz/ready").status_code == 200
 

@@ -39,7 +39,6 @@ def assert_no_secret_logged(records: list[logging.LogRecord]) -> None:
             assert secret not in text, f"{name} in a log line of {record.name}"
 
 
-@pytest.mark.parametrize("time_scale", [0.01])
 def test_no_secret_in_any_body_header_or_redirect(app, caplog):
     caplog.set_level(logging.DEBUG)
     flow = Flow(app, app.test_client())
@@ -99,7 +98,6 @@ def test_upstream_rejecting_our_credentials_shows_an_error_and_logs_no_secret(ap
     assert_no_secret_logged(caplog.records)
 
 
-@pytest.mark.parametrize("time_scale", [0.01])
 def test_no_secret_in_any_page_of_a_sale(app, caplog):
     """The off-ramp, with the shop's wallet event, the test wallet and the status timeline."""
     from .test_offramp import Sale

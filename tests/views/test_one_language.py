@@ -1,24 +1,34 @@
-"""Every page in one language: on French, Swahili and Portuguese pages, none of the English the
-upstream writes (its ways to pay, its payout names, its field labels, its transfer instructions).
+"""Every page in one language: on French, Swahili and Portuguese pages, no English left, neither
+the checkout's own (its catalogue's) nor what the upstream writes (its ways to pay, its payout
+names, its field labels, its transfer instructions).
 
 The sandbox's catalogue is what the upstream is known to send: every text of it is said in the
 page's language (checkout.upstream_phrases and the labels known by name in
 checkout.upstream_text), and walking both flows through every page finds none of it in English.
+
+The walk visits every state the browser's accessibility walk does (tests/browser/
+test_accessibility.py, in English there), and more: each page declares its language and refers to
+no element it does not have.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from decimal import Decimal
+from functools import cache
 from html.parser import HTMLParser
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from babel.messages.pofile import read_po
+from babel.numbers import format_currency
 from flask import Flask
 from flask.testing import FlaskClient
 from markupsafe import escape
 
+from checkout.i18n import TRANSLATIONS, babel_locale
 from checkout.sandbox import kyc, payees, reference, transfer
 from checkout.state import get_state
 from checkout.upstream_phrases import SENTENCES_WITH_FIGURES, TEXTS
@@ -36,7 +46,8 @@ from checkout.upstream_text import (
 )
 
 from ..support.portuguese import brazilian_forms
-from .conftest import AMOUNTS, CORRIDORS, EVM_ADDRESS, PHONES, Flow
+from ..support.sandbox_clock import advance
+from .conftest import AMOUNTS, CORRIDORS, EVM_ADDRESS, PHONES, Flow, wait_for_stored_status
 
 LANGUAGES = ("fr", "sw", "pt")
 # Names that every language writes as they are.
@@ -205,6 +216,44 @@ def english_of_the_sandbox() -> tuple[set[str], set[str]]:
     return whole, runs
 
 
+def runs_of(text: str, pattern: str) -> set[str]:
+    """The runs of three words or more of ``text`` between what ``pattern`` matches."""
+    runs = (" ".join(run.strip(" .,:;").split()) for run in re.split(pattern, text))
+    return {run for run in runs if len(run.split()) >= 3}
+
+
+@cache
+def english_of_the_checkout(language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The checkout's own English that ``language``'s catalogue does not say the same (or does
+    not say at all: a missing translation shows the English): its short texts (one or two words)
+    as whole texts, longer ones as their runs of three words or more between the values put in
+    them."""
+    with open(TRANSLATIONS / language / "LC_MESSAGES" / "messages.po", "rb") as po:
+        catalogue = read_po(po)
+    whole: set[str] = set()
+    runs: set[str] = set()
+    for message in catalogue:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        said = message.string if isinstance(message.string, tuple) else (message.string or "",)
+        for english in ids:
+            if english in said:
+                continue                # said the same (a name, a code)
+            if len(english.split()) <= 2 and not re.search(r"%\(|\{", english):
+                whole.add(" ".join(english.split()))
+            else:
+                runs |= runs_of(english, r"%\(\w+\)[sd]|\{\w+\}|<[^>]+>")
+    return frozenset(whole), frozenset(runs)
+
+
+def dangling(html: str) -> list[str]:
+    """What the page's ARIA references name that it does not have (a whole page only)."""
+    ids = set(re.findall(r'\sid="([^"]+)"', html))
+    named = re.findall(r'aria-(?:describedby|labelledby|controls)="([^"]*)"', html)
+    return sorted({ref for refs in named for ref in refs.split() if ref not in ids})
+
+
 class Walk:
     """Every page a flow shows, kept as it was read, in one language."""
 
@@ -228,16 +277,23 @@ class Walk:
                                headers={"HX-Request": "true"}))
 
 
-def _buy(walk: Walk, transfer_type: str, **choose: Any) -> None:
-    """One purchase through every page: amount, quote, wallet, details, review, pay, status."""
+def _buy(walk: Walk, transfer_type: str, *, to_the_end: bool = False, **choose: Any) -> None:
+    """One purchase through every page: amount, quote, wallet, details, review, pay, status; to
+    the end, a price under the minimum, a refused wallet, the status paid out and the receipt."""
     name = f"on-ramp {transfer_type} {choose}"
     flow = walk.start(Flow(walk.app, walk.client), name)
     corridor = {**CORRIDORS[transfer_type], **choose}
+    asked = {**corridor, "network": "CELO", "asset": "USDT", "currency": "local"}
     walk.read(f"{name}: quote", flow.get("/quote", query_string={
-        **corridor, "network": "CELO", "asset": "USDT", "currency": "local",
-        "amount": choose.get("amount") or AMOUNTS[corridor["countryIsoCode"]]},
+        **asked, "amount": choose.get("amount") or AMOUNTS[corridor["countryIsoCode"]]},
         headers={"HX-Request": "true"}))
+    if to_the_end:
+        walk.read(f"{name}: quote under the minimum", flow.get(
+            "/quote", query_string={**asked, "amount": "1"}, headers={"HX-Request": "true"}))
     page = walk.read(f"{name}: wallet", flow.follow(flow.choose(transfer_type, **choose)))
+    if to_the_end:
+        refused = walk.read(f"{name}: wallet refused", flow.post("/wallet", {"address": "0x123"}))
+        assert "field--invalid" in refused.get_data(as_text=True)
     # A buyer of their own each time: the sandbox adds a buyer's orders up towards KYC levels.
     buyer = f"buyer{len(walk.pages)}@example.com"
     page = walk.read(f"{name}: after the wallet", flow.follow(flow.wallet(email=buyer)))
@@ -254,6 +310,22 @@ def _buy(walk: Walk, transfer_type: str, **choose: Any) -> None:
     elif 'action="' + flow.base + '/pay/confirm"' in pay.get_data(as_text=True):
         flow.post("/pay/confirm", {})
     walk.read(f"{name}: status", flow.get("/status"))
+    if to_the_end:
+        _paid_out(walk, flow, name)
+
+
+def _paid_out(walk: Walk, flow: Flow, name: str) -> None:
+    """The order's status once paid out (the upstream's minutes passed), and its receipt."""
+    from .test_receipts import receipt_link
+
+    advance(walk.app, 600)
+    # Its webhooks stored and processed meanwhile (the dispatcher's thread): the page's read of
+    # the order is then the one stored.
+    wait_for_stored_status(walk.app, flow.session.order_id, "payout_successful")
+    status = walk.read(f"{name}: status, paid out", flow.get("/status"))
+    assert 'data-status="payout_successful"' in status.get_data(as_text=True), name
+    walk.read(f"{name}: receipt",
+              walk.client.get(receipt_link(status.get_data(as_text=True)).replace("&amp;", "&")))
 
 
 def _carrier(app: Flask, country: str, payout: str) -> str:
@@ -281,6 +353,33 @@ def _sell(walk: Walk, payout: dict[str, str], choose: dict[str, str], *,
                        sale.landed(sale.post("/wallet", {"address": EVM_ADDRESS}), "review"))
     walk.read(f"{name}: deposit", sale.landed(sale.create(review), "deposit"))
     walk.read(f"{name}: status", sale.get("/status"))
+    sale.post("/deposit/sent", {"tx_hash": "0x" + "5e" * 32})
+    _paid_out(walk, sale, name)
+
+
+def _verify(walk: Walk) -> None:
+    """The identity step through every state a user sees: the documents, a form with photos to
+    take, the page waiting for the phone, under review, and refused with the partner's reason."""
+    from checkout.sandbox.kyc import REASON_DETAILS_MISMATCH
+
+    from .test_kyc import PERSON, alien_card, reject_under_review, to_kyc
+
+    name = "identity"
+    walk.app.config["CHECKOUT_KYC_POLL_SECONDS"] = 0    # each look asks the partner again
+    flow = Flow(walk.app, walk.client)
+    walk.read(f"{name}: documents", to_kyc(flow, "15000", locale=walk.language))
+    form = walk.read(f"{name}: form with photos", flow.get("/kyc?document=ALIEN_CARD"))
+    handoff = re.search(r'href="([^"]*handoff=1[^"]*)"', form.get_data(as_text=True))
+    assert handoff, form.get_data(as_text=True)[:3000]
+    states = {"waiting for the phone": (walk.client.get(handoff.group(1).replace("&amp;", "&")),
+                                        "kyc-handoff-waiting")}
+    flow.landed(flow.post("/kyc", alien_card(**PERSON)), "kyc")
+    states["under review"] = flow.get("/kyc"), "kyc-pending"
+    reject_under_review(walk.app, REASON_DETAILS_MISMATCH)
+    states["refused, with the partner's reason"] = flow.get("/kyc"), "kyc-rejected"
+    for state, (page, shown) in states.items():
+        assert f'data-testid="{shown}"' in walk.read(f"{name}: {state}", page).get_data(
+            as_text=True), state
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -291,8 +390,14 @@ def test_no_page_of_either_flow_shows_the_upstreams_english(app, client, languag
         _buy(walk, transfer_type)
     _buy(walk, "manual", paymentChannel="mobile_money")             # a wallet's number to pay
     _buy(walk, "manual", countryIsoCode="ZA", amount="500")         # the buyer's own account
+    _buy(walk, "manual", to_the_end=True)
     fraction = "5000.50" if language == "sw" else "5000,50"         # as the language types it
     _buy(walk, "ussd", amount=fraction)                             # whole naira: a warning
+    # The amount as it was meant, in the language's way of writing money.
+    with walk.app.test_request_context():
+        meant = format_currency(Decimal("5000.5"), "NGN", locale=babel_locale(language))
+    review = walk.pages[f"on-ramp ussd {{'amount': '{fraction}'}}: review"]
+    assert meant in review, (meant, language)
     from .test_offramp import Sale
 
     walk.countries(walk.start(Sale(app, client), "off-ramp"), "off-ramp")
@@ -305,19 +410,29 @@ def test_no_page_of_either_flow_shows_the_upstreams_english(app, client, languag
     _sell(walk, {"phoneNumber": "0241234567"},
           {"countryIsoCode": "GH", "paymentChannel": "mobile_money", "amount": "100",
            "carrierCode": _carrier(app, "GH", "mobile_money")})
+    _verify(walk)
 
     whole, runs = english_of_the_sandbox()
     assert "Mobile network" in whole and "Bank transfer to a Nigerian account" in runs
-    seen = []
+    ours, our_runs = english_of_the_checkout(language)
+    assert "Continue" in ours and "Send for verification" in our_runs
+    seen, ours_seen = [], []
     for name, html in walk.pages.items():
         assert f'<html lang="{language}">' in html or "<html" not in html, name
+        assert "<html" not in html or not dangling(html), (name, dangling(html))
+        # A refusal's reason keeps the partner's own words below it, as sent (marked English):
+        # what the user quotes to them.
+        html = re.sub(r'<details class="as-sent">.*?</details>', "", html, flags=re.S)
         assert '<span lang="en">' not in html, (name, re.findall(r'<span lang="en">[^<]*', html))
         reader = _Text()
         reader.feed(html)
         for text in reader.read:
             seen += [(name, text) for english in whole if text == english]
             seen += [(name, text) for english in runs if english in text]
+            ours_seen += [(name, text) for english in ours if text == english]
+            ours_seen += [(name, text) for english in our_runs if english in text]
     assert not seen, seen
+    assert not ours_seen, ours_seen
     assert len(walk.pages) > 50
 
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from ..support.waiting import wait_for
+from ..support.sandbox_clock import later
 from .conftest import (
     move_sandbox_order,
     order_reads,
@@ -180,17 +180,16 @@ def test_stk_push_waits_for_the_phone_and_offers_a_retry_later(flow):
     assert "cannot be sent now" in refused.get_data(as_text=True)
 
 
-# 0.05: the wait for a new request (30 sandbox seconds) lasts 1.5 s, well inside the unpaid
-# order's 5 minutes (15 s). At 0.01 those were 3 s, which a loaded full run spent before the
-# first reload: the order expired and never offered the request again.
-@pytest.mark.parametrize("time_scale", [0.05])
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # never approved
-def test_stk_push_retry_when_allowed(flow):
+def test_stk_push_retry_when_allowed(flow, monkeypatch):
     flow.to_pay("stk_push")
-    # 30 sandbox seconds: the page offers the request again, as a user reloading it would see
-    # (a reload every 0.1 s, under the page's rate limit).
-    wait_for(lambda: re.search(r'type="submit">Send the request again',
-                               flow.get("/pay").get_data(as_text=True)), interval=0.1)
+    later(flow.app, 29, monkeypatch)
+    assert re.search(r'type="submit" disabled>Send the request again',
+                     flow.get("/pay").get_data(as_text=True))
+    # 30 seconds after the first request: the page offers another.
+    later(flow.app, 1, monkeypatch)
+    assert re.search(r'type="submit">Send the request again',
+                     flow.get("/pay").get_data(as_text=True))
     page = on_pay(flow, flow.post("/pay/retry"))
     html = page.get_data(as_text=True)
     assert "A new payment request was sent" in html, html[:3000]
@@ -199,15 +198,15 @@ def test_stk_push_retry_when_allowed(flow):
     assert re.search(r'type="submit" disabled>Send the request again', html)
 
 
-@pytest.mark.parametrize("time_scale", [0.01])
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # never approved
-def test_no_wait_is_counted_down_once_every_request_is_used(flow):
+def test_no_wait_is_counted_down_once_every_request_is_used(flow, monkeypatch):
     """After the last request the button stays disabled: no countdown says a new one may be
     asked soon (with JavaScript it would release the button when it ends)."""
     flow.to_pay("stk_push")
     for _ in range(2):
-        wait_for(lambda: re.search(r'type="submit">Send the request again',
-                                   flow.get("/pay").get_data(as_text=True)), interval=0.1)
+        later(flow.app, 30, monkeypatch)
+        assert re.search(r'type="submit">Send the request again',
+                         flow.get("/pay").get_data(as_text=True))
         on_pay(flow, flow.post("/pay/retry"))
     html = flow.get("/pay").get_data(as_text=True)
     assert "Requests sent: 3 of 3" in html

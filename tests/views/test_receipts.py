@@ -49,16 +49,6 @@ from .test_offramp import Sale
 DAY = 86400
 TX = "0x" + "5e" * 32
 
-# The orders here are paid: at this module's 100x an unpaid one expires 3 s after it was made.
-pytestmark = pytest.mark.usefixtures("unpaid_orders_wait")
-
-
-@pytest.fixture
-def time_scale() -> float:
-    """The sandbox at 100x: its timers run within a test."""
-    return 0.01
-
-
 def settle(app: Flask, order_id: str) -> Any:
     """Run the sandbox's order to its end (paid out), as the upstream would in time."""
     from checkout.sandbox.state import current
@@ -262,21 +252,45 @@ def ended_sale(app: Flask, client: Any, outcome: str, language: str = "en") -> t
     return sale, receipt_link(sale.get("/status").get_data(as_text=True))
 
 
+def sender_deliveries(app: Flask, order_id: str) -> list[Any]:
+    """The webhooks the sandbox has sent of the order."""
+    with app.app_context():
+        sender = get_state().sandbox.extensions["sandbox"].webhooks
+    return [d for d in sender.deliveries() if d.order_id == order_id]
+
+
 def wait_for_webhooks(app: Flask, order_id: str) -> None:
     """Until the checkout has received (and stored) every webhook the sandbox sent of the
     order, the one of its last status among them."""
     from checkout.order_status import webhook_status_of
 
-    with app.app_context():
-        sender = get_state().sandbox.extensions["sandbox"].webhooks
     last = webhook_status_of("offramp", sandbox_order(app, order_id, "offramp").status)
 
     def delivered() -> bool:
-        sent = [d for d in sender.deliveries() if d.order_id == order_id]
+        sent = sender_deliveries(app, order_id)
         statuses = {json.loads(d.body)["data"]["order"]["status"] for d in sent}
         return last in statuses and all(d.state == "succeeded" for d in sent)
 
     wait_for(delivered)
+
+
+def wait_for_processed(app: Flask, order_id: str, count: int) -> None:
+    """Until the checkout has processed ``count`` webhooks of the order (its dispatcher's
+    thread applies each after the receiver stored it)."""
+    from sqlalchemy import select
+
+    from checkout.store.tables import events_table
+
+    with app.app_context():
+        engine = get_state().engine
+
+    def processed() -> bool:
+        with engine.connect() as conn:
+            outcomes = conn.execute(select(events_table.c.outcome)
+                                    .where(events_table.c.order_id == order_id)).scalars().all()
+        return len(outcomes) >= count and None not in outcomes
+
+    wait_for(processed)
 
 
 def ended_purchase(flow: Flow, outcome: str) -> str:
@@ -348,6 +362,10 @@ def test_the_refund_is_told_even_when_a_status_page_read_the_refunded_order_firs
     stop_the_order(app, order_id)
     for status in ("offramp_failed", "refunding"):
         move_sandbox_order(app, order_id, status, "offramp")
+    # Their webhooks processed first: one landing while the page stores its read would make
+    # the page's read the older picture, and the late webhook below the news (a loaded run).
+    wait_for_webhooks(app, order_id)
+    wait_for_processed(app, order_id, len(sender_deliveries(app, order_id)))
     sandbox_order(app, order_id, "offramp").data["refundHash"] = fake_transaction_hash("POLYGON")
     move_sandbox_order(app, order_id, "refunded", "offramp", webhook=False)
     link = receipt_link(sale.get("/status").get_data(as_text=True))     # reads it: refunded
@@ -358,6 +376,7 @@ def test_the_refund_is_told_even_when_a_status_page_read_the_refunded_order_firs
         with store.lock:
             store._announce(store.get(order_id))    # its webhook, late, of the same updatedAt
     wait_for_webhooks(app, order_id)
+    wait_for_processed(app, order_id, len(sender_deliveries(app, order_id)))
     with app.app_context():
         kept = order_status.get(get_state().engine, order_id)
     assert kept is not None and kept.status == "refund_successful"

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from decimal import Decimal
 
 import pytest
@@ -16,6 +15,7 @@ from checkout.upstream.types import AssetPair, Limits
 
 from ..conftest import make_app
 from ..support import outage
+from ..support.waiting import wait_for
 
 
 class Clock:
@@ -88,23 +88,36 @@ def test_nothing_cached_and_upstream_down_raises():
         TTLCache(10).get("k", lambda: (_ for _ in ()).throw(UpstreamTimeout("t")))
 
 
+class Arrivals(str):
+    """A key that notes each thread that looked it up (every ask hashes it first)."""
+
+    threads: set[int]
+
+    def __hash__(self) -> int:
+        self.threads.add(threading.get_ident())
+        return super().__hash__()
+
+
 def test_one_load_per_key_when_many_threads_ask_at_once():
     cache = TTLCache(60)
     loads = []
-    barrier = threading.Barrier(8)
+    key = Arrivals("k")
+    key.threads = set()
+    answer = threading.Event()
 
     def slow_load():
         loads.append(1)
-        time.sleep(0.05)
+        answer.wait(10)                 # the upstream answers once every thread has asked
         return "value"
 
     def ask():
-        barrier.wait()
-        assert cache.get("k", slow_load) == "value"
+        assert cache.get(key, slow_load) == "value"
 
     threads = [threading.Thread(target=ask) for _ in range(8)]
     for thread in threads:
         thread.start()
+    wait_for(lambda: len(key.threads) == 8 and loads)
+    answer.set()
     for thread in threads:
         thread.join()
     assert len(loads) == 1

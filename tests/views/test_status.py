@@ -3,17 +3,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
+from ..support.sandbox_clock import advance
 from .conftest import Flow, advance_sandbox_order
-
-
-@pytest.fixture
-def time_scale() -> float:
-    """The sandbox at 100x: whole orders settle within a test."""
-    return 0.01
 
 # What a browser sends from inside the merchant's iframe: navigations say "iframe"; htmx requests
 # (fetch metadata "empty") carry checkout.js's header.
@@ -37,22 +31,22 @@ def events_in(html: str) -> list[tuple[str, dict]]:
                 html)]
 
 
-def poll_until(flow: Flow, wanted: str, path: str = "/status/live", timeout: float = 8.0,
-               **kwargs) -> list[str]:
-    """Poll like the page does; returns every page body seen."""
+def poll_until(flow: Flow, wanted: str, path: str = "/status/live", **kwargs) -> list[str]:
+    """Poll like the page does, the upstream's time moving on between polls (the sandbox's clock,
+    five seconds each time: its agent answers 30 s after "I have paid", the payout ends 25 s
+    later); returns every page body seen."""
     bodies = []
     headers = kwargs.pop("headers", FRAMED_HTMX)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in range(40):
         body = flow.get(path, headers=headers, **kwargs).get_data(as_text=True)
         bodies.append(body)
         if f'data-status="{wanted}"' in body:
             return bodies
-        time.sleep(0.1)
+        advance(flow.app, 5)
     raise AssertionError(f"never reached {wanted}: {bodies[-1][:1500]}")
 
 
-def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow, unpaid_orders_wait):
+def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow):
     flow.to_pay("manual")
     status = flow.follow(flow.post("/pay/confirm"))
     html = status.get_data(as_text=True)
@@ -66,7 +60,7 @@ def test_status_page_polls_until_complete_with_hash_and_explorer_link(flow, unpa
     assert f'href="https://celo-sepolia.blockscout.com/tx/{tx_hash}"' in final
 
 
-def test_parent_events_are_each_sent_once_and_one_terminal_event(flow, unpaid_orders_wait):
+def test_parent_events_are_each_sent_once_and_one_terminal_event(flow):
     flow.to_pay("manual")
     seen = events_in(flow.responses[-1].get_data(as_text=True))
     flow.follow(flow.post("/pay/confirm"))
@@ -87,7 +81,7 @@ def test_parent_events_are_each_sent_once_and_one_terminal_event(flow, unpaid_or
 
 
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "deposit_invalid"}])
-def test_a_refused_deposit_ends_with_failed(flow, unpaid_orders_wait):
+def test_a_refused_deposit_ends_with_failed(flow):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
     bodies = poll_until(flow, "deposit_invalid")
@@ -114,7 +108,7 @@ def test_an_unpaid_order_that_expired_shows_expired_but_is_not_failed(flow):
 
 
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])  # stays validating
-def test_pay_page_moves_on_once_the_payment_is_seen(flow, unpaid_orders_wait):
+def test_pay_page_moves_on_once_the_payment_is_seen(flow):
     flow.to_pay("manual")
     waiting = flow.get("/status/live", query_string={"from": "pay"},
                        headers={"HX-Request": "true"})
@@ -129,9 +123,6 @@ def test_pay_page_moves_on_once_the_payment_is_seen(flow, unpaid_orders_wait):
         in events_in(status)
 
 
-# In real time: at 100x the unpaid order expires 3 s after it was made, which a loaded machine
-# can take to reach the return page (a full run found the order moved on there).
-@pytest.mark.parametrize("time_scale", [1.0])
 def test_return_page_stands_alone_with_back_to_shop_and_sends_no_events(flow):
     flow.start(returnUrl="https://shop.test/thanks", lock=[])
     flow.to_pay("redirect")
@@ -152,11 +143,9 @@ REFRESH = re.compile(r'<noscript><meta http-equiv="refresh" content="(\d+); url=
 
 
 def test_without_javascript_the_status_and_return_pages_reload_themselves_until_settled(
-        flow, unpaid_orders_wait):
+        flow):
     flow.to_pay("manual")
-    # Read before "I have paid": a manual transfer waits for it, so the order cannot settle
-    # while the pages are read, however loaded the machine; nor expire (a full run met that: an
-    # expired order's pages reload every 60 s, not 10).
+    # Read before "I have paid": a manual transfer waits for it.
     for path in ("/status", "/return"):
         html = flow.get(path).get_data(as_text=True)
         head = html[:html.index("</head>")]
@@ -171,9 +160,6 @@ def test_without_javascript_the_status_and_return_pages_reload_themselves_until_
         assert 'data-status="payout_successful"' in settled and "http-equiv" not in settled
 
 
-# In real time: at this module's 100x a loaded machine saw the paid order settle before its
-# return page was read, and a page whose order is settled reloads no more.
-@pytest.mark.parametrize("time_scale", [1.0])
 def test_how_often_pages_reload_without_javascript_is_configured(app, flow):
     app.config["CHECKOUT_NO_SCRIPT_REFRESH_SECONDS"] = 4
     flow.to_pay("manual")
@@ -210,7 +196,7 @@ def test_unknown_session_is_a_friendly_404(client):
 
 
 def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(
-        app, flow, unpaid_orders_wait):
+        app, flow):
     """The resume link opened top-level on another device must not use up ``completed``."""
     flow.to_pay("manual")
     flow.post("/pay/confirm")
@@ -231,7 +217,7 @@ def test_a_top_level_page_records_no_event_and_the_framed_page_still_gets_them(
 
 
 def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(
-        app, flow, unpaid_orders_wait):
+        app, flow):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
     recorded = flow.session.events
@@ -245,7 +231,7 @@ def test_a_top_level_status_page_polls_with_top_1_and_its_polls_send_nothing(
     assert flow.session.events == recorded
 
 
-def test_an_htmx_poll_without_the_framed_header_records_nothing(flow, unpaid_orders_wait):
+def test_an_htmx_poll_without_the_framed_header_records_nothing(flow):
     flow.to_pay("manual")
     recorded = flow.session.events
     flow.post("/pay/confirm")
@@ -256,7 +242,7 @@ def test_an_htmx_poll_without_the_framed_header_records_nothing(flow, unpaid_ord
     assert "status-changed" in [kind for kind, _ in events_in(framed)]
 
 
-def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow, unpaid_orders_wait):
+def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow):
     flow.to_pay("manual")
     flow.post("/pay/confirm")
     recorded = flow.session.events
@@ -273,9 +259,7 @@ def test_a_browser_without_fetch_metadata_lets_checkout_js_decide(app, flow, unp
 
 @pytest.mark.parametrize("config_overrides", [
     {"CHECKOUT_FRAME_ANCESTORS": ["https://shop.test", "https://other.test"]}])
-def test_no_event_is_recorded_when_there_is_no_parent_origin_to_post_to(config, config_overrides,
-                                                                        time_scale,
-                                                                        unpaid_orders_wait):
+def test_no_event_is_recorded_when_there_is_no_parent_origin_to_post_to(config, config_overrides):
     from tests.conftest import make_app
 
     app = make_app({**config, **config_overrides})

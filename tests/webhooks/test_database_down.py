@@ -5,18 +5,29 @@ import pytest
 
 from checkout import store
 
+from .. import postgres
 from ..conftest import make_app
 from .conftest import Receiver
 from .helpers import Recorder, history, signed_webhook
-from .pgcluster import StoppableCluster
+
+
+@pytest.fixture(scope="module")
+def stoppable():
+    """The module's own cluster, which its tests stop and start again (booted once)."""
+    made = postgres.Cluster()
+    made.start()
+    yield made
+    made.remove()
 
 
 @pytest.fixture
-def cluster():
-    pg = StoppableCluster()
-    pg.start()
-    yield pg
-    pg.remove()
+def cluster(stoppable):
+    """The module's cluster, started (whatever a test before left it as), and a database of this
+    test's own on it (``.url``)."""
+    if not stoppable.running():
+        stoppable.start()
+    stoppable.url = postgres.fresh_database(stoppable.url)
+    return stoppable
 
 
 @pytest.mark.postgres

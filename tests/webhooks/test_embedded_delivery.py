@@ -9,13 +9,12 @@ from __future__ import annotations
 from checkout import order_status
 
 from ..conftest import make_app
-from ..support.waiting import wait_for
+from ..support.sandbox_clock import as_time_passes
 from .helpers import Recorder
 
 
 def test_the_embedded_sandboxs_webhooks_reach_the_checkout_in_process(config):
-    config.update(CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.2, CHECKOUT_STATUS_MAX_AGE=3600,
-                  CHECKOUT_SANDBOX={"SANDBOX_TIME_SCALE": 0.002})
+    config.update(CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.2, CHECKOUT_STATUS_MAX_AGE=3600)
     app = make_app(dict(config))
     recorder = Recorder(app)
     state = app.extensions["checkout"]
@@ -29,8 +28,8 @@ def test_the_embedded_sandboxs_webhooks_reach_the_checkout_in_process(config):
             email="ada@example.com", user_ip="203.0.113.7",
             address="0x52908400098527886E0F7030069857D2E4169EE7", order_params="cart-8")
         state.upstream.onramp_confirm_order(order_id=order.id)
-        wait_for(lambda: ("payout_successful" in
-                          [s for o, s in recorder.statuses() if o == order.id]))
+        as_time_passes(app, lambda: ("payout_successful" in
+                                     [s for o, s in recorder.statuses() if o == order.id]))
         stored = order_status.get(state.engine, order.id)
         assert stored.status == "payout_successful" and stored.source == "webhook"
         deliveries = sandbox.webhooks.deliveries(order.id)

@@ -8,27 +8,28 @@ from typing import Any
 import pytest
 
 from checkout import order_status
-from checkout.sandbox.clock import Clock, Scheduler
+from checkout.sandbox.clock import ManualClock, Scheduler
 from checkout.sandbox.webhooks import WebhookSender
 from checkout.webhooks.admin import recent_events
 from checkout.webhooks.dispatcher import process_pending
 
+from .. import postgres
 from ..conftest import make_app
 from ..support.live_server import live_server
+from ..support.sandbox_clock import as_time_passes, delivered
 from ..support.waiting import wait_for
 from .helpers import Recorder, history
-from .pgcluster import StoppableCluster
 
 
 @pytest.mark.postgres
 def test_sender_retries_through_a_database_outage_and_nothing_is_lost(webhook_config):
-    cluster = StoppableCluster()
+    cluster = postgres.Cluster()
     cluster.start()
     webhook_config["CHECKOUT_DATABASE_URL"] = cluster.url
     app = make_app(dict(webhook_config))
     recorder = Recorder(app)
-    # Waits of 1, 2, 4 ... sandbox seconds last 20, 40, 80 ... ms: ten attempts span ~10 s.
-    scheduler = Scheduler(Clock(0.02))
+    # The sender's waits of 1, 2, 4 ... seconds pass when the test moves its clock.
+    scheduler = Scheduler(ManualClock())
     sender = WebhookSender(app.config["CHECKOUT_WEBHOOK_SECRET"], scheduler=scheduler,
                            allow_loopback=True)
     try:
@@ -36,14 +37,14 @@ def test_sender_retries_through_a_database_outage_and_nothing_is_lost(webhook_co
             url = f"{base}/checkout/webhooks"
             cluster.stop()
             delivery = sender.send(url, history("ord_e2e", ["deposit_awaiting"])[0])
-            wait_for(lambda: len(delivery.attempts) >= 2)
+            as_time_passes(scheduler, lambda: len(delivery.attempts) >= 2, step=256)
             cluster.start()
-            assert delivery.wait(30) and delivery.state == "succeeded"
+            assert delivered(sender, delivery, 30) and delivery.state == "succeeded"
             statuses = [attempt.status for attempt in delivery.attempts]
             assert statuses[-1] == 200 and set(statuses[:-1]) == {503}
             # The upstream redelivers by hand: a duplicate, acknowledged, changing nothing.
             again = sender.redeliver(delivery.id)
-            assert again.wait(10) and again.state == "succeeded"
+            assert delivered(sender, again, 10) and again.state == "succeeded"
             assert '"duplicate":true' in again.attempts[-1].response_excerpt.replace(" ", "")
         process_pending(app)
         assert recorder.statuses() == [("ord_e2e", "deposit_awaiting")]
@@ -75,8 +76,7 @@ def test_sandbox_orders_reach_the_merchant_exactly_once(webhook_config):
     """Real sandbox orders: its webhooks, retries, the background dispatcher, the full-order
     fetch, and the status page reading what webhooks keep."""
     webhook_config.update(CHECKOUT_WEBHOOK_BACKGROUND=True, CHECKOUT_WEBHOOK_FETCH_ORDERS=True,
-                          CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.2,
-                          CHECKOUT_SANDBOX={"SANDBOX_TIME_SCALE": 0.002})
+                          CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.2)
     app = make_app(dict(webhook_config))
     recorder = Recorder(app)
     wsgi = FailFirstWebhook(app.wsgi_app)
@@ -95,8 +95,9 @@ def test_sandbox_orders_reach_the_merchant_exactly_once(webhook_config):
                 address="0x52908400098527886E0F7030069857D2E4169EE7", order_params="cart-7")
             order_id = order.raw["orderId"]
             state.upstream.onramp_confirm_order(order_id=order_id)
-            wait_for(lambda: ("payout_successful" in
-                              [s for o, s in recorder.statuses() if o == order_id]), timeout=30)
+            as_time_passes(app, lambda: ("payout_successful" in
+                                         [s for o, s in recorder.statuses() if o == order_id]),
+                           timeout=30)
             assert sandbox.webhooks.drain(10)
             wait_for(lambda: (order_status.get(state.engine, order_id).full_order or {})
                      .get("status") == "complete")

@@ -13,10 +13,10 @@ from sqlalchemy import func, select
 from checkout.store import REQUEST_DATABASE_TIME
 from checkout.webhooks.store import events_table
 
+from .. import postgres
 from ..conftest import make_app
 from ..support.waiting import wait_for
 from .helpers import WEBHOOK_PATH, order_payload, signed_webhook
-from .pgcluster import StoppableCluster
 
 pytestmark = pytest.mark.postgres
 
@@ -27,7 +27,7 @@ BOUND = REQUEST_DATABASE_TIME + 1.0
 
 @pytest.fixture
 def cluster():
-    cluster = StoppableCluster()
+    cluster = postgres.Cluster()
     cluster.start()
     yield cluster
     cluster.thaw()

@@ -13,6 +13,7 @@ from checkout.errors import UpstreamUnavailable
 from checkout.webhooks.inspect import ROW_KEYS
 
 from ..conftest import make_app
+from ..support.sandbox_clock import MANUAL
 from .conftest import Receiver
 from .helpers import order_payload, signed_webhook
 
@@ -23,10 +24,7 @@ EMAIL = "ada@example.com"
 
 @pytest.fixture
 def app(webhook_config):
-    # The sandbox at its own pace: an unpaid on-ramp order lasts its five minutes (at 1,000x it
-    # expired within the test on a loaded machine, and left "deposit_awaiting").
-    webhook_config["CHECKOUT_SANDBOX"] = {"SANDBOX_TIME_SCALE": 1.0,
-                                          "SANDBOX_WEBHOOK_EVENTS": []}
+    webhook_config["CHECKOUT_SANDBOX"] = {**MANUAL, "SANDBOX_WEBHOOK_EVENTS": []}
     return make_app(dict(webhook_config))
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from datetime import timedelta
 
 import pytest
@@ -19,6 +18,7 @@ from checkout.webhooks.reconcile import Pass
 from checkout.webhooks.store import signal_log_table, utcnow, watch_table
 
 from ..conftest import make_app
+from ..support.sandbox_clock import MANUAL, advance
 from ..support.waiting import wait_for
 from .conftest import Receiver
 from .helpers import (
@@ -58,11 +58,11 @@ def _session_with_order(app, flow: str, order_id: str) -> None:
 
 def test_every_webhook_lost_and_each_order_still_settles_with_each_signal_once(config):
     # The sandbox sends no webhook at all; the dispatcher threads' reconciler is the only way the
-    # checkout learns anything. Sandbox minutes last a fraction of a second.
+    # checkout learns anything. The sandbox's orders settle once the test moves its clock.
     config.update(CHECKOUT_WEBHOOK_SWEEP_INTERVAL=0.05, CHECKOUT_RECONCILE_AFTER=0.05,
                   CHECKOUT_RECONCILE_MAX_BACKOFF=0.2, CHECKOUT_RECONCILE_PER_MINUTE=100_000,
                   CHECKOUT_STATUS_MAX_AGE=3600,
-                  CHECKOUT_SANDBOX={"SANDBOX_TIME_SCALE": 0.002, "SANDBOX_WEBHOOK_EVENTS": []})
+                  CHECKOUT_SANDBOX={**MANUAL, "SANDBOX_WEBHOOK_EVENTS": []})
     app = make_app(dict(config))
     recorder = Recorder(app)
     state = app.extensions["checkout"]
@@ -92,6 +92,7 @@ def test_every_webhook_lost_and_each_order_still_settles_with_each_signal_once(c
             upstream.offramp_confirm_order(order_id=order.id, hash="0x" + f"{n + 1:02x}" * 32)
             orders[order.id] = "offramp"
 
+        advance(app, 600)                   # the orders' lives, no webhook sent
         state.dispatcher.ensure_running()
         settled = {"onramp": {"payout_successful", "refund_successful", "deposit_invalid"},
                    "offramp": {"payout_successful", "refund_successful"}}
@@ -351,10 +352,13 @@ def test_the_cli_counts_the_signals_the_dispatcher_thread_sent_for_it(config):
     fake = FakeUpstream()
     use_upstream(app, fake)
     heard: list[tuple[str, str]] = []
+    done = threading.Event()
 
     def slow_receiver(sender, order_id, status, **extra):
         if threading.current_thread() is not threading.main_thread():
-            time.sleep(0.5)             # merchant code that takes a while, on the thread
+            # Merchant code that takes a while, on the thread: until the command has asked
+            # the upstream for every order.
+            done.wait(10)
         heard.append((order_id, status))
 
     order_status_changed.connect(slow_receiver, sender=app, weak=False)
@@ -363,6 +367,8 @@ def test_the_cli_counts_the_signals_the_dispatcher_thread_sent_for_it(config):
         # Fetches after the first wait until the thread has claimed the first one's signal.
         if len(fake.calls) > 1:
             wait_for(lambda: _signal_state(app, "ord_cli_0") != "pending")
+        if len(fake.calls) == 3:
+            done.set()
 
     fake.during_fetch = first_taken_by_the_thread
     try:
