@@ -22,6 +22,7 @@ from checkout import Checkout
 from checkout.launch import launch_url
 
 from ..desk.staff import OPERATOR
+from ..support.sandbox_clock import MANUAL
 from ..views.conftest import move_sandbox_order
 from .conftest import (
     RECORD_VIOLATIONS,
@@ -49,10 +50,10 @@ def desk_server(tmp_path_factory) -> Iterator[LiveServer]:
         CHECKOUT_DATABASE_URL=f"sqlite:///{folder}/checkout.sqlite3",
         CHECKOUT_DESK_ACCESS="tests.desk.staff:from_header",
         CHECKOUT_SUPPORT={"email": "help@shop.example"}, CHECKOUT_MERCHANT_NAME="Test Shop",
-        # Real time: the order waits for its payment while the support person looks at it.
-        CHECKOUT_SANDBOX={"SANDBOX_TIME_SCALE": 1.0})
+        # The manual clock: the order waits for its payment while the support person looks at it.
+        CHECKOUT_SANDBOX=MANUAL)
     Checkout(app)
-    live.target.app = app
+    live.app = app
     yield live
     live.stop()
 
