@@ -54,7 +54,7 @@ def test_once_a_wait_ran_out_every_wait_fails_at_once_but_one_trial_a_second(cap
             pass
     clock.now += 1.0
     with seen.waiting(6.0):
-        seen.answered()
+        seen.answered(clock.now)
     assert not seen.down
     with seen.waiting(6.0):                         # back: everyone waits again
         pass
@@ -71,11 +71,27 @@ def test_each_kind_of_failure_is_told_once_until_the_database_answers():
     seen.unanswered("no answer")
     assert seen.first_of_kind("webhook")
     assert not seen.first_of_kind("page") and not seen.first_of_kind("webhook")
-    seen.answered()
+    seen.answered(seen.now())
     seen.unanswered("no answer")                    # another outage: told again
     assert seen.first_of_kind("page")
-    seen.answered()
+    seen.answered(seen.now())
     assert seen.first_of_kind("page")               # a failure of a database that answers
+
+
+def test_an_answer_to_a_wait_older_than_a_failure_told_does_not_tell_it_again():
+    """A freeze's first moments: a webhook refused a place (told), then the answer to a statement
+    sent before the freeze. That answer says nothing of the database since: the webhooks the
+    freeze goes on refusing are not told a second time; an answer to a later wait ends it."""
+    clock = Clock()
+    seen = Availability(clock=clock)
+    sent_before = seen.now()
+    clock.now += 0.1
+    assert seen.first_of_kind("webhook")
+    clock.now += 0.1
+    seen.answered(sent_before)
+    assert not seen.first_of_kind("webhook")
+    seen.answered(seen.now())                       # a wait begun since: the database answers
+    assert seen.first_of_kind("webhook")
 
 
 def test_no_more_requests_than_its_places_wait_on_the_database():

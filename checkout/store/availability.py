@@ -85,7 +85,7 @@ class Availability:
         self._down_since: float | None = None
         self._next_trial = 0.0
         self._trial_running = False
-        self._told: set[str] = set()
+        self._told: dict[str, float] = {}       # kind -> when its failure was told
 
     @property
     def down(self) -> bool:
@@ -133,13 +133,21 @@ class Availability:
             with self._lock:
                 self._trial_running = False
 
-    def answered(self) -> None:
-        """A wait was answered: the database is back, if it was down."""
+    def now(self) -> float:
+        """This availability's clock: when a wait begins, for :meth:`answered`."""
+        return self._clock()
+
+    def answered(self, began: float) -> None:
+        """A wait that began at ``began`` (:meth:`now`) was answered: the database is back, if
+        it was down. A wait that began before a failure was told, and was answered only now,
+        says nothing of the database since: that failure stays told (so the first moments of
+        a freeze, a place refused and then an answer to a statement sent before it, tell the
+        outage once, not twice)."""
         if not self.down and not self._told:       # the common case, without the lock
             return
         with self._lock:
             since, self._down_since = self._down_since, None
-            self._told.clear()
+            self._told = {kind: told for kind, told in self._told.items() if told > began}
         if since is not None:
             log.warning("database answering again after %.0f s", self._clock() - since)
 
@@ -161,5 +169,5 @@ class Availability:
         with self._lock:
             if kind in self._told:
                 return False
-            self._told.add(kind)
+            self._told[kind] = self._clock()
             return True

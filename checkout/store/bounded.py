@@ -39,6 +39,7 @@ class BoundedConnection(psycopg.Connection[Any]):
         if timeout is not None or self.availability is None:
             return self._bounded_wait(gen, interval, timeout if timeout is not None
                                       else self.wait_bound)
+        began = self.availability.now()
         try:
             with self.availability.waiting(self.wait_bound) as bound:
                 answer = self._bounded_wait(gen, interval, bound)
@@ -53,7 +54,7 @@ class BoundedConnection(psycopg.Connection[Any]):
         except _TimedOut as exc:
             self.availability.unanswered(str(exc))
             raise psycopg.OperationalError(str(exc)) from None
-        self.availability.answered()
+        self.availability.answered(began)
         return answer
 
     def _bounded_wait(self, gen: Any, interval: float, bound: float | None) -> Any:
@@ -100,6 +101,7 @@ def bounded_connections(engine: Engine, seconds: float, availability: Availabili
     def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
         # A connection is a wait too (libpq's connect_timeout bounds it: 2 s at the least): a
         # database known to be down is not connected to but by its trial.
+        began = availability.now()
         try:
             with availability.waiting(None):
                 connection = BoundedConnection.connect(*cargs, **cparams)
@@ -110,7 +112,7 @@ def bounded_connections(engine: Engine, seconds: float, availability: Availabili
             # try again; one that took libpq's whole timeout is a database not answering.
             availability.unanswered("no connection within libpq's connect_timeout")
             raise
-        availability.answered()
+        availability.answered(began)
         connection.wait_bound = seconds
         connection.availability = availability
         return connection
