@@ -152,9 +152,12 @@ def test_one_corridors_open_breaker_is_reported_and_readiness_is_checked_at_once
     live = client.get("/checkout/healthz")
     body = live.get_json()
     assert live.status_code == 200 and body["checks"]["upstream"] == "ok"
-    assert body["upstream"]["breakers"] == [
-        {"family": "onramp_prices", "corridor": "KE/mobile_money", "state": "open",
-         "retry_in_seconds": pytest.approx(5, abs=1)}]
+    [shown] = body["upstream"]["breakers"]
+    # The wait left: within the breaker's five seconds (how much of it passed meanwhile is the
+    # machine's business: a loaded full run took 1.2 s to get here).
+    retry_in = shown.pop("retry_in_seconds")
+    assert shown == {"family": "onramp_prices", "corridor": "KE/mobile_money", "state": "open"}
+    assert 0 < retry_in <= 5
     assert client.get("/checkout/healthz/ready").status_code == 200
 
 
