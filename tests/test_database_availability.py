@@ -118,3 +118,17 @@ def test_no_more_requests_than_its_places_wait_on_the_database():
         holder.join()
     with availability.budget(2.0), seen.waiting(6.0):   # the place is free again
         pass
+
+
+def test_a_request_begun_during_an_outage_that_fails_after_its_end_is_not_told_again():
+    """The trial that finds the database back took a request's whole time for the database: its
+    next statement is refused. That refusal belongs to the outage just told as ended."""
+    seen = Availability(clock=Clock())
+    with availability.budget(2.0):
+        seen.unanswered("no answer")
+        assert seen.first_of_kind("webhook")
+        seen.answered(seen.now())                   # the trial, in this request
+        assert not seen.first_of_kind("webhook")
+    with availability.budget(2.0):                  # a request begun since: a new failure
+        assert seen.first_of_kind("webhook")
+

@@ -33,9 +33,10 @@ from contextlib import contextmanager
 
 log = logging.getLogger("checkout.store")
 
-# The end (time.monotonic()) of the current request's time for the database, if it has one.
-_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "checkout_database_deadline", default=None)
+# The start and the end (time.monotonic()) of the current request's time for the database, if it
+# has one.
+_budget: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar(
+    "checkout_database_budget", default=None)
 
 
 # Seconds a request waits for a place among those waiting on the database.
@@ -47,14 +48,15 @@ class Unanswered(Exception):
     known to be down. Nothing was sent."""
 
 
-def begin(seconds: float) -> contextvars.Token[float | None]:
+def begin(seconds: float) -> contextvars.Token[tuple[float, float] | None]:
     """From now on, the database work of this context (a request) may wait ``seconds`` in all;
     :func:`end` with the token given ends that."""
-    return _deadline.set(time.monotonic() + seconds)
+    now = time.monotonic()
+    return _budget.set((now, now + seconds))
 
 
-def end(token: contextvars.Token[float | None]) -> None:
-    _deadline.reset(token)
+def end(token: contextvars.Token[tuple[float, float] | None]) -> None:
+    _budget.reset(token)
 
 
 @contextmanager
@@ -69,8 +71,8 @@ def budget(seconds: float) -> Iterator[None]:
 
 def remaining() -> float | None:
     """Seconds left of the current budget (None: no budget; at most 0 once it is spent)."""
-    deadline = _deadline.get()
-    return None if deadline is None else max(0.0, deadline - time.monotonic())
+    budget = _budget.get()
+    return None if budget is None else max(0.0, budget[1] - time.monotonic())
 
 
 class Availability:
@@ -86,6 +88,7 @@ class Availability:
         self._next_trial = 0.0
         self._trial_running = False
         self._told: dict[str, float] = {}       # kind -> when its failure was told
+        self._back_at: float | None = None      # time.monotonic() the last outage ended
 
     @property
     def down(self) -> bool:
@@ -148,6 +151,8 @@ class Availability:
         with self._lock:
             since, self._down_since = self._down_since, None
             self._told = {kind: told for kind, told in self._told.items() if told > began}
+            if since is not None:
+                self._back_at = time.monotonic()        # the budgets' clock
         if since is not None:
             log.warning("database answering again after %.0f s", self._clock() - since)
 
@@ -165,9 +170,14 @@ class Availability:
         """Whether a failure of ``kind`` (a page, a webhook, a probe) is the first since the
         database last answered: its caller then logs it as a warning, and the rest at debug
         level. So an outage is told once per kind, from its first failures (a place refused
-        while the first waits still run) to its end."""
+        while the first waits still run) to its end. A request's that began before that end
+        (its time spent waiting on the trial that found the database back) is the outage's
+        too, told already."""
+        budget = _budget.get()
         with self._lock:
             if kind in self._told:
+                return False
+            if budget is not None and self._back_at is not None and budget[0] <= self._back_at:
                 return False
             self._told[kind] = self._clock()
             return True
