@@ -15,6 +15,7 @@ from checkout.store import availability, make_engine
 from checkout.store.schema import prepare
 
 from . import postgres, redis_server
+from .support import compiled_routes
 from .support.compiled_templates import COMPILED
 from .support.sandbox_clock import MANUAL
 
@@ -26,6 +27,8 @@ settings.load_profile("checkout")
 # Every app of the test process (each test builds its own, and its sandbox another) finds the
 # templates another app compiled already (tests/support/compiled_templates.py).
 Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": COMPILED}
+# And its routes' URL builders (tests/support/compiled_routes.py).
+compiled_routes.install()
 
 
 def make_app(config: dict) -> Flask:
