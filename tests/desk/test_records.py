@@ -58,6 +58,7 @@ def test_without_the_desk_or_the_metrics_no_step_is_written(config):
 
 def test_an_order_made_here_is_indexed_with_what_the_customer_saw(app, client):
     buyer = Flow(app, client)
+    buyer.start()                               # walked, each step of it recorded
     buyer.to_pay()
     session = buyer.session
     [order] = rows(app, desk_orders_table)

@@ -156,7 +156,33 @@ class Flow:
         assert match, response.get_data(as_text=True)[:3000]
         return match.group(1)
 
+    def session_at(self, step: str, transfer: str = "manual", **given: Any) -> TestResponse:
+        """A new session opened at ``step`` ("wallet" or "review"): its launch gives every value
+        of the steps before it, which the checkout then passes over (the merchant's prefill, a
+        claim the user may still change), so a test starts where it tests in one request, not
+        by walking there (each transfer type's walk is kept: ``walk_to_review``)."""
+        assert self.session_id is None, "session_at opens a new session"
+        corridor = CORRIDORS[transfer]
+        country = corridor["countryIsoCode"]
+        claims: dict[str, Any] = {"network": "CELO", "asset": "USDT", "currency": "local",
+                                  "amount": AMOUNTS[country], **corridor}
+        if step == "review":
+            claims.update(address=EVM_ADDRESS, email="ada@example.com",
+                          phoneNumber=PHONES[country])
+        else:
+            assert step == "wallet", step
+        claims.update(given)
+        page = self.start(**{k: v for k, v in claims.items() if v is not None})
+        assert page.request.path.endswith(f"/{step}"), page.request.path
+        return page
+
     def to_review(self, transfer: str = "manual", **choose: Any) -> TestResponse:
+        if self.session_id is None:
+            return self.session_at("review", transfer, **choose)
+        return self.walk_to_review(transfer, **choose)
+
+    def walk_to_review(self, transfer: str = "manual", **choose: Any) -> TestResponse:
+        """From the amount step to the review as the user walks it: a form per step."""
         response = self.follow(self.choose(transfer, **choose))
         response = self.follow(self.wallet())
         if response.request.path.endswith("/details"):
@@ -178,8 +204,6 @@ class Flow:
         return self.post("/create", self.confirm_form(review))
 
     def to_pay(self, transfer: str = "manual", **choose: Any) -> TestResponse:
-        if self.session_id is None:
-            self.start()
         review = self.to_review(transfer, **choose)
         return self.follow(self.create(review))
 

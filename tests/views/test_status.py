@@ -92,6 +92,7 @@ def test_a_refused_deposit_ends_with_failed(flow):
 
 @pytest.mark.parametrize("sandbox_config", [{"SANDBOX_OUTCOME": "expire"}])
 def test_an_unpaid_order_that_expired_shows_expired_but_is_not_failed(flow):
+    flow.start()                                # unsigned: the session is the checkout's own
     flow.to_pay("manual")
     advance_sandbox_order(flow.app, flow.session.order_id)  # the deposit window ends now
     bodies = poll_until(flow, "deposit_expired")
