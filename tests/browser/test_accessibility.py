@@ -107,7 +107,7 @@ class Walk:
     def check_receipt(self, flow: str) -> None:
         """The order's receipt, opened from its status page as the link does (a page of its
         own, beside the shop), at 320 px."""
-        frame = self.shop.frame(self.page)
+        frame = self.shop.steady(self.page)     # a click while the shop scrolls lands beside
         link = frame.locator("[data-testid=receipt-link]")
         assert link.get_attribute("target") == "_blank"
         with self.page.context.expect_page() as opened:
