@@ -11,13 +11,7 @@ import pytest
 from checkout.store import availability
 from checkout.store.availability import Availability, Unanswered
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from .support.clock import Clock
 
 
 def test_a_request_whose_time_for_the_database_is_spent_waits_no_more():

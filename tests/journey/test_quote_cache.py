@@ -8,18 +8,11 @@ import pytest
 from checkout.journey.quote_cache import QuoteCache, merchant_key
 
 from ..conftest import make_app
+from ..support.clock import Clock
 from ..upstream_spy import UpstreamSpy
 from ..views.conftest import CORRIDORS, Flow
 
 BEST_OFFER = "/api/onramp/best-offer"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def fetcher(calls: list):

@@ -9,6 +9,7 @@ from checkout.state import get_state
 from checkout.upstream.breaker import Admission, Breakers, BreakerSettings, breaker_told
 
 from ..conftest import make_app
+from ..support.clock import Clock
 from ..support.waiting import wait_for
 from .support import TOKEN, scrape
 
@@ -17,14 +18,6 @@ from .support import TOKEN, scrape
 def config(config) -> dict:
     config["CHECKOUT_METRICS_TOKEN"] = TOKEN
     return config
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_scrape_tells_the_readiness_of_a_worker_never_probed(app):

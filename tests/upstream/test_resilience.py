@@ -31,19 +31,12 @@ from checkout.upstream.breaker import (
 from checkout.upstream.families import FAMILIES
 
 from ..support import outage
+from ..support.clock import Clock
 from ..support.waiting import wait_for
 
 BASE = "https://upstream.test"
 CLIENT_ID = "merchant-id-7Hq2xZ"
 ASSETS = [{"network": "CELO", "asset": "USDT"}]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 # -- the breaker alone ---------------------------------------------------------------------------

@@ -22,6 +22,8 @@ from checkout.upstream.transport import (
     error_for,
 )
 
+from ..support.clock import Clock
+
 BASE = "https://upstream.test"
 CLIENT_ID = "merchant-id-7Hq2xZ"
 SECRET = "bWVyY2hhbnQtc2VjcmV0LWtleS1ieXRlcy0wMDAx"
@@ -166,14 +168,6 @@ def test_retry_after_is_honoured_up_to_the_cap(client, sleeps):
 
 
 # -- 429: told to wait -----------------------------------------------------------------------
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 500.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -635,7 +629,6 @@ def test_retry_push_uses_the_order_it_gets_back(client):
 def test_order_lookup_needs_an_id_or_params(client):
     with pytest.raises(ValueError):
         client.onramp_order()
-
 
 
 def test_kyc_state_requires_a_phone_number_as_the_upstream_does(client):

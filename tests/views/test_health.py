@@ -18,6 +18,7 @@ from checkout.state import get_state
 from ..conftest import make_app
 from ..metrics.support import TOKEN, bearer
 from ..support import outage
+from ..support.clock import Clock
 from ..support.waiting import wait_for
 
 
@@ -249,14 +250,6 @@ def test_without_a_metrics_token_nobody_is_told_more(config, upstream_calls):
     client = app.test_client()
     wait_for(lambda: client.get("/checkout/healthz/ready").status_code == 200)
     assert client.get("/checkout/healthz", headers=bearer()).get_json() == {"status": "ok"}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_readiness_follows_the_upstreams_return_within_five_seconds():

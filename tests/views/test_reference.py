@@ -16,19 +16,12 @@ from checkout.upstream.types import AssetPair, Limits
 
 from ..conftest import make_app
 from ..support import outage
+from ..support.clock import Clock
 from ..support.waiting import wait_for
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_entries_live_for_the_ttl():
-    clock = Clock()
+    clock = Clock(0.0)
     cache = TTLCache(10, clock=clock)
     loads = []
     load = lambda: loads.append(1) or len(loads)       # noqa: E731
@@ -40,7 +33,7 @@ def test_entries_live_for_the_ttl():
 
 
 def test_a_failed_refresh_serves_the_old_copy_for_a_while_then_fails():
-    clock = Clock()
+    clock = Clock(0.0)
     cache = TTLCache(10, clock=clock)
     cache.get("k", lambda: "old")
 
@@ -55,7 +48,7 @@ def test_a_failed_refresh_serves_the_old_copy_for_a_while_then_fails():
 
 
 def test_serving_the_old_copy_is_logged_once_per_outage_not_per_page(caplog):
-    clock = Clock()
+    clock = Clock(0.0)
     cache = TTLCache(10, clock=clock)
     cache.get(("onramp-countries",), lambda: "old")
     up = [False]
@@ -169,7 +162,7 @@ def test_a_page_that_would_wait_behind_a_failing_refresh_gets_the_last_copy():
     from checkout import errors
     from checkout.upstream.breaker import Breaker, BreakerSettings, note_used
 
-    clock = Clock()
+    clock = Clock(0.0)
     breaker = Breaker(BreakerSettings(min_calls=1, open_for=60))
     cache = TTLCache(10, clock=clock)
     cache.get("k", lambda: "old")

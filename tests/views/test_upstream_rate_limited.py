@@ -9,20 +9,13 @@ import pytest
 
 from checkout.state import get_state
 
+from ..support.clock import Clock
 from ..upstream_spy import UpstreamSpy
 from .conftest import CORRIDORS
 from .test_offramp import Sale
 
 BEST_OFFER = "/api/onramp/best-offer"
 BUSY = "Our payment partner is receiving too many requests right now."
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

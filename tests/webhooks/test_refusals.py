@@ -7,6 +7,7 @@ from sqlalchemy import select
 from checkout.store.tables import refusals_table
 from checkout.webhooks.refusals import BURST, RefusalLog
 
+from ..support.clock import Clock
 from .helpers import order_payload, signed_webhook
 
 
@@ -26,14 +27,6 @@ def test_a_forged_delivery_is_noted_without_its_body(app, receiver):
         [("signature", "ord_forged", 1), ("too_large", None, 1)]
     assert "eve@example.com" not in repr(found)
     assert receiver.count_events() == 0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_flood_of_forgeries_writes_a_few_rows_and_counts_every_refusal(app):
