@@ -57,13 +57,28 @@ class Cluster:
                                      "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8",
                                      "--no-sync"]), check=True, capture_output=True)
         self.url = f"postgresql+psycopg://app@127.0.0.1:{self.port}/postgres"
+        self.started = False
 
     def start(self) -> None:
-        subprocess.run(_as_postgres([
-            f"{self.bindir}/pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w",
-            "-o", f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-                  f"-c max_connections={self.max_connections}",
-            "start"]), check=True, capture_output=True)
+        """Start it (again). Its port was free when it was chosen; by its first start another
+        process may have taken it (two test runs side by side): a new one is chosen then. Later
+        starts keep the port the apps were given."""
+        for _attempt in range(3):
+            log = os.path.join(self.root, "log")
+            done = subprocess.run(_as_postgres([
+                f"{self.bindir}/pg_ctl", "-D", self.data, "-l", log, "-w",
+                "-o", f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+                      f"-c max_connections={self.max_connections}",
+                "start"]), capture_output=True, text=True)
+            if done.returncode == 0:
+                self.started = True
+                return
+            said = open(log, errors="replace").read() if os.path.exists(log) else ""
+            if self.started or "could not bind" not in said:
+                raise RuntimeError(f"PostgreSQL did not start: {done.stderr}\n{said[-2000:]}")
+            taken, self.port = self.port, _free_port()
+            self.url = self.url.replace(f"127.0.0.1:{taken}/", f"127.0.0.1:{self.port}/")
+        raise RuntimeError("PostgreSQL found no free port in three tries")
 
     def stop(self) -> None:
         subprocess.run(_as_postgres([f"{self.bindir}/pg_ctl", "-D", self.data, "-m", "fast",
