@@ -134,7 +134,13 @@ class Flow:
         # To the first step's own address: /s/<session id>/<step>.
         self.session_id = urlsplit(response.headers["Location"]).path.split("/s/", 1)[1] \
             .split("/", 1)[0]
-        return self.follow(response)
+        page = self.follow(response)
+        # The session's own address when its step could not be found just then (the upstream
+        # slow to answer, on a loaded machine): it sends the browser on to the step, followed as
+        # a browser follows it.
+        while page.status_code == 303:
+            page = self.follow(page)
+        return page
 
     # -- steps
 
